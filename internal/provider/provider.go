@@ -1,0 +1,235 @@
+// Package provider implements the Terraform provider for Redis Stream
+// Coordinator on terraform-plugin-framework.
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/provider/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// RegistryAddress is the provider's source address, used by main, the
+// examples, dev overrides and the acceptance-test harness alike.
+const RegistryAddress = "registry.terraform.io/ghkdqhrbals/redisstreamcoordinator"
+
+// TypeName prefixes every resource, data source and ephemeral resource.
+const TypeName = "redisstreamcoordinator"
+
+var (
+	_ provider.Provider                       = &coordinatorProvider{}
+	_ provider.ProviderWithFunctions          = &coordinatorProvider{}
+	_ provider.ProviderWithEphemeralResources = &coordinatorProvider{}
+)
+
+type coordinatorProvider struct {
+	version string
+	// getenv is swapped in tests; nil means os.Getenv.
+	getenv func(string) string
+}
+
+// New returns a provider factory for providerserver.
+func New(version string) func() provider.Provider {
+	return func() provider.Provider {
+		return &coordinatorProvider{version: version}
+	}
+}
+
+// providerModel is the provider block.
+type providerModel struct {
+	Endpoint           types.String `tfsdk:"endpoint"`
+	Username           types.String `tfsdk:"username"`
+	Password           types.String `tfsdk:"password"`
+	Token              types.String `tfsdk:"token"`
+	Login              types.Bool   `tfsdk:"login"`
+	RequestedBy        types.String `tfsdk:"requested_by"`
+	RequestIDPrefix    types.String `tfsdk:"request_id_prefix"`
+	RunID              types.String `tfsdk:"run_id"`
+	DefaultReason      types.String `tfsdk:"default_reason"`
+	MaxRetries         types.Int64  `tfsdk:"max_retries"`
+	RetryWaitMin       types.String `tfsdk:"retry_wait_min"`
+	RetryWaitMax       types.String `tfsdk:"retry_wait_max"`
+	RequestTimeout     types.String `tfsdk:"request_timeout"`
+	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
+	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
+}
+
+func (p *coordinatorProvider) Metadata(_ context.Context, _ provider.MetadataRequest, resp *provider.MetadataResponse) {
+	resp.TypeName = TypeName
+	resp.Version = p.version
+}
+
+func envNote(name string) string {
+	return fmt.Sprintf(" Can also be set with the `%s` environment variable.", envName(name))
+}
+
+func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
+	durationValidators := []validator.String{durationValidator{}}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Manages consumer groups and their shard counts on a " +
+			"[Redis Stream Coordinator](https://github.com/ghkdqhrbals/redis-stream-coordinator) through its admin API " +
+			"(`/coord/v1`). Mutations need a principal with the `WRITE` role; reads (plans, data sources) need `READ`. " +
+			"Every mutation carries an `X-Request-Id` plus `requestedBy` and `reason`, so the coordinator's audit log ties it to the Terraform run.",
+		Attributes: map[string]schema.Attribute{
+			"endpoint": schema.StringAttribute{
+				MarkdownDescription: "Base URL of the coordinator, for example `https://coordinator.internal:8080`. " +
+					"The API path `/coord/v1` is appended (a URL that already ends in it is accepted). Required, here or in the environment." +
+					envNote("endpoint"),
+				Optional:   true,
+				Validators: []validator.String{endpointValidator{}},
+			},
+			"username": schema.StringAttribute{
+				MarkdownDescription: "Username of the coordinator principal, for HTTP Basic authentication or, with `login = true`, " +
+					"to exchange for a Bearer token." + envNote("username"),
+				Optional: true,
+			},
+			"password": schema.StringAttribute{
+				MarkdownDescription: "Password of `username`. Conflicts with `token`." + envNote("password"),
+				Optional:            true,
+				Sensitive:           true,
+				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("token"))},
+			},
+			"token": schema.StringAttribute{
+				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`). Tokens live 7 days by default " +
+					"and carry the roles they were issued with; they cannot be revoked short of rotating the coordinator's token secret. " +
+					"Conflicts with `password` and `login`." + envNote("token"),
+				Optional:   true,
+				Sensitive:  true,
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("password"))},
+			},
+			"login": schema.BoolAttribute{
+				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per provider run (via `POST /coord/v1/auth/login`) " +
+					"instead of sending the password with every request. The token is renewed once if the coordinator rejects it. " +
+					"Defaults to `false`." + envNote("login"),
+				Optional: true,
+			},
+			"requested_by": schema.StringAttribute{
+				MarkdownDescription: "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. " +
+					"Defaults to `terraform`; `terraform:<workspace>` is the governance convention." + envNote("requested_by"),
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"request_id_prefix": schema.StringAttribute{
+				MarkdownDescription: "Prefix of every `X-Request-Id`. Ids look like `<prefix>-<run id>-<operation>-<suffix>` and stay " +
+					"the same across retries of one operation. Defaults to `terraform`." + envNote("request_id_prefix"),
+				Optional:   true,
+				Validators: []validator.String{requestIDPartValidator{}},
+			},
+			"run_id": schema.StringAttribute{
+				MarkdownDescription: "Identifies this Terraform run in request ids and in the default reason. Defaults to the CI system's run id " +
+					"(`TFC_RUN_ID`, `GITHUB_RUN_ID` with `GITHUB_RUN_ATTEMPT`, `CI_PIPELINE_ID`, `BUILD_BUILDID`, `CIRCLE_WORKFLOW_ID`, " +
+					"`BUILDKITE_BUILD_ID`), else a random id per provider process." + envNote("run_id"),
+				Optional:   true,
+				Validators: []validator.String{requestIDPartValidator{}},
+			},
+			"default_reason": schema.StringAttribute{
+				MarkdownDescription: "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. " +
+					"The coordinator rejects a blank reason on delete, scale and rollback." + envNote("default_reason"),
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"max_retries": schema.Int64Attribute{
+				MarkdownDescription: "How many times one request is retried on `429 RATE_LIMIT_EXCEEDED` (honouring `Retry-After`), on the transient " +
+					"`409`/`503` codes, and on network errors where re-sending is safe. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"retry_wait_min": schema.StringAttribute{
+				MarkdownDescription: "Shortest wait between retries when the coordinator sends no `Retry-After`, as a Go duration (`500ms`, `2s`). " +
+					"Defaults to `1s`." + envNote("retry_wait_min"),
+				Optional:   true,
+				Validators: durationValidators,
+			},
+			"retry_wait_max": schema.StringAttribute{
+				MarkdownDescription: "Longest jittered exponential wait between retries, as a Go duration. Defaults to `30s`." + envNote("retry_wait_max"),
+				Optional:            true,
+				Validators:          durationValidators,
+			},
+			"request_timeout": schema.StringAttribute{
+				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`. Waiting for a migration is governed " +
+					"by each resource's `timeouts` instead." + envNote("request_timeout"),
+				Optional:   true,
+				Validators: durationValidators,
+			},
+			"ca_cert_pem": schema.StringAttribute{
+				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for a coordinator behind a private CA. " +
+					"Conflicts with `insecure_skip_verify`." + envNote("ca_cert_pem"),
+				Optional:   true,
+				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("insecure_skip_verify"))},
+			},
+			"insecure_skip_verify": schema.BoolAttribute{
+				MarkdownDescription: "Skip TLS certificate verification. Only for tests: credentials are then exposed to anyone on the path. " +
+					"Defaults to `false`." + envNote("insecure_skip_verify"),
+				Optional: true,
+			},
+		},
+	}
+}
+
+func (p *coordinatorProvider) Configure(ctx context.Context, req provider.ConfigureRequest, resp *provider.ConfigureResponse) {
+	var model providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &model)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg, diags := resolveConfig(model, p.getenv)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	cfg.UserAgent = fmt.Sprintf("terraform-provider-redisstreamcoordinator/%s (+https://www.terraform.io) Terraform/%s", p.version, req.TerraformVersion)
+	c, err := client.New(cfg)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid coordinator client configuration", err.Error()+
+			"\n\nCheck the provider block and the REDIS_STREAM_COORDINATOR_* environment variables.")
+		return
+	}
+	tflog.Debug(ctx, "configured Redis Stream Coordinator client", map[string]any{
+		"endpoint": cfg.Endpoint, "auth": authMode(cfg), "run_id": c.RunID(), "requested_by": c.RequestedBy(),
+	})
+	pd := newProviderData(c)
+	resp.DataSourceData = pd
+	resp.ResourceData = pd
+	resp.EphemeralResourceData = pd
+}
+
+func authMode(cfg client.Config) string {
+	switch {
+	case cfg.Token != "":
+		return "bearer"
+	case cfg.Login:
+		return "login"
+	case cfg.Username != "":
+		return "basic"
+	}
+	return "none"
+}
+
+func (p *coordinatorProvider) Resources(context.Context) []func() resource.Resource {
+	return []func() resource.Resource{NewGroupResource, NewGroupShardCountResource}
+}
+
+func (p *coordinatorProvider) DataSources(context.Context) []func() datasource.DataSource {
+	return []func() datasource.DataSource{}
+}
+
+func (p *coordinatorProvider) Functions(context.Context) []func() function.Function {
+	return []func() function.Function{}
+}
+
+func (p *coordinatorProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
+	return []func() ephemeral.EphemeralResource{}
+}

@@ -1,0 +1,258 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// EnvPrefix prefixes every provider setting's environment fallback.
+const EnvPrefix = "REDIS_STREAM_COORDINATOR_"
+
+func envName(attribute string) string { return EnvPrefix + strings.ToUpper(attribute) }
+
+// settingSource reads one setting: the configuration wins, the environment is
+// the fallback. An unknown value (computed from a resource not yet created)
+// is an error: the provider cannot be configured from values it cannot know.
+type settingSource struct {
+	getenv func(string) string
+	diags  diag.Diagnostics
+}
+
+func (s *settingSource) lookup(name string, v attr.Value) (string, bool) {
+	if v.IsUnknown() {
+		s.diags.AddAttributeError(path.Root(name), "Unknown provider setting "+name,
+			fmt.Sprintf("The provider cannot be configured with a value that is only known after apply. Set %q to a literal, "+
+				"a variable, or the %s environment variable, or apply the resources it depends on first (-target).", name, envName(name)))
+		return "", false
+	}
+	switch tv := v.(type) {
+	case types.String:
+		if !tv.IsNull() {
+			return tv.ValueString(), true
+		}
+	case types.Bool:
+		if !tv.IsNull() {
+			return strconv.FormatBool(tv.ValueBool()), true
+		}
+	case types.Int64:
+		if !tv.IsNull() {
+			return strconv.FormatInt(tv.ValueInt64(), 10), true
+		}
+	}
+	if e := s.getenv(envName(name)); e != "" {
+		return e, true
+	}
+	return "", false
+}
+
+func (s *settingSource) str(name string, v attr.Value) string {
+	val, _ := s.lookup(name, v)
+	return val
+}
+
+func (s *settingSource) boolean(name string, v attr.Value) bool {
+	val, ok := s.lookup(name, v)
+	if !ok {
+		return false
+	}
+	b, err := strconv.ParseBool(val)
+	if err != nil {
+		s.diags.AddAttributeError(path.Root(name), "Invalid "+name, fmt.Sprintf("%s=%q is not a boolean: use true or false.", envName(name), val))
+	}
+	return b
+}
+
+func (s *settingSource) duration(name string, v attr.Value, def time.Duration) time.Duration {
+	val, ok := s.lookup(name, v)
+	if !ok {
+		return def
+	}
+	d, err := parsePositiveDuration(val)
+	if err != nil {
+		s.diags.AddAttributeError(path.Root(name), "Invalid "+name, fmt.Sprintf("%q: %s", val, err))
+	}
+	return d
+}
+
+// resolveConfig turns the provider block plus environment into a client
+// configuration, reporting every problem against the attribute to fix.
+func resolveConfig(m providerModel, getenv func(string) string) (client.Config, diag.Diagnostics) {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	s := &settingSource{getenv: getenv}
+	cfg := client.Config{
+		Endpoint:           s.str("endpoint", m.Endpoint),
+		Username:           s.str("username", m.Username),
+		Password:           s.str("password", m.Password),
+		Token:              s.str("token", m.Token),
+		Login:              s.boolean("login", m.Login),
+		RequestedBy:        s.str("requested_by", m.RequestedBy),
+		RequestIDPrefix:    s.str("request_id_prefix", m.RequestIDPrefix),
+		RunID:              s.str("run_id", m.RunID),
+		DefaultReason:      s.str("default_reason", m.DefaultReason),
+		RetryWaitMin:       s.duration("retry_wait_min", m.RetryWaitMin, time.Second),
+		RetryWaitMax:       s.duration("retry_wait_max", m.RetryWaitMax, 30*time.Second),
+		RequestTimeout:     s.duration("request_timeout", m.RequestTimeout, 30*time.Second),
+		CACertPEM:          s.str("ca_cert_pem", m.CACertPEM),
+		InsecureSkipVerify: s.boolean("insecure_skip_verify", m.InsecureSkipVerify),
+		MaxRetries:         10,
+		Getenv:             getenv,
+	}
+	if v, ok := s.lookup("max_retries", m.MaxRetries); ok {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			s.diags.AddAttributeError(path.Root("max_retries"), "Invalid max_retries",
+				fmt.Sprintf("%q is not a whole number of retries of 0 or more.", v))
+		}
+		cfg.MaxRetries = n
+	}
+	if s.diags.HasError() {
+		return cfg, s.diags
+	}
+
+	if cfg.Endpoint == "" {
+		s.diags.AddAttributeError(path.Root("endpoint"), "Missing coordinator endpoint",
+			"Set endpoint in the provider block or the "+envName("endpoint")+" environment variable, e.g. https://coordinator.internal:8080.")
+	} else if err := checkEndpoint(cfg.Endpoint); err != nil {
+		s.diags.AddAttributeError(path.Root("endpoint"), "Invalid coordinator endpoint", err.Error())
+	}
+	// Environment values bypass the schema's ConflictsWith, so check again.
+	if cfg.Token != "" && cfg.Password != "" {
+		s.diags.AddAttributeError(path.Root("token"), "Conflicting credentials",
+			"Both a token and a password are set (in the provider block or the environment). Use either a Bearer token, or username and password.")
+	}
+	if cfg.Token != "" && cfg.Login {
+		s.diags.AddAttributeError(path.Root("login"), "Conflicting credentials",
+			"login exchanges username and password for a token; it cannot be combined with a pre-issued token.")
+	}
+	if cfg.Login && (cfg.Username == "" || cfg.Password == "") {
+		s.diags.AddAttributeError(path.Root("login"), "Missing credentials for login",
+			"login = true needs both username and password (or "+envName("username")+" and "+envName("password")+").")
+	}
+	if cfg.Password != "" && cfg.Username == "" {
+		s.diags.AddAttributeError(path.Root("username"), "Missing username",
+			"A password is set but no username. Set username or "+envName("username")+".")
+	}
+	if cfg.CACertPEM != "" && cfg.InsecureSkipVerify {
+		s.diags.AddAttributeError(path.Root("insecure_skip_verify"), "Conflicting TLS settings",
+			"ca_cert_pem and insecure_skip_verify cannot both be set: trust the coordinator's CA instead of disabling verification.")
+	}
+	if cfg.RetryWaitMin > cfg.RetryWaitMax {
+		s.diags.AddAttributeError(path.Root("retry_wait_min"), "Invalid retry waits",
+			fmt.Sprintf("retry_wait_min (%s) is longer than retry_wait_max (%s).", cfg.RetryWaitMin, cfg.RetryWaitMax))
+	}
+	for _, name := range []string{"request_id_prefix", "run_id"} {
+		v := cfg.RequestIDPrefix
+		if name == "run_id" {
+			v = cfg.RunID
+		}
+		if v != "" && !requestIDPart.MatchString(v) {
+			s.diags.AddAttributeError(path.Root(name), "Invalid "+name, requestIDPartMessage(v))
+		}
+	}
+	if cfg.InsecureSkipVerify {
+		s.diags.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS verification is disabled",
+			"The coordinator's certificate is not verified, so credentials and tokens can be intercepted. Use ca_cert_pem to trust a private CA instead.")
+	}
+	if cfg.Username == "" && cfg.Token == "" {
+		s.diags.AddAttributeWarning(path.Root("username"), "No coordinator credentials",
+			"Neither username/password nor token is set: every /coord/v1 call except heartbeat and login will be rejected with 401.")
+	}
+	return cfg, s.diags
+}
+
+func checkEndpoint(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("%q is not a URL: %v", raw, err)
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return fmt.Errorf("%q must start with http:// or https://", raw)
+	}
+	if u.Host == "" {
+		return fmt.Errorf("%q has no host", raw)
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q must be a plain base URL without credentials, query or fragment", raw)
+	}
+	return nil
+}
+
+func parsePositiveDuration(v string) (time.Duration, error) {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("not a duration; use a Go duration such as 500ms, 2s or 1m30s")
+	}
+	if d <= 0 {
+		return 0, fmt.Errorf("must be longer than zero")
+	}
+	return d, nil
+}
+
+var requestIDPart = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func requestIDPartMessage(v string) string {
+	return fmt.Sprintf("%q must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log.", v)
+}
+
+type durationValidator struct{}
+
+func (durationValidator) Description(context.Context) string {
+	return "a Go duration longer than zero"
+}
+func (v durationValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (durationValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if _, err := parsePositiveDuration(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid duration", fmt.Sprintf("%q: %s", req.ConfigValue.ValueString(), err))
+	}
+}
+
+type endpointValidator struct{}
+
+func (endpointValidator) Description(context.Context) string {
+	return "an http:// or https:// base URL"
+}
+func (v endpointValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
+func (endpointValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if err := checkEndpoint(req.ConfigValue.ValueString()); err != nil {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid coordinator endpoint", err.Error())
+	}
+}
+
+type requestIDPartValidator struct{}
+
+func (requestIDPartValidator) Description(context.Context) string {
+	return "1 to 64 letters, digits, '.', '_', ':' or '-'"
+}
+func (v requestIDPartValidator) MarkdownDescription(ctx context.Context) string {
+	return v.Description(ctx)
+}
+func (requestIDPartValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
+	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
+		return
+	}
+	if v := req.ConfigValue.ValueString(); !requestIDPart.MatchString(v) {
+		resp.Diagnostics.AddAttributeError(req.Path, "Invalid request id part", requestIDPartMessage(v))
+	}
+}
