@@ -1,0 +1,328 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
+	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/int64planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/mapplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/planmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+var (
+	_ resource.ResourceWithConfigure   = &groupShardCountResource{}
+	_ resource.ResourceWithImportState = &groupShardCountResource{}
+	_ resource.ResourceWithModifyPlan  = &groupShardCountResource{}
+)
+
+// Wait modes of redisstreamcoordinator_group_shard_count.
+const (
+	waitForCompletion = "COMPLETION"
+	waitForAccepted   = "ACCEPTED"
+)
+
+const defaultScaleTimeout = 10 * time.Minute
+
+// privatePendingWait marks, in the resource's private state, a scale whose
+// wait did not finish: the next plan proposes an update that resumes it.
+const privatePendingWait = "pending_wait"
+
+// NewGroupShardCountResource is the redisstreamcoordinator_group_shard_count resource.
+func NewGroupShardCountResource() resource.Resource { return &groupShardCountResource{} }
+
+type groupShardCountResource struct{ pd *providerData }
+
+type groupShardCountModel struct {
+	ID                 types.String   `tfsdk:"id"`
+	StreamPrefix       types.String   `tfsdk:"stream_prefix"`
+	ConsumerGroup      types.String   `tfsdk:"consumer_group"`
+	ShardCount         types.Int64    `tfsdk:"shard_count"`
+	RequestedBy        types.String   `tfsdk:"requested_by"`
+	Reason             types.String   `tfsdk:"reason"`
+	WaitFor            types.String   `tfsdk:"wait_for"`
+	RollbackOnRevert   types.Bool     `tfsdk:"rollback_on_revert"`
+	MigrationIDs       types.Map      `tfsdk:"migration_ids"`
+	MigrationState     types.String   `tfsdk:"migration_state"`
+	PreviousShardCount types.Int64    `tfsdk:"previous_shard_count"`
+	Timeouts           timeouts.Value `tfsdk:"timeouts"`
+}
+
+func (r *groupShardCountResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_group_shard_count"
+}
+
+func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "The desired shard count of an existing consumer group. Applying a change calls the coordinator's " +
+			"stream scale API and, by default, waits until the resharding migration has really completed (`DEPRECATED`, no active " +
+			"migration) — producer routing already shows the new count when the scale is accepted, so it proves nothing.\n\n" +
+			"**The stream scale rescales every group under the stream prefix.** Declare one `redisstreamcoordinator_group_shard_count` " +
+			"per stream prefix; the plan lists the sibling groups a change also rescales. Changing the count changes the " +
+			"partition→shard mapping: pause producers that cannot tolerate duplicates first.\n\n" +
+			"Destroying this resource only removes it from state; the group keeps its shard count.",
+		Attributes: map[string]schema.Attribute{
+			"id": schema.StringAttribute{
+				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"stream_prefix": schema.StringAttribute{
+				MarkdownDescription: "Stream prefix of the group. Changing it makes this resource manage another group.",
+				Required:            true,
+				Validators:          []validator.String{streamPrefixValidator},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"consumer_group": schema.StringAttribute{
+				MarkdownDescription: "The consumer group whose shard count this is. The group must already exist (for example a `redisstreamcoordinator_group`).",
+				Required:            true,
+				Validators:          []validator.String{consumerGroupValidator},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
+			},
+			"shard_count": schema.Int64Attribute{
+				MarkdownDescription: fmt.Sprintf("Desired shard count, 0 to %d. `0` drains and retires every shard: producers refuse "+
+					"to publish until the count is raised again.", MaxShardCount),
+				Required:   true,
+				Validators: []validator.Int64{int64validator.Between(0, MaxShardCount)},
+			},
+			"requested_by": schema.StringAttribute{
+				MarkdownDescription: "`requestedBy` for this resource's scale and rollback calls. Defaults to the provider's `requested_by`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"reason": schema.StringAttribute{
+				MarkdownDescription: "`reason` for this resource's scale and rollback calls. Defaults to the provider's `default_reason`.",
+				Optional:            true,
+				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+			},
+			"wait_for": schema.StringAttribute{
+				MarkdownDescription: "`COMPLETION` (default): wait until every affected group's migration is `DEPRECATED`. `ACCEPTED`: return " +
+					"once the coordinator accepted the scale (routing has switched; consumers are still migrating).",
+				Optional:   true,
+				Computed:   true,
+				Default:    stringdefault.StaticString(waitForCompletion),
+				Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
+			},
+			"rollback_on_revert": schema.BoolAttribute{
+				MarkdownDescription: "When a migration is still `ACTIVE` and `shard_count` is set back to the count it started from, roll it " +
+					"back (on every affected group) instead of failing. Entries already written to shards that the rollback removes are " +
+					"stranded. Defaults to `false`.",
+				Optional: true,
+				Computed: true,
+				Default:  booldefault.StaticBool(false),
+			},
+			"migration_ids": schema.MapAttribute{
+				MarkdownDescription: "The resharding id of the last change's migration, per affected consumer group (groups that already had the count are omitted).",
+				Computed:            true,
+				ElementType:         types.StringType,
+				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+			},
+			"migration_state": schema.StringAttribute{
+				MarkdownDescription: "State of the last change's migration when the provider stopped watching it: `DEPRECATED` when complete, " +
+					"`ROLLED_BACK` after `rollback_on_revert`, `ACTIVE` for a scale-out that waits for a consumer or with `wait_for = \"ACCEPTED\"`, " +
+					"null when no change was needed. A wait that timed out is resumed by the next apply.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+			},
+			"previous_shard_count": schema.Int64Attribute{
+				MarkdownDescription: "The group's shard count before the last change this resource applied; null when no change was needed.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+			},
+		},
+		Blocks: map[string]schema.Block{
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true}),
+		},
+	}
+}
+
+func (r *groupShardCountResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+func (r *groupShardCountResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan groupShardCountModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultScaleTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, timeout, plan, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+func (r *groupShardCountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
+	var plan, state groupShardCountModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	pending, diags := readPendingWait(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if plan.ShardCount.Equal(state.ShardCount) && !pending {
+		// Only Terraform-side settings changed; nothing to send.
+		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
+		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		return
+	}
+	timeout, diags := plan.Timeouts.Update(ctx, defaultScaleTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, timeout, plan, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// privateSetter is the part of the framework's private state a Create or
+// Update response offers.
+type privateSetter interface {
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+type stateSetter interface {
+	Set(ctx context.Context, val any) diag.Diagnostics
+}
+
+func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
+	if private == nil {
+		return false, nil
+	}
+	b, diags := private.GetKey(ctx, privatePendingWait)
+	return len(b) > 0 && string(b) != "null", diags
+}
+
+func setPendingWait(ctx context.Context, private privateSetter, pending *pendingWait) diag.Diagnostics {
+	if pending == nil {
+		return private.SetKey(ctx, privatePendingWait, nil)
+	}
+	b, _ := json.Marshal(pending)
+	return private.SetKey(ctx, privatePendingWait, b)
+}
+
+type pendingWait struct {
+	Target int32 `json:"target"`
+}
+
+// apply drives the group to the planned shard count, recording progress in
+// state before it waits, so a timeout or crash leaves a resumable record.
+func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	target := int32(plan.ShardCount.ValueInt64())
+	s := &scaler{
+		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target,
+		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
+		mutation: func(op string) client.Mutation {
+			return client.Mutation{RequestID: r.pd.api.NewRequestID(op), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
+		},
+	}
+	record := func(out *scaleOutcome, pending bool) {
+		plan.ID = types.StringValue(groupID(p, g))
+		plan.MigrationIDs = out.migrationIDsValue()
+		plan.MigrationState = out.stateValue()
+		plan.PreviousShardCount = out.previousValue()
+		diags.Append(state.Set(ctx, &plan)...)
+		var pw *pendingWait
+		if pending {
+			pw = &pendingWait{Target: target}
+		}
+		diags.Append(setPendingWait(ctx, private, pw)...)
+	}
+
+	out := s.start(ctx)
+	if diags.HasError() || out == nil {
+		return
+	}
+	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
+		record(out, false)
+		return
+	}
+	// The count has switched on the coordinator: record it before waiting.
+	record(out, true)
+	finished := s.wait(ctx, out)
+	record(out, !finished)
+}
+
+func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
+	var state groupShardCountModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if client.IsNotFound(err) {
+		resp.State.RemoveResource(ctx)
+		return
+	}
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the shard count of group %q under stream prefix %q", g, p), err, "")
+		return
+	}
+	state.ID = types.StringValue(groupID(p, g))
+	state.ShardCount = types.Int64Value(int64(group.ShardCount))
+	// Follow this group's own migration without another request: the group
+	// response carries its active migration.
+	if !state.MigrationIDs.IsNull() && !state.MigrationState.IsNull() {
+		ids := map[string]string{}
+		resp.Diagnostics.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
+		if id, ok := ids[g]; ok {
+			switch {
+			case group.ActiveMigration != nil && group.ActiveMigration.ReshardingID == id:
+				state.MigrationState = types.StringValue(string(group.ActiveMigration.State))
+			case group.ActiveMigration == nil && state.MigrationState.ValueString() != string(client.MigrationRolledBack):
+				state.MigrationState = types.StringValue(string(client.MigrationDeprecated))
+			}
+		}
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// Delete only forgets the resource: a group always has a shard count.
+func (r *groupShardCountResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
+	var state groupShardCountModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.AddWarning("Shard count left as it is", fmt.Sprintf(
+		"redisstreamcoordinator_group_shard_count for group %q under stream prefix %q was removed from Terraform state only: "+
+			"a group always has a shard count, so it keeps %d shards.",
+		state.ConsumerGroup.ValueString(), state.StreamPrefix.ValueString(), state.ShardCount.ValueInt64()))
+}
+
+func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
+	p, g, err := parseGroupID(req.ID)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return
+	}
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), groupID(p, g))...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("stream_prefix"), p)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("consumer_group"), g)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), waitForCompletion)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("rollback_on_revert"), false)...)
+	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("migration_ids"), types.MapValueMust(types.StringType, nil))...)
+}

@@ -1,0 +1,310 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// scaler brings every group of a stream prefix to one target shard count,
+// starting a stream-level scale or taking over migrations already under way.
+type scaler struct {
+	api              *client.Client
+	locks            *keyedMutex
+	p, g             string
+	target           int32
+	rollbackOnRevert bool
+	mutation         func(operation string) client.Mutation
+	diags            *diag.Diagnostics
+}
+
+// scaleOutcome is what the scaler started or adopted: one migration per
+// affected group (noop migrations are left out).
+type scaleOutcome struct {
+	previous   *int32
+	migrations map[string]client.Migration
+	state      client.MigrationState
+	// waitingForConsumer marks scale-outs that cannot finish: no live member.
+	waitingForConsumer map[string]bool
+}
+
+func newScaleOutcome() *scaleOutcome {
+	return &scaleOutcome{migrations: map[string]client.Migration{}, waitingForConsumer: map[string]bool{}}
+}
+
+func (o *scaleOutcome) changed() bool { return len(o.migrations) > 0 }
+
+func (o *scaleOutcome) track(group string, m client.Migration) {
+	if m.ReshardingID == "" || m.ReshardingID == client.NoopReshardingID {
+		return
+	}
+	o.migrations[group] = m
+	if o.previous == nil {
+		from := m.FromShardCount
+		o.previous = &from
+	}
+	o.state = aggregateState(o.migrations)
+}
+
+var migrationProgress = map[client.MigrationState]int{
+	client.MigrationPreparing: 0, client.MigrationActive: 1, client.MigrationDraining: 2, client.MigrationDeprecated: 3,
+}
+
+// aggregateState is the least advanced state among the migrations; a
+// rollback anywhere dominates.
+func aggregateState(ms map[string]client.Migration) client.MigrationState {
+	var agg client.MigrationState
+	for _, m := range ms {
+		if m.State == client.MigrationRolledBack || m.State == client.MigrationRollingBack {
+			return client.MigrationRolledBack
+		}
+		if agg == "" || migrationProgress[m.State] < migrationProgress[agg] {
+			agg = m.State
+		}
+	}
+	return agg
+}
+
+func (o *scaleOutcome) migrationIDsValue() types.Map {
+	ids := map[string]string{}
+	for g, m := range o.migrations {
+		ids[g] = m.ReshardingID
+	}
+	v, _ := types.MapValueFrom(context.Background(), types.StringType, ids)
+	return v
+}
+
+func (o *scaleOutcome) stateValue() types.String {
+	if o.state == "" {
+		return types.StringNull()
+	}
+	return types.StringValue(string(o.state))
+}
+
+func (o *scaleOutcome) previousValue() types.Int64 {
+	if o.previous == nil {
+		return types.Int64Null()
+	}
+	return types.Int64Value(int64(*o.previous))
+}
+
+// start begins the change, or takes over a migration already under way. It
+// returns nil after adding an error diagnostic.
+func (s *scaler) start(ctx context.Context) *scaleOutcome {
+	group, err := s.api.GetGroup(ctx, s.p, s.g)
+	if client.IsNotFound(err) {
+		addAPIError(s.diags, fmt.Sprintf("Group %q under stream prefix %q does not exist", s.g, s.p), err,
+			"A shard count can only be set on an existing group. Create it with redisstreamcoordinator_group and reference that "+
+				"resource's attributes here, so Terraform creates the group first.")
+		return nil
+	}
+	if err != nil {
+		addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q", s.g, s.p), err, "")
+		return nil
+	}
+	if am := group.ActiveMigration; am != nil && !am.Finished() {
+		switch {
+		case am.ToShardCount == s.target:
+			return s.takeOver(ctx, "adopted")
+		case am.FromShardCount == s.target:
+			return s.revert(ctx)
+		default:
+			if !s.waitForOthers(ctx) {
+				return nil
+			}
+			if group, err = s.api.GetGroup(ctx, s.p, s.g); err != nil {
+				addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q", s.g, s.p), err, "")
+				return nil
+			}
+		}
+	}
+	out := newScaleOutcome()
+	if group.ShardCount == s.target {
+		return out
+	}
+
+	unlock := s.locks.Lock(s.api.RunID() + "\x00" + s.p)
+	resp, err := s.api.ScaleStream(ctx, s.p, s.target, s.mutation("scale-stream"))
+	unlock()
+	switch {
+	case err == nil:
+		for i, name := range resp.AffectedConsumerGroups {
+			if i < len(resp.Migrations) {
+				out.track(name, resp.Migrations[i])
+			}
+		}
+		tflog.Info(ctx, "stream scale accepted", map[string]any{
+			"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups,
+		})
+		return out
+	case client.IsConflict(err, "ACTIVE_MIGRATION_EXISTS"):
+		// A lost 202 that the transport re-sent, a stream scale that failed
+		// part-way, or a sibling's migration: find out which from the groups.
+		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
+		return s.takeOver(ctx, "recovered")
+	default:
+		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
+		return nil
+	}
+}
+
+func scaleErrorHint(err error) string {
+	switch client.ErrorCode(err) {
+	case "STREAM_NOT_FOUND":
+		return "No group exists under this stream prefix any more."
+	case "REDIS_STREAM_PROVISIONING_FAILED":
+		return "The coordinator could not provision the new shards in Redis; the affected group's migration stays PREPARING. " +
+			"Run terraform apply again once Redis is healthy: the provider resumes it with the same target."
+	}
+	return ""
+}
+
+// takeOver reads every group of the prefix and makes each reach the target:
+// it adopts migrations already heading there, resumes a PREPARING one with
+// the same target, and scales groups left behind one by one. Migrations
+// heading elsewhere block it.
+func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
+	siblings, ok := s.prefixGroups(ctx)
+	if !ok {
+		return nil
+	}
+	out := newScaleOutcome()
+	var done []string
+	var blocking []client.Group
+	for _, gi := range siblings {
+		am := gi.ActiveMigration
+		switch {
+		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
+			out.track(gi.ConsumerGroup, *am)
+			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
+		case am != nil && !am.Finished() && am.ToShardCount != s.target:
+			blocking = append(blocking, gi)
+		case am != nil && !am.Finished() || gi.ShardCount != s.target:
+			action := "scaled group %q with the per-group scale endpoint (%s)"
+			if am != nil && !am.Finished() {
+				action = "resumed group %q's PREPARING migration with the same target (%s)"
+			}
+			m, err := s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, s.mutation("scale-group"))
+			if err != nil {
+				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
+					"Groups finished so far: "+orNone(done)+". Run terraform apply again to continue.")
+				return nil
+			}
+			out.track(gi.ConsumerGroup, *m)
+			done = append(done, fmt.Sprintf(action, gi.ConsumerGroup, m.ReshardingID))
+		}
+	}
+	if len(blocking) > 0 {
+		s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p),
+			blockingMigrationsDetail(s.p, s.target, blocking)+"\n\nAlready done: "+orNone(done)+".")
+		return nil
+	}
+	if len(done) > 0 {
+		s.diags.AddWarning(fmt.Sprintf("Took over the resharding of stream prefix %q (%s)", s.p, verb), fmt.Sprintf(
+			"A stream-level scale to %d shards could not simply be started, so the provider read every group of the prefix and: %s.",
+			s.target, strings.Join(done, "; ")))
+	}
+	return out
+}
+
+// revert handles a desired count equal to where the active migration
+// started: a rollback when allowed, else an error naming the calls to make.
+func (s *scaler) revert(ctx context.Context) *scaleOutcome {
+	siblings, ok := s.prefixGroups(ctx)
+	if !ok {
+		return nil
+	}
+	var active []client.Group
+	allActive := true
+	for _, gi := range siblings {
+		if am := gi.ActiveMigration; am != nil && !am.Finished() {
+			active = append(active, gi)
+			allActive = allActive && am.State == client.MigrationActive && am.FromShardCount == s.target
+		}
+	}
+	if !s.rollbackOnRevert || !allActive {
+		why := "Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself:"
+		if !allActive {
+			why = "They cannot all be rolled back: the coordinator only rolls back a migration while it is ACTIVE. Wait for them to finish, " +
+				"then apply the new count; or, for those still ACTIVE:"
+		}
+		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
+			blockingMigrationsDetail(s.p, s.target, active)+"\n\n"+why+"\n"+rollbackCalls(s.p, active))
+		return nil
+	}
+	out := newScaleOutcome()
+	var rolled []string
+	for _, gi := range active {
+		am := gi.ActiveMigration
+		m, err := s.api.RollbackMigration(ctx, s.p, gi.ConsumerGroup, am.ReshardingID, s.mutation("rollback"))
+		if err != nil {
+			addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
+				"Rolled back so far: "+orNone(rolled)+".")
+			return nil
+		}
+		to := am.ToShardCount
+		out.previous = &to
+		out.track(gi.ConsumerGroup, *m)
+		rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
+	}
+	out.state = client.MigrationRolledBack
+	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
+		"rollback_on_revert is set and shard_count = %d is where the active migrations started, so they were rolled back: %s. "+
+			"Entries producers already wrote to shards that the rollback removes are stranded: the coordinator no longer assigns those shards.",
+		s.target, strings.Join(rolled, "; ")))
+	return out
+}
+
+// prefixGroups lists the groups of the stream prefix, in name order (the
+// order the coordinator scales them in).
+func (s *scaler) prefixGroups(ctx context.Context) ([]client.Group, bool) {
+	groups, err := s.api.Groups(ctx)
+	if err != nil {
+		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
+		return nil, false
+	}
+	var out []client.Group
+	for _, gi := range groups {
+		if gi.StreamPrefix == s.p {
+			out = append(out, gi)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ConsumerGroup < out[j].ConsumerGroup })
+	return out, true
+}
+
+func blockingMigrationsDetail(p string, target int32, groups []client.Group) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "A stream-level scale of %q to %d shards is refused (409 ACTIVE_MIGRATION_EXISTS) while these migrations are active:", p, target)
+	for _, gi := range groups {
+		am := gi.ActiveMigration
+		fmt.Fprintf(&b, "\n  - group %q: migration %s, %d→%d shards, state %s", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
+	}
+	return b.String()
+}
+
+func rollbackCalls(p string, groups []client.Group) string {
+	var b strings.Builder
+	for _, gi := range groups {
+		if gi.ActiveMigration.State != client.MigrationActive {
+			continue
+		}
+		fmt.Fprintf(&b, "  POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback  body {\"requestedBy\":\"<you>\",\"reason\":\"<why>\"}\n",
+			p, gi.ConsumerGroup, gi.ActiveMigration.ReshardingID)
+	}
+	return strings.TrimRight(b.String(), "\n")
+}
+
+func orNone(items []string) string {
+	if len(items) == 0 {
+		return "nothing"
+	}
+	return strings.Join(items, "; ")
+}
