@@ -1,0 +1,157 @@
+package coordinator
+
+import (
+	"net"
+	"net/http"
+	"sync"
+	"time"
+)
+
+// FaultKind selects what an injected fault does to a matching request.
+type FaultKind int
+
+const (
+	// FaultRespond answers with Status and an error body instead of the
+	// coordinator, as a proxy or a failing instance would. Nothing is
+	// applied, audited or rate-limit counted.
+	FaultRespond FaultKind = iota
+	// FaultResetBeforeApply resets the connection without applying the
+	// request.
+	FaultResetBeforeApply
+	// FaultResetAfterApply applies the request (mutation, audit event,
+	// rate-limit count) and then resets the connection instead of answering.
+	FaultResetAfterApply
+	// FaultDelay waits Delay, then handles the request normally.
+	FaultDelay
+)
+
+// Fault is a one-shot (or Times-shot) disturbance of matching requests.
+type Fault struct {
+	Method string // "" matches any method
+	// Path matches the exact raw request path (no query), e.g.
+	// "/coord/v1/streams/orders/scale". Route matches a route pattern such as
+	// RouteGroup. Leave both empty to match any path.
+	Path  string
+	Route string
+	Times int // matching requests affected; ≤ 0 means 1
+	Kind  FaultKind
+
+	// FaultRespond: with ErrorCode set the body is the coordinator error
+	// {"status","errorCode","message"}; with ErrorCode empty, Body is sent
+	// raw with ContentType (default text/plain). Status defaults to 500.
+	Status      int
+	ErrorCode   string
+	Message     string
+	RetryAfter  string // Retry-After header value, if any
+	Body        string
+	ContentType string
+
+	Delay time.Duration // FaultDelay
+}
+
+type faultQueue struct {
+	mu     sync.Mutex
+	queued []*Fault
+}
+
+// InjectFault queues f; the earliest injected fault that matches a request
+// applies to it.
+func (c *Coordinator) InjectFault(f Fault) {
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	c.faults.mu.Lock()
+	defer c.faults.mu.Unlock()
+	c.faults.queued = append(c.faults.queued, &f)
+}
+
+func (q *faultQueue) take(method, rawPath, route string) (Fault, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i, f := range q.queued {
+		if (f.Method != "" && f.Method != method) || (f.Path != "" && f.Path != rawPath) || (f.Route != "" && f.Route != route) {
+			continue
+		}
+		f.Times--
+		if f.Times == 0 {
+			q.queued = append(q.queued[:i:i], q.queued[i+1:]...)
+		}
+		return *f, true
+	}
+	return Fault{}, false
+}
+
+// applyFault performs f; it returns true when the request should then be
+// served normally.
+func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request, m *match, rawPath, rawQuery string) bool {
+	switch f.Kind {
+	case FaultDelay:
+		// The real server keeps working on a request whose client gave up,
+		// so only shutdown cuts the delay short.
+		t := time.NewTimer(f.Delay)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return true
+		case <-c.closing:
+			return false
+		}
+	case FaultResetBeforeApply:
+		resetConnection(w)
+	case FaultResetAfterApply:
+		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
+		resetConnection(w)
+	default:
+		respondFault(w, f)
+	}
+	return false
+}
+
+func respondFault(w http.ResponseWriter, f Fault) {
+	status := f.Status
+	if status == 0 {
+		status = http.StatusInternalServerError
+	}
+	if f.RetryAfter != "" {
+		w.Header().Set("Retry-After", f.RetryAfter)
+	}
+	if f.ErrorCode != "" {
+		writeAPIError(w, errorf(status, f.ErrorCode, f.Message))
+		return
+	}
+	if f.Body != "" {
+		ct := f.ContentType
+		if ct == "" {
+			ct = "text/plain; charset=utf-8"
+		}
+		w.Header().Set("Content-Type", ct)
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(f.Body))
+}
+
+// resetConnection drops the connection with an RST (SO_LINGER 0) so the
+// client sees a reset, not a clean close. Without a hijackable connection
+// (HTTP/2) the handler aborts, which resets the stream.
+func resetConnection(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler)
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	if tc, ok := conn.(*net.TCPConn); ok {
+		_ = tc.SetLinger(0)
+	}
+	_ = conn.Close()
+}
+
+// discardWriter swallows the response of a request whose answer a
+// FaultResetAfterApply drops.
+type discardWriter struct{ h http.Header }
+
+func (d discardWriter) Header() http.Header         { return d.h }
+func (d discardWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (d discardWriter) WriteHeader(int)             {}

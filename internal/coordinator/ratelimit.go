@@ -1,0 +1,39 @@
+package coordinator
+
+import (
+	"sync"
+	"time"
+)
+
+// rateLimiter is the server's in-memory fixed-window limiter (§8): a window
+// opens at the first request of a key and lasts RateLimitWindow; every
+// request that passed authentication counts, whatever its outcome.
+type rateLimiter struct {
+	mu      sync.Mutex
+	windows map[string]*rateWindow
+}
+
+type rateWindow struct {
+	start time.Time
+	count int
+}
+
+// allow counts one request for key. When it is over the limit it returns
+// the Retry-After seconds: time until the window resets, rounded up, at
+// least 1.
+func (l *rateLimiter) allow(key string, now time.Time, limit int, window time.Duration) (retryAfter int, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	w := l.windows[key]
+	if w == nil || !now.Before(w.start.Add(window)) {
+		w = &rateWindow{start: now}
+		l.windows[key] = w
+	}
+	w.count++
+	if limit > 0 && w.count <= limit {
+		return 0, true
+	}
+	remaining := w.start.Add(window).Sub(now)
+	secs := int((remaining + time.Second - 1) / time.Second)
+	return max(secs, 1), false
+}
