@@ -7,5 +7,3 @@ export CHECKPOINT_DISABLE=1
 export TF_IN_AUTOMATION=1
 cli_config="$(mktemp -t tfacc-cli-XXXXXX.tfrc)"
 export TF_CLI_CONFIG_FILE="$cli_config"
-# Examples name the registry source; the harness serves it in-process.
-export TF_ACC_PROVIDER_NAMESPACE=ghkdqhrbals

@@ -1,0 +1,139 @@
+package acctest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Consumer is a fake consumer group member driven through the real heartbeat
+// endpoint (CONTRACT §6), so it works against a real coordinator too. It joins
+// with epoch 0, then echoes the last response's epochs and assigned shards,
+// which makes it converge to its target assignment like a real consumer.
+type Consumer struct {
+	MemberID string
+	api      *client.Client
+	p, g     string
+	cancel   context.CancelFunc
+	done     chan struct{}
+	mu       sync.Mutex
+	last     *client.HeartbeatResponse
+	epoch    int64
+	meta     int64
+	owned    []client.ShardID
+	silent   bool
+}
+
+// StartConsumer starts a fake member of group {p,g}; it leaves the group when
+// the test ends (or on Stop).
+func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
+	t.Helper()
+	creds := e.Member
+	if creds.Username == "" {
+		creds = e.Writer
+	}
+	api, err := client.New(client.Config{
+		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
+		RunID: "tfacc", MaxRetries: 2, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond,
+		RequestTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("consumer client: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Consumer{MemberID: RandomName("tfacc-member"), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{})}
+	go c.run(ctx)
+	t.Cleanup(c.Stop)
+	return c
+}
+
+func (c *Consumer) run(ctx context.Context) {
+	defer close(c.done)
+	for {
+		interval := c.beat(ctx)
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(interval):
+		}
+	}
+}
+
+// beat sends one heartbeat and returns the wait before the next.
+func (c *Consumer) beat(ctx context.Context) time.Duration {
+	c.mu.Lock()
+	if c.silent {
+		c.mu.Unlock()
+		return 50 * time.Millisecond
+	}
+	req := client.HeartbeatRequest{
+		MemberID: c.MemberID, MemberName: "tfacc-fake-consumer",
+		MemberEpoch: c.epoch, MetadataVersion: c.meta, OwnedShards: c.owned,
+		RuntimeConsumerCapacity: client.RuntimeConsumerCapacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
+	}
+	c.mu.Unlock()
+
+	resp, err := c.api.Heartbeat(ctx, c.p, c.g, req)
+	if err != nil {
+		return 200 * time.Millisecond
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.last = resp
+	switch resp.Status {
+	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest:
+		// Rejoin from scratch, as a real consumer does after being fenced.
+		c.epoch, c.meta, c.owned = 0, 0, nil
+	default:
+		c.epoch, c.meta = resp.MemberEpoch, resp.MetadataVersion
+		if resp.Status != client.HeartbeatSyncMetadata {
+			c.owned = append([]client.ShardID(nil), resp.Assignment.AssignedShards...)
+		}
+	}
+	interval := time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
+	if interval <= 0 || interval > 3*time.Second {
+		interval = 3 * time.Second
+	}
+	return interval
+}
+
+// Silence stops heartbeating without leaving: the member stays live until its
+// lease expires, like a crashed consumer.
+func (c *Consumer) Silence() {
+	c.mu.Lock()
+	c.silent = true
+	c.mu.Unlock()
+}
+
+// Owned is the set of shards the consumer currently reports as owned.
+func (c *Consumer) Owned() []client.ShardID {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]client.ShardID(nil), c.owned...)
+}
+
+// Stop leaves the group (memberEpoch -1) and ends the heartbeat loop.
+func (c *Consumer) Stop() {
+	select {
+	case <-c.done:
+		return
+	default:
+	}
+	c.cancel()
+	<-c.done
+	c.mu.Lock()
+	silent := c.silent
+	c.mu.Unlock()
+	if silent {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = c.api.Heartbeat(ctx, c.p, c.g, client.HeartbeatRequest{
+		MemberID: c.MemberID, MemberEpoch: -1, MetadataVersion: c.meta,
+		RuntimeConsumerCapacity: client.RuntimeConsumerCapacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 0},
+	})
+}

@@ -1,0 +1,140 @@
+package acctest
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+)
+
+// Diagnostics records every diagnostic the provider returns to Terraform, so
+// tests can assert warnings, which terraform-plugin-testing does not expose.
+type Diagnostics struct {
+	mu    sync.Mutex
+	diags []*tfprotov6.Diagnostic
+}
+
+// Factories serves the provider built by newProvider, recording its
+// diagnostics.
+func (d *Diagnostics) Factories(typeName string, newProvider func() provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
+	return map[string]func() (tfprotov6.ProviderServer, error){
+		typeName: func() (tfprotov6.ProviderServer, error) {
+			server, err := providerserver.NewProtocol6WithError(newProvider())()
+			if err != nil {
+				return nil, err
+			}
+			return &recordingServer{ProviderServer: server, rec: d}, nil
+		},
+	}
+}
+
+func (d *Diagnostics) add(diags []*tfprotov6.Diagnostic) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.diags = append(d.diags, diags...)
+}
+
+// Warnings returns "summary: detail" of every warning recorded so far.
+func (d *Diagnostics) Warnings() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, diag := range d.diags {
+		if diag.Severity == tfprotov6.DiagnosticSeverityWarning {
+			out = append(out, diag.Summary+": "+diag.Detail)
+		}
+	}
+	return out
+}
+
+// Reset forgets what was recorded, so a step can assert only its own.
+func (d *Diagnostics) Reset() {
+	d.mu.Lock()
+	d.diags = nil
+	d.mu.Unlock()
+}
+
+// ExpectWarning is a step check: some warning recorded so far contains every
+// one of the given fragments.
+func (d *Diagnostics) ExpectWarning(fragments ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		warnings := d.Warnings()
+		for _, w := range warnings {
+			if containsAll(w, fragments) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no warning contains %q; warnings recorded:\n  %s", fragments, strings.Join(warnings, "\n  "))
+	}
+}
+
+// ExpectNoWarning is a step check: no recorded warning contains all fragments.
+func (d *Diagnostics) ExpectNoWarning(fragments ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		for _, w := range d.Warnings() {
+			if containsAll(w, fragments) {
+				return fmt.Errorf("unexpected warning: %s", w)
+			}
+		}
+		return nil
+	}
+}
+
+func containsAll(s string, fragments []string) bool {
+	for _, f := range fragments {
+		if !strings.Contains(s, f) {
+			return false
+		}
+	}
+	return true
+}
+
+type recordingServer struct {
+	tfprotov6.ProviderServer
+	rec *Diagnostics
+}
+
+func (s *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	resp, err := s.ProviderServer.ReadResource(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	resp, err := s.ProviderServer.ReadDataSource(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
+func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	resp, err := s.ProviderServer.ConfigureProvider(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}

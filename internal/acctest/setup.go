@@ -1,0 +1,50 @@
+package acctest
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+)
+
+// PrepareTerraform makes the process environment safe for terraform-plugin-
+// testing, whether tests run through `make test` or a bare `go test`:
+// Terraform never phones home, never reads a missing or personal CLI
+// configuration, and is never downloaded. With TF_ACC set and no terraform to
+// be found it returns an error, so acceptance tests fail loudly instead of
+// being skipped. Call it from TestMain.
+func PrepareTerraform() error {
+	ClearProviderEnv()
+	_ = os.Setenv("CHECKPOINT_DISABLE", "1")
+	_ = os.Setenv("TF_ACC_PROVIDER_NAMESPACE", ProviderNamespace)
+	if cfg := os.Getenv("TF_CLI_CONFIG_FILE"); cfg == "" || !fileExists(cfg) {
+		dir, err := os.MkdirTemp("", "tfacc-cli-")
+		if err != nil {
+			return err
+		}
+		empty := filepath.Join(dir, "empty.tfrc")
+		if err := os.WriteFile(empty, nil, 0o600); err != nil {
+			return err
+		}
+		_ = os.Setenv("TF_CLI_CONFIG_FILE", empty)
+	}
+	if os.Getenv("TF_ACC") == "" {
+		return nil
+	}
+	if tf := os.Getenv("TF_ACC_TERRAFORM_PATH"); tf != "" {
+		if !fileExists(tf) {
+			return fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s does not exist", tf)
+		}
+		return nil
+	}
+	tf, err := exec.LookPath("terraform")
+	if err != nil {
+		return fmt.Errorf("acceptance tests need terraform (>= 1.11) on PATH or TF_ACC_TERRAFORM_PATH; install it from your OS packages. Tests never download Terraform")
+	}
+	return os.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+}
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}

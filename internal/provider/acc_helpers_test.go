@@ -1,0 +1,135 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// accTest bundles one acceptance test's coordinator and provider factories
+// that record diagnostics.
+type accTest struct {
+	env   *acctest.Env
+	diags *acctest.Diagnostics
+}
+
+func newAccTest(t *testing.T, opts acctest.Options) *accTest {
+	t.Helper()
+	return &accTest{env: acctest.New(t, opts), diags: &acctest.Diagnostics{}}
+}
+
+func (a *accTest) factories() map[string]func() (tfprotov6.ProviderServer, error) {
+	return a.diags.Factories(TypeName, func() provider.Provider { return New("test")() })
+}
+
+// groupHCL is a redisstreamcoordinator_group block; extra lines go inside it.
+func groupHCL(name, p, g string, extra ...string) string {
+	return fmt.Sprintf(`
+resource "redisstreamcoordinator_group" %q {
+  stream_prefix  = %q
+  consumer_group = %q
+  %s
+}
+`, name, p, g, strings.Join(extra, "\n  "))
+}
+
+// shardCountHCL is a redisstreamcoordinator_group_shard_count block.
+func shardCountHCL(name, p, g string, count int, extra ...string) string {
+	return fmt.Sprintf(`
+resource "redisstreamcoordinator_group_shard_count" %q {
+  stream_prefix  = %q
+  consumer_group = %q
+  shard_count    = %d
+  %s
+}
+`, name, p, g, count, strings.Join(extra, "\n  "))
+}
+
+func ctxT(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func int32p(v int32) *int32 { return &v }
+
+// createGroupOutOfBand creates a group as another actor would.
+func (a *accTest) createGroupOutOfBand(t *testing.T, p, g string, shards int32) {
+	t.Helper()
+	if _, err := a.env.Client().CreateGroup(ctxT(t), p, g, int32p(shards), client.Mutation{}); err != nil {
+		t.Fatalf("out-of-band create of %s/%s: %v", p, g, err)
+	}
+}
+
+func (a *accTest) group(t *testing.T, p, g string) (*client.Group, error) {
+	t.Helper()
+	return a.env.Client().GetGroup(ctxT(t), p, g)
+}
+
+// expectGroup is a step check on the coordinator's own record of a group.
+func (a *accTest) expectGroup(p, g string, check func(*client.Group) error) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		grp, err := a.env.Client().GetGroup(ctx, p, g)
+		if err != nil {
+			return fmt.Errorf("reading %s/%s from the coordinator: %w", p, g, err)
+		}
+		return check(grp)
+	}
+}
+
+func shardCountIs(n int32) func(*client.Group) error {
+	return func(g *client.Group) error {
+		if g.ShardCount != n {
+			return fmt.Errorf("group %s/%s has %d shards on the coordinator, want %d", g.StreamPrefix, g.ConsumerGroup, g.ShardCount, n)
+		}
+		return nil
+	}
+}
+
+// auditEvents returns the coordinator's audit events for one prefix (in-repo only).
+func auditEvents(c *coordinator.Coordinator, p string) []coordinator.AuditEvent {
+	var out []coordinator.AuditEvent
+	for _, e := range c.AuditEvents() {
+		if e.StreamPrefix == p {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return "<nil>"
+	}
+	return *s
+}
+
+// waitForLiveMember blocks until the group reports a live member.
+func waitForLiveMember(t *testing.T, a *accTest, p, g string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		members, err := a.env.Client().Members(ctxT(t), p, g)
+		if err == nil {
+			for _, m := range members {
+				if m.Live(time.Now()) {
+					return
+				}
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no live member in %s/%s after 20s", p, g)
+}
