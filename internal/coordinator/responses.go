@@ -126,6 +126,20 @@ func (t instant) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + formatInstant(time.Time(t)) + `"`), nil
 }
 
+// UnmarshalJSON reads the same form back (used by tests decoding views).
+func (t *instant) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return err
+	}
+	parsed, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return err
+	}
+	*t = instant(parsed)
+	return nil
+}
+
 func formatInstant(t time.Time) string {
 	t = t.UTC()
 	s := t.Format("2006-01-02T15:04:05")
