@@ -87,13 +87,14 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 	switch f.Kind {
 	case FaultDelay:
 		// The real server keeps working on a request whose client gave up,
-		// so only shutdown cuts the delay short.
+		// so only shutdown cuts the delay short, dropping the connection.
 		t := time.NewTimer(f.Delay)
 		defer t.Stop()
 		select {
 		case <-t.C:
 			return true
 		case <-c.closing:
+			resetConnection(w)
 			return false
 		}
 	case FaultResetBeforeApply:

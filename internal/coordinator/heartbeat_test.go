@@ -200,6 +200,8 @@ func TestMemberExpiryAndPruning(t *testing.T) {
 	a := e.member("orders", "g", "a")
 	e.converge("orders", "g", a)
 	e.ticks(4, time.Second)
+	a.beat() // renews the lease for another 5s
+	e.ticks(4, time.Second)
 	if g := e.group("orders", "g"); g.State != GroupStable {
 		t.Fatalf("lease still valid: %s", g.State)
 	}

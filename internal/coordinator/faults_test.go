@@ -1,0 +1,146 @@
+package coordinator
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+)
+
+// send issues one request with a plain client (no retries) and returns the
+// transport error, if any.
+func (e *env) send(method, path string, body string) (*http.Response, error) {
+	req, err := http.NewRequest(method, e.srv.URL+path, strings.NewReader(body))
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth("admin", "password")
+	resp, err := e.srv.Client().Do(req)
+	if err == nil {
+		resp.Body.Close()
+	}
+	return resp, err
+}
+
+func TestFaultRespondWithErrorCode(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.createGroup("orders", "g", 2)
+	e.c.InjectFault(Fault{Method: "POST", Route: RouteStreamScale, Status: 503, ErrorCode: CodeCoordinatorTerminating, Message: "shutting down", RetryAfter: "2"})
+	r := e.do("POST", "/coord/v1/streams/orders/scale", scaleBody(4))
+	m := r.wantAPIError(t, 503, "SERVICE_UNAVAILABLE", CodeCoordinatorTerminating)
+	if m["message"] != "shutting down" || r.header.Get("Retry-After") != "2" {
+		t.Fatalf("fault reply = %s %v", r.body, r.header)
+	}
+	// Nothing was applied or audited; the fault was used up.
+	if g := e.group("orders", "g"); g.ShardCount != 2 {
+		t.Fatalf("fault applied the scale: %+v", g)
+	}
+	if n := len(e.c.AuditEvents()); n != 1 {
+		t.Fatalf("audit events = %d, want only the create", n)
+	}
+	e.scaleStream("orders", 4)
+}
+
+func TestFaultRespondRawBodyTimesAndOrder(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.createGroup("orders", "g", 2)
+	path := groupPath("orders", "g")
+	e.c.InjectFault(Fault{Path: path, Method: "GET", Times: 2, Status: 502, Body: "<html>bad gateway</html>", ContentType: "text/html"})
+	e.c.InjectFault(Fault{Path: path, Status: 500, Body: "{not json"})
+	for range 2 {
+		r := e.do("GET", path, nil)
+		if r.status != 502 || string(r.body) != "<html>bad gateway</html>" || r.header.Get("Content-Type") != "text/html" {
+			t.Fatalf("first fault = %d %q %v", r.status, r.body, r.header)
+		}
+	}
+	if r := e.do("GET", path, nil); r.status != 500 || string(r.body) != "{not json" {
+		t.Fatalf("second fault = %d %q", r.status, r.body)
+	}
+	e.mustStatus(e.do("GET", path, nil), 200)
+	// Method and path must both match.
+	e.c.InjectFault(Fault{Method: "DELETE", Path: path, Status: 500})
+	e.mustStatus(e.do("GET", path, nil), 200)
+	e.mustStatus(e.do("GET", groupPath("orders", "g")+"/producer-routing", nil), 200)
+	if r := e.do("DELETE", path, auditBody()); r.status != 500 {
+		t.Fatalf("DELETE fault = %d", r.status)
+	}
+}
+
+func TestFaultResetBeforeApply(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.c.InjectFault(Fault{Method: "POST", Route: RouteGroup, Kind: FaultResetBeforeApply})
+	if _, err := e.send("POST", groupPath("orders", "g"), `{"requestedBy":"t"}`); err == nil {
+		t.Fatal("expected a connection error")
+	}
+	e.do("GET", groupPath("orders", "g"), nil).wantAPIError(t, 404, "NOT_FOUND", CodeGroupNotFound)
+	if len(e.c.AuditEvents()) != 0 || e.c.RequestCount("POST", RouteGroup) != 1 {
+		t.Fatalf("audit %d, count %d", len(e.c.AuditEvents()), e.c.RequestCount("POST", RouteGroup))
+	}
+}
+
+func TestFaultResetAfterApply(t *testing.T) {
+	e := newEnv(t, Options{RateLimitEnabled: true, RateLimitPerWindow: 1})
+	e.c.InjectFault(Fault{Route: RouteGroup, Kind: FaultResetAfterApply})
+	if _, err := e.send("POST", groupPath("orders", "g"), `{"requestedBy":"t","initialShardCount":3}`); err == nil {
+		t.Fatal("expected a connection error")
+	}
+	if g := e.group("orders", "g"); g.ShardCount != 3 {
+		t.Fatalf("the create was not applied: %+v", g)
+	}
+	evs := e.c.AuditEvents()
+	if len(evs) != 1 || evs[0].Status != 201 || evs[0].Action != ActionCreateGroup {
+		t.Fatalf("audit = %+v", evs)
+	}
+	// The applied request used the rate-limit budget.
+	want429(t, e.do("POST", groupPath("orders", "g"), createBody(3)), "60")
+}
+
+func TestFaultDelay(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.c.InjectFault(Fault{Route: RouteGroup, Method: "POST", Kind: FaultDelay, Delay: 20 * time.Millisecond})
+	e.createGroup("orders", "g", 1)
+
+	// A client that gives up during the delay does not stop the server from
+	// applying the request afterwards.
+	e.c.InjectFault(Fault{Route: RouteGroup, Method: "POST", Kind: FaultDelay, Delay: 200 * time.Millisecond})
+	client := &http.Client{Timeout: 20 * time.Millisecond}
+	req, _ := http.NewRequest("POST", e.srv.URL+groupPath("orders", "late"), strings.NewReader(`{"requestedBy":"t"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.SetBasicAuth("admin", "password")
+	if resp, err := client.Do(req); err == nil {
+		resp.Body.Close()
+		t.Fatal("expected a client timeout")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(e.c.AuditEvents()) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("delayed request was never applied")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	e.group("orders", "late")
+}
+
+func TestRequestCounts(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.createGroup("orders", "g", 1)
+	e.group("orders", "g")
+	e.group("orders", "g")
+	e.do("GET", "/coord/v1/unknown", nil)
+	if got := e.c.RequestCount("GET", RouteGroup); got != 2 {
+		t.Fatalf("GET group count = %d", got)
+	}
+	counts := e.c.RequestCounts()
+	if counts["POST "+RouteGroup] != 1 || counts["GET /coord/v1/unknown"] != 1 || len(counts) != 3 {
+		t.Fatalf("counts = %v", counts)
+	}
+	e.c.ResetRequestCounts()
+	if len(e.c.RequestCounts()) != 0 || e.c.RequestCount("GET", RouteGroup) != 0 {
+		t.Fatal("reset did not clear")
+	}
+	counts["x"] = 1 // the returned map is a copy
+	if e.c.RequestCount("x", "") != 0 {
+		t.Fatal("RequestCounts leaked its map")
+	}
+}
