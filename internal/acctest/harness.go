@@ -169,7 +169,7 @@ func (e *Env) Client() *client.Client {
 	e.t.Helper()
 	c, err := client.New(client.Config{
 		Endpoint: e.Endpoint, Username: e.Writer.Username, Password: e.Writer.Password,
-		RequestedBy: "tfacc-out-of-band", RunID: "tfacc", MaxRetries: 3,
+		RequestedBy: "tfacc-out-of-band", RequestIDPrefix: "tfacc-oob", RunID: "tfacc", MaxRetries: 3,
 		RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond, RequestTimeout: 10 * time.Second,
 	})
 	if err != nil {

@@ -41,16 +41,14 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 				"The last apply of %s timed out or failed while waiting for migration(s) %s to complete (state %s). "+
 					"This apply resumes the wait.", groupID(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()),
 				state.MigrationIDs.String(), state.MigrationState.ValueString()))
-			plan.MigrationState = types.StringUnknown()
+			markMigrationUnknown(&plan)
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 		}
 		return
 	}
 	if state != nil {
 		// A new change: the last change's migration details no longer apply.
-		plan.MigrationIDs = types.MapUnknown(types.StringType)
-		plan.MigrationState = types.StringUnknown()
-		plan.PreviousShardCount = types.Int64Unknown()
+		markMigrationUnknown(&plan)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
 	}
 	if r.pd == nil || plan.StreamPrefix.IsUnknown() || plan.ConsumerGroup.IsUnknown() || plan.ShardCount.IsUnknown() {
@@ -94,4 +92,10 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, plan grou
 			"redisstreamcoordinator_group_shard_count per stream prefix.", strings.Join(siblings, ", "))
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", p), detail)
+}
+
+func markMigrationUnknown(plan *groupShardCountModel) {
+	plan.MigrationIDs = types.MapUnknown(types.StringType)
+	plan.MigrationState = types.StringUnknown()
+	plan.PreviousShardCount = types.Int64Unknown()
 }

@@ -166,7 +166,7 @@ func (r *groupShardCountResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, timeout, plan, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, timeout, plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *groupShardCountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -189,7 +189,11 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, timeout, plan, &resp.State, resp.Private, &resp.Diagnostics)
+	var resumed *groupShardCountModel
+	if pending {
+		resumed = &state
+	}
+	r.apply(ctx, timeout, plan, resumed, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // privateSetter is the part of the framework's private state a Create or
@@ -228,7 +232,8 @@ type pendingWait struct {
 
 // apply drives the group to the planned shard count, recording progress in
 // state before it waits, so a timeout or crash leaves a resumable record.
-func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
+// resumed is the prior state when this apply resumes an unfinished wait.
+func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -256,6 +261,14 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 
 	out := s.start(ctx)
 	if diags.HasError() || out == nil {
+		return
+	}
+	if !out.changed() && resumed != nil && resumed.ShardCount.Equal(plan.ShardCount) {
+		// The migration being resumed finished in the meantime.
+		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
+		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
+		diags.Append(state.Set(ctx, &plan)...)
+		diags.Append(setPendingWait(ctx, private, nil)...)
 		return
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {

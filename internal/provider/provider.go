@@ -223,13 +223,16 @@ func (p *coordinatorProvider) Resources(context.Context) []func() resource.Resou
 }
 
 func (p *coordinatorProvider) DataSources(context.Context) []func() datasource.DataSource {
-	return []func() datasource.DataSource{}
+	return []func() datasource.DataSource{
+		NewGroupDataSource, NewGroupsDataSource, NewProducerRoutingDataSource, NewAssignmentsDataSource,
+		NewMigrationsDataSource, NewMembersDataSource, NewHealthDataSource, NewCompatibilityDataSource,
+	}
 }
 
 func (p *coordinatorProvider) Functions(context.Context) []func() function.Function {
-	return []func() function.Function{}
+	return []func() function.Function{NewShardForKeyFunction, NewStreamKeyFunction, NewRedisSlotFunction}
 }
 
 func (p *coordinatorProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
-	return []func() ephemeral.EphemeralResource{}
+	return []func() ephemeral.EphemeralResource{NewTokenEphemeralResource}
 }

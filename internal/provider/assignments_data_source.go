@@ -1,0 +1,76 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+var _ datasource.DataSourceWithConfigure = &assignmentsDataSource{}
+
+// NewAssignmentsDataSource is the redisstreamcoordinator_assignments data source.
+func NewAssignmentsDataSource() datasource.DataSource { return &assignmentsDataSource{} }
+
+type assignmentsDataSource struct{ dataSourceBase }
+
+type assignmentsModel struct {
+	StreamPrefix        string             `tfsdk:"stream_prefix"`
+	ConsumerGroup       string             `tfsdk:"consumer_group"`
+	TargetAssignment    map[string][]int64 `tfsdk:"target_assignment"`
+	CurrentAssignments  map[string][]int64 `tfsdk:"current_assignments"`
+	RevokeProgress      map[string][]int64 `tfsdk:"revoke_progress"`
+	InvariantViolations []string           `tfsdk:"invariant_violations"`
+}
+
+func (d *assignmentsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_assignments"
+}
+
+func (d *assignmentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	shardMap := func(desc string) schema.MapAttribute {
+		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.ListType{ElemType: types.Int64Type}}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads a group's shard assignments (`GET /coord/v1/monitoring/streams/{p}/groups/{g}/assignments`): what the " +
+			"coordinator wants each member to own, what each member owns now, which members are still giving shards up, and any " +
+			"assignment invariant the coordinator found broken. Needs the `READ` role. A `postcondition` on `invariant_violations` " +
+			"makes a CI plan fail on an unhealthy group.",
+		Attributes: withGroupLookup(map[string]schema.Attribute{
+			"target_assignment": shardMap("Member id → shard indexes (ascending) the coordinator assigns to that member."),
+			"current_assignments": shardMap("Member id → shard indexes (ascending) the member reports owning now, for every member. " +
+				"It equals `target_assignment` once the group has converged."),
+			"revoke_progress": shardMap("Member id → shard indexes (ascending) the member is still revoking; only members with " +
+				"revokes in progress appear, so an empty map means no handoff is pending."),
+			"invariant_violations": schema.ListAttribute{
+				MarkdownDescription: "Assignment invariants the coordinator found broken (for example a shard owned by two members), " +
+					"as its own messages. Empty when the group is healthy.",
+				Computed:    true,
+				ElementType: types.StringType,
+			},
+		}),
+	}
+}
+
+func (d *assignmentsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
+	api := d.api(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	a, err := api.Assignments(ctx, p, g)
+	if err != nil {
+		addGroupReadError(&resp.Diagnostics, "assignments", p, g, err)
+		return
+	}
+	model := assignmentsModel{
+		StreamPrefix:        p,
+		ConsumerGroup:       g,
+		TargetAssignment:    shardIndexMap(a.TargetAssignment),
+		CurrentAssignments:  shardIndexMap(a.CurrentAssignments),
+		RevokeProgress:      shardIndexMap(a.RevokeProgress),
+		InvariantViolations: append([]string{}, a.InvariantViolations...),
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}

@@ -1,0 +1,97 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
+)
+
+var _ function.Function = &shardForKeyFunction{}
+
+// maxRouteShardCount is the largest shard count routeV1 can spread keys
+// over: it maps 32-bit hashes onto shards.
+const maxRouteShardCount = int64(1) << 32
+
+// NewShardForKeyFunction is provider::redisstreamcoordinator::shard_for_key.
+func NewShardForKeyFunction() function.Function { return &shardForKeyFunction{} }
+
+type shardForKeyFunction struct{}
+
+func (f *shardForKeyFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "shard_for_key"
+}
+
+func (f *shardForKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Shard index a producer writes a partition key to",
+		MarkdownDescription: "Computes the coordinator's producer routing (`routeV1`) offline: the shard index that the JVM and Python " +
+			"producers write `partition_key` to when the group has `shard_count` shards. It is an unbiased MurmurHash3 (x86_32) " +
+			"modulo `shard_count` over the key's UTF-8 bytes, re-hashed with a new seed in the rare case the hash falls in the " +
+			"uneven top range. Combine it with `stream_key` to find the Redis stream a key lands on, for example to check where " +
+			"keys move before a scale.\n\n" +
+			"Terraform normalizes strings to Unicode NFC, so a key whose bytes are not NFC-normalized may route differently " +
+			"here than in a producer that hashes the raw bytes.",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name:                "partition_key",
+				MarkdownDescription: "The partition key, as the producer passes it.",
+			},
+			function.NumberParameter{
+				Name: "shard_count",
+				MarkdownDescription: "The group's shard count: a whole number from 1 to 4294967296. A group drained to 0 shards " +
+					"has no route.",
+			},
+		},
+		Return: function.Int64Return{},
+	}
+}
+
+func (f *shardForKeyFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var key string
+	var count types.Number
+	resp.Error = req.Arguments.Get(ctx, &key, &count)
+	if resp.Error != nil {
+		return
+	}
+	n, funcErr := wholeNumberArgument(count.ValueBigFloat(), 1, "shard_count", 1, maxRouteShardCount,
+		"A group drained to 0 shards has no route: producers refuse to publish to it.")
+	if funcErr != nil {
+		resp.Error = funcErr
+		return
+	}
+	shard, err := routing.ShardForKey(key, n)
+	if err != nil {
+		resp.Error = function.NewArgumentFuncError(1, err.Error())
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, shard)
+}
+
+// wholeNumberArgument checks that argument position (named name) is a whole
+// number within [lowest, highest]; belowHint explains what a too-small value
+// means.
+func wholeNumberArgument(v *big.Float, position int64, name string, lowest, highest int64, belowHint string) (int64, *function.FuncError) {
+	if v == nil {
+		return 0, function.NewArgumentFuncError(position, name+" must not be null.")
+	}
+	if !v.IsInt() {
+		return 0, function.NewArgumentFuncError(position, fmt.Sprintf("%s must be a whole number; got %s.", name, v.Text('g', -1)))
+	}
+	if v.Cmp(new(big.Float).SetInt64(lowest)) < 0 {
+		msg := fmt.Sprintf("%s must be at least %d; got %s.", name, lowest, v.Text('f', 0))
+		if belowHint != "" {
+			msg += " " + belowHint
+		}
+		return 0, function.NewArgumentFuncError(position, msg)
+	}
+	if v.Cmp(new(big.Float).SetInt64(highest)) > 0 {
+		return 0, function.NewArgumentFuncError(position, fmt.Sprintf("%s must be at most %d; got %s.", name, highest, v.Text('f', 0)))
+	}
+	n, _ := v.Int64()
+	return n, nil
+}

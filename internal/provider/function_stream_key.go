@@ -1,0 +1,74 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
+)
+
+var _ function.Function = &streamKeyFunction{}
+
+// NewStreamKeyFunction is provider::redisstreamcoordinator::stream_key.
+func NewStreamKeyFunction() function.Function { return &streamKeyFunction{} }
+
+type streamKeyFunction struct{}
+
+func (f *streamKeyFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = "stream_key"
+}
+
+func (f *streamKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = function.Definition{
+		Summary: "Redis stream key of one shard",
+		MarkdownDescription: "Returns the Redis stream key of shard `shard_index` under `stream_prefix`: `<stream_prefix>:<shard_index>`, " +
+			"the index in decimal without padding and without a hash tag, exactly as the coordinator names shards. It does not " +
+			"check the index against a group's shard count; the `redisstreamcoordinator_producer_routing` data source lists the " +
+			"shards that exist.",
+		Parameters: []function.Parameter{
+			function.StringParameter{
+				Name:                "stream_prefix",
+				MarkdownDescription: "The stream prefix. It must not be empty and must not contain `{`, `}` (the coordinator rejects hash tags) or `/`.",
+			},
+			function.NumberParameter{
+				Name:                "shard_index",
+				MarkdownDescription: "The shard index: a whole number from 0 to 2147483647.",
+			},
+		},
+		Return: function.StringReturn{},
+	}
+}
+
+func (f *streamKeyFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	var prefix string
+	var index types.Number
+	resp.Error = req.Arguments.Get(ctx, &prefix, &index)
+	if resp.Error != nil {
+		return
+	}
+	switch {
+	case prefix == "":
+		resp.Error = function.NewArgumentFuncError(0, "stream_prefix must not be empty.")
+		return
+	case strings.ContainsAny(prefix, "{}"):
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("stream_prefix %q contains a brace: the coordinator rejects "+
+			"prefixes with Redis Cluster hash tag braces, so no shard can have this key.", prefix))
+		return
+	case strings.Contains(prefix, "/"):
+		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("stream_prefix %q contains '/': a stream prefix is a single "+
+			"URL path segment, so no group can have it.", prefix))
+		return
+	}
+	// Shard indexes are 32-bit ints in the coordinator's API.
+	i, funcErr := wholeNumberArgument(index.ValueBigFloat(), 1, "shard_index", 0, math.MaxInt32, "")
+	if funcErr != nil {
+		resp.Error = funcErr
+		return
+	}
+	resp.Error = resp.Result.Set(ctx, routing.StreamKey(prefix, int(i)))
+}

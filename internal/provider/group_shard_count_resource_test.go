@@ -1,0 +1,488 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+const shardCountAddr = "redisstreamcoordinator_group_shard_count.test"
+
+func expectShardCountState(count int64, migrationState string) []statecheck.StateCheck {
+	var state knownvalue.Check = knownvalue.Null()
+	if migrationState != "" {
+		state = knownvalue.StringExact(migrationState)
+	}
+	return []statecheck.StateCheck{
+		statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(count)),
+		statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_state"), state),
+	}
+}
+
+// migrationFinished checks the coordinator itself: the group has the count
+// and no active migration.
+func (a *accTest) migrationFinished(p, g string, count int32) func(*terraform.State) error {
+	return a.expectGroup(p, g, func(grp *client.Group) error {
+		if err := shardCountIs(count)(grp); err != nil {
+			return err
+		}
+		if grp.ActiveMigration != nil {
+			return fmt.Errorf("group %s/%s still has active migration %+v", p, g, *grp.ActiveMigration)
+		}
+		return nil
+	})
+}
+
+func TestAccGroupShardCount_scaleOutWithConvergingConsumerThenInThenZero(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("orders"), "order-service"
+	config := func(n int) string {
+		return a.env.ProviderConfig() + groupHCL("group", p, g, "initial_shard_count = 2") +
+			shardCountHCL("test", p, g, n, "depends_on = [redisstreamcoordinator_group.group]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				// The count already matches: nothing is sent.
+				Config:            config(2),
+				ConfigStateChecks: expectShardCountState(2, ""),
+			},
+			{
+				PreConfig: func() {
+					a.env.StartConsumer(t, p, g)
+					waitForLiveMember(t, a, p, g)
+				},
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: append(expectShardCountState(4, "DEPRECATED"),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.StringRegexp(regexp.MustCompile(`^reshard-`))})),
+				),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 4),
+					a.diags.ExpectWarning("Resharding stream prefix", "partition→shard mapping changes", "from 2 to 4"),
+				),
+			},
+			{
+				Config:            config(1),
+				ConfigStateChecks: expectShardCountState(1, "DEPRECATED"),
+				Check:             a.migrationFinished(p, g, 1),
+			},
+			{
+				// 0 drains every shard; with a live consumer it completes once
+				// the consumer releases them.
+				Config:            config(0),
+				ConfigStateChecks: expectShardCountState(0, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 0),
+					a.diags.ExpectWarning("A count of 0 retires every shard"),
+				),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_scaleInWithoutConsumers(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("shrink"), "svc"
+	a.createGroupOutOfBand(t, p, g, 8)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+			ConfigStateChecks: append(expectShardCountState(3, "DEPRECATED"), statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(8))),
+			Check:             a.migrationFinished(p, g, 3),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_scaleOutWithoutConsumersWarnsAndSettles(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("idle"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 6)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				// No hang, a warning, and (checked by the framework after
+				// apply) an empty plan: the state is recorded as done.
+				Config:            config,
+				ConfigStateChecks: expectShardCountState(6, "ACTIVE"),
+				Check: resource.ComposeTestCheckFunc(
+					a.diags.ExpectWarning(`Scale-out of group "svc" waits for a consumer`, "stays ACTIVE", "409 ACTIVE_MIGRATION_EXISTS"),
+					a.expectGroup(p, g, func(grp *client.Group) error {
+						if grp.ActiveMigration == nil || grp.ActiveMigration.State != client.MigrationActive {
+							return fmt.Errorf("the coordinator's migration should still be ACTIVE, got %+v", grp.ActiveMigration)
+						}
+						return nil
+					}),
+				),
+			},
+			{
+				// Once a consumer joins, the migration completes and a refresh records it.
+				PreConfig: func() {
+					a.env.StartConsumer(t, p, g)
+					waitForMigrationDone(t, a, p, g)
+				},
+				Config:            config,
+				ConfigStateChecks: expectShardCountState(6, "DEPRECATED"),
+				ConfigPlanChecks:  resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_twoGroupsOneWithoutConsumer(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("pair")
+	a.createGroupOutOfBand(t, p, "busy", 2)
+	a.createGroupOutOfBand(t, p, "quiet", 2)
+	a.env.StartConsumer(t, p, "busy")
+	waitForLiveMember(t, a, p, "busy")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "busy", 4),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(2)),
+				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_state"), knownvalue.StringExact("ACTIVE")),
+			},
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, "busy", 4),
+				a.expectGroup(p, "quiet", shardCountIs(4)),
+				a.diags.ExpectWarning(`Scale-out of group "quiet" waits for a consumer`),
+				a.diags.ExpectNoWarning(`Scale-out of group "busy"`),
+				a.diags.ExpectWarning("also rescales the other groups of the prefix", `"quiet" (2 shards)`),
+			),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_adoptsActiveMigrationToSameTarget(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds the migration with an undrained shard until the provider waits on it")
+	p, g := acctest.RandomName("adopt"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	c.SetUndrainedShard(p, g, 3, true)
+	scaleOutOfBand(t, a, p, 3) // held in DRAINING
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() { go drainOnceWaiting(t, c, p, g, 3) },
+			Config:    a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+			// Routing shows 3 already, yet the resource waits for the migration.
+			ConfigStateChecks: append(expectShardCountState(3, "DEPRECATED"),
+				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(4))),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, g, 3),
+				a.diags.ExpectWarning("Took over the resharding", "adopted migration reshard-"),
+			),
+		}},
+	})
+	for _, e := range auditEvents(c, p) {
+		if deref(e.RequestedBy) != "tfacc-out-of-band" {
+			t.Fatalf("adoption must not send a mutation, but the coordinator audited %s %s", e.Action, e.RequestID)
+		}
+	}
+}
+
+func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("revert")
+	a.createGroupOutOfBand(t, p, "a", 3)
+	a.createGroupOutOfBand(t, p, "b", 3)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				PreConfig:   func() { scaleOutOfBand(t, a, p, 6) },
+				Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
+				ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→6.*rollback_on_revert = true.*POST /coord/v1/streams/` + p + `/groups/b/migrations/reshard-[^/]+/rollback`),
+			},
+			{
+				Config:            a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, "rollback_on_revert = true"),
+				ConfigStateChecks: append(expectShardCountState(3, "ROLLED_BACK"), statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(2))),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, "a", 3),
+					a.migrationFinished(p, "b", 3),
+					a.diags.ExpectWarning("Rolled back the resharding", "stranded"),
+				),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_blockedByOtherMigrationThenProceeds(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards")
+	p, g := acctest.RandomName("blocked"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	c.SetUndrainedShard(p, g, 3, true)
+	scaleOutOfBand(t, a, p, 3) // scale-in held in DRAINING by the undrained shard
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				time.AfterFunc(1500*time.Millisecond, func() { c.SetUndrainedShard(p, g, 3, false) })
+			},
+			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
+			ConfigStateChecks: append(expectShardCountState(2, "DEPRECATED"), statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(3))),
+			Check:             a.migrationFinished(p, g, 2),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_partWayFailedStreamScaleIsRecovered(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale part-way")
+	p := acctest.RandomName("partial")
+	for _, g := range []string{"a", "b", "c"} {
+		a.createGroupOutOfBand(t, p, g, 2)
+	}
+	c.FailStreamScaleAt(p, 1) // "a" goes ACTIVE, "b" stays PREPARING, "c" untouched
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1),
+			ConfigStateChecks: append(expectShardCountState(1, "DEPRECATED"),
+				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(3))),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, "a", 1), a.migrationFinished(p, "b", 1), a.migrationFinished(p, "c", 1),
+				a.diags.ExpectWarning("Took over the resharding", `adopted migration`, `resumed group "b"'s PREPARING migration`, `scaled group "c" with the per-group scale endpoint`),
+			),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_outOfBandRollbackDuringWait(t *testing.T) {
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	p, g := acctest.RandomName("yanked"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	consumer := a.env.StartConsumer(t, p, g)
+	waitForLiveMember(t, a, p, g)
+	// A live but silent member keeps the scale-out ACTIVE (it never converges).
+	consumer.Silence()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				go rollbackWhenActive(t, a, p, g)
+			},
+			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
+			ExpectError: regexp.MustCompile(`(?s)did not complete.*migration\s+reshard-.*was\s+rolled\s+back;\s+the\s+group\s+has\s+2\s+shards\s+again`),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_timeoutThenNextApplyResumes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards")
+	p, g := acctest.RandomName("slow"), "svc"
+	a.createGroupOutOfBand(t, p, g, 3)
+	c.SetUndrainedShard(p, g, 2, true)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 2, `timeouts = { create = "2s" }`)
+	config = strings.Replace(config, `timeouts = { create = "2s" }`, "timeouts {\n    create = \"2s\"\n  }", 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      config,
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*migration reshard-\S+ \(3→2 shards\) is DRAINING.*` + p + `:2 still hold undrained entries.*next\s+terraform apply resumes waiting`),
+			},
+			{
+				// A failed create taints the resource; the replacement adopts
+				// the unfinished migration instead of scaling again.
+				PreConfig: func() { go drainOnceWaiting(t, c, p, g, 2) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionDestroyBeforeCreate)},
+				},
+				ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 2),
+					a.diags.ExpectWarning("Took over the resharding", "adopted migration"),
+					func(*terraform.State) error {
+						scales := 0
+						for _, e := range auditEvents(c, p) {
+							if e.Action == "SCALE_STREAM" {
+								scales++
+							}
+						}
+						if scales != 1 {
+							return fmt.Errorf("want the one original scale, adopted on resume; got %d SCALE_STREAM events", scales)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_updateTimeoutThenNextPlanResumes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards")
+	p, g := acctest.RandomName("resume"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	config := func(n int) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \"2s\"\n  }")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				PreConfig:   func() { c.SetUndrainedShard(p, g, 3, true) },
+				Config:      config(3),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*is DRAINING.*` + p + `:3 still hold undrained entries`),
+			},
+			{
+				// State records the new count and the unfinished migration;
+				// the plan proposes an update that resumes the wait.
+				PreConfig: func() { go drainOnceWaiting(t, c, p, g, 3) },
+				Config:    config(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("migration_state")),
+					},
+				},
+				ConfigStateChecks: expectShardCountState(3, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 3),
+					a.diags.ExpectWarning("Resuming an unfinished resharding wait"),
+				),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_importAndDrift(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("imported"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config, ResourceName: shardCountAddr, ImportState: true, ImportStateKind: resource.ImportBlockWithID,
+				ImportStateId: p + "/" + g,
+				ImportPlanChecks: resource.ImportPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionNoop),
+				}},
+			},
+			{Config: config, ResourceName: shardCountAddr, ImportState: true, ImportStateId: p + "/" + g, ImportStatePersist: true},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+			{
+				// Someone scales out of band: the plan shows an update back to 4.
+				PreConfig: func() { scaleOutOfBand(t, a, p, 2); waitForMigrationDone(t, a, p, g) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(4)),
+				}},
+				Check: a.expectGroup(p, g, shardCountIs(4)),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_missingGroup(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      a.env.ProviderConfig() + shardCountHCL("test", acctest.RandomName("nothing"), "svc", 2),
+			ExpectError: regexp.MustCompile(`(?s)does not exist.*GROUP_NOT_FOUND.*Create it with\s+redisstreamcoordinator_group`),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_waitForAcceptedReturnsAtOnce(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("accepted"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	c := a.env.RequireInRepo(t, "holds the migration with an undrained shard")
+	c.SetUndrainedShard(p, g, 1, true)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 1, `wait_for = "ACCEPTED"`),
+			ConfigStateChecks: expectShardCountState(1, "ACTIVE"),
+		}},
+	})
+}
+
+// scaleOutOfBand scales a prefix as another actor would.
+func scaleOutOfBand(t *testing.T, a *accTest, p string, n int32) {
+	t.Helper()
+	if _, err := a.env.Client().ScaleStream(ctxT(t), p, n, client.Mutation{Reason: "out-of-band scale"}); err != nil {
+		t.Fatalf("out-of-band scale of %s to %d: %v", p, n, err)
+	}
+}
+
+// waitForMigrationDone blocks until the group has no active migration.
+func waitForMigrationDone(t *testing.T, a *accTest, p, g string) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if grp, err := a.group(t, p, g); err == nil && grp.ActiveMigration == nil {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("migration of %s/%s still active after 20s", p, g)
+}
+
+// drainOnceWaiting clears an undrained shard once the provider is polling the
+// group's migration (it reads assignments on every poll), so the migration is
+// guaranteed to be unfinished when the provider first looks at it.
+func drainOnceWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, shard int) {
+	before := c.RequestCount("GET", coordinator.RouteAssignments)
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if c.RequestCount("GET", coordinator.RouteAssignments) > before {
+			c.SetUndrainedShard(p, g, shard, false)
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("the provider never polled the migration of %s/%s", p, g)
+}
+
+// rollbackWhenActive rolls back the group's migration once it is ACTIVE, as
+// an operator would in the middle of an apply.
+func rollbackWhenActive(t *testing.T, a *accTest, p, g string) {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		grp, err := a.group(t, p, g)
+		if err == nil && grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationActive {
+			time.Sleep(500 * time.Millisecond) // let the provider start waiting
+			if _, err := a.env.Client().RollbackMigration(ctxT(t), p, g, grp.ActiveMigration.ReshardingID, client.Mutation{Reason: "operator rollback"}); err != nil {
+				t.Errorf("out-of-band rollback: %v", err)
+			}
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Errorf("no active migration to roll back in %s/%s", p, g)
+}

@@ -1,0 +1,274 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Shared by the read-side data sources: the group lookup arguments, the
+// GroupResponse and Migration views, and their error reporting.
+
+// lookupNamePattern accepts every name the coordinator can hold. Data sources
+// only read, so they must also find groups created outside Terraform with
+// names the provider's stricter creation rules would refuse; only '/' is
+// impossible, because each name is one URL path segment.
+var lookupNamePattern = regexp.MustCompile(`^[^/]+$`)
+
+func lookupNameValidators(kind string) []validator.String {
+	return []validator.String{stringvalidator.RegexMatches(lookupNamePattern,
+		"must be a non-empty "+kind+" without '/' (each name is a single URL path segment)")}
+}
+
+// groupLookupAttributes are the arguments of every group-scoped data source.
+func groupLookupAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"stream_prefix": schema.StringAttribute{
+			MarkdownDescription: "Stream prefix of the group; shard `i` is the Redis stream `<stream_prefix>:<i>`.",
+			Required:            true,
+			Validators:          lookupNameValidators("stream prefix"),
+		},
+		"consumer_group": schema.StringAttribute{
+			MarkdownDescription: "Consumer group name. A group is the pair `{stream_prefix, consumer_group}`.",
+			Required:            true,
+			Validators:          lookupNameValidators("consumer group"),
+		},
+	}
+}
+
+// withGroupLookup adds the lookup arguments to a data source's own attributes.
+func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	for k, v := range groupLookupAttributes() {
+		attrs[k] = v
+	}
+	return attrs
+}
+
+// readGroupLookup reads the stream_prefix and consumer_group arguments.
+func readGroupLookup(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (p, g string) {
+	var prefix, group types.String
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &prefix)...)
+	diags.Append(req.Config.GetAttribute(ctx, path.Root("consumer_group"), &group)...)
+	return prefix.ValueString(), group.ValueString()
+}
+
+// dataSourceBase holds the configured client of a read-side data source.
+type dataSourceBase struct{ pd *providerData }
+
+func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// api returns the client, or reports that the provider is not configured.
+func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
+	if b.pd == nil {
+		diags.AddError("Provider not configured",
+			"The redisstreamcoordinator provider was not configured before this data source was read. Check the provider block "+
+				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
+		return nil
+	}
+	return b.pd.api
+}
+
+// addGroupReadError reports a failed group-scoped read. A missing group is
+// an error, never an empty result: a typo in a name must not make a
+// postcondition or a producer configuration silently see nothing.
+func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
+	if client.IsNotFound(err) {
+		addAPIError(diags, fmt.Sprintf("Group %q under stream prefix %q not found", g, p), err, fmt.Sprintf(
+			"The coordinator has no group %q under stream prefix %q, so its %s cannot be read. Names are case-sensitive; "+
+				"the redisstreamcoordinator_groups data source lists every group. If the group is created in the same "+
+				"configuration, reference the resource's attributes (for example redisstreamcoordinator_group.<name>.consumer_group) "+
+				"so the read waits for the create.", g, p, what))
+		return
+	}
+	addAPIError(diags, fmt.Sprintf("Failed to read the %s of group %q under stream prefix %q", what, g, p), err, "")
+}
+
+// timeValue renders a coordinator timestamp as RFC 3339 in UTC; a missing or
+// unparseable one is null rather than a misleading zero date.
+func timeValue(t client.Time) types.String {
+	if t.IsZero() {
+		return types.StringNull()
+	}
+	return types.StringValue(t.UTC().Format(time.RFC3339Nano))
+}
+
+// shardIndexes lists shard indexes in ascending order, never nil, so that
+// length() and contains() work on it in conditions.
+func shardIndexes(shards []client.ShardID) []int64 {
+	out := make([]int64, 0, len(shards))
+	for _, s := range shards {
+		out = append(out, int64(s.ShardIndex))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// shardIndexMap converts member → shards maps; never nil.
+func shardIndexMap(m map[string][]client.ShardID) map[string][]int64 {
+	out := make(map[string][]int64, len(m))
+	for member, shards := range m {
+		out[member] = shardIndexes(shards)
+	}
+	return out
+}
+
+// migrationModel is a Migration; the coordinator sends exactly these six
+// fields (no drain or revoke progress).
+type migrationModel struct {
+	ReshardingID   string       `tfsdk:"resharding_id"`
+	FromShardCount int64        `tfsdk:"from_shard_count"`
+	ToShardCount   int64        `tfsdk:"to_shard_count"`
+	State          string       `tfsdk:"state"`
+	CreatedAt      types.String `tfsdk:"created_at"`
+	UpdatedAt      types.String `tfsdk:"updated_at"`
+}
+
+func newMigrationModel(m *client.Migration) *migrationModel {
+	if m == nil {
+		return nil
+	}
+	return &migrationModel{
+		ReshardingID:   m.ReshardingID,
+		FromShardCount: int64(m.FromShardCount),
+		ToShardCount:   int64(m.ToShardCount),
+		State:          string(m.State),
+		CreatedAt:      timeValue(m.CreatedAt),
+		UpdatedAt:      timeValue(m.UpdatedAt),
+	}
+}
+
+func migrationAttributes() map[string]schema.Attribute {
+	return map[string]schema.Attribute{
+		"resharding_id": schema.StringAttribute{
+			MarkdownDescription: "Migration id, `reshard-<uuid>`.",
+			Computed:            true,
+		},
+		"from_shard_count": schema.Int64Attribute{
+			MarkdownDescription: "Shard count before the migration.",
+			Computed:            true,
+		},
+		"to_shard_count": schema.Int64Attribute{
+			MarkdownDescription: "Shard count the migration moves to. Producer routing already uses it while the migration runs.",
+			Computed:            true,
+		},
+		"state": schema.StringAttribute{
+			MarkdownDescription: "`PREPARING`, `ACTIVE`, `DRAINING`, `DEPRECATED` (finished) or `ROLLED_BACK`.",
+			Computed:            true,
+		},
+		"created_at": schema.StringAttribute{
+			MarkdownDescription: "When the migration was created (RFC 3339, UTC).",
+			Computed:            true,
+		},
+		"updated_at": schema.StringAttribute{
+			MarkdownDescription: "When the migration last changed state (RFC 3339, UTC).",
+			Computed:            true,
+		},
+	}
+}
+
+// groupViewModel is a GroupResponse.
+type groupViewModel struct {
+	ID                       string           `tfsdk:"id"`
+	StreamPrefix             string           `tfsdk:"stream_prefix"`
+	ConsumerGroup            string           `tfsdk:"consumer_group"`
+	ShardCount               int64            `tfsdk:"shard_count"`
+	State                    string           `tfsdk:"state"`
+	GroupEpoch               int64            `tfsdk:"group_epoch"`
+	AssignmentEpoch          int64            `tfsdk:"assignment_epoch"`
+	MetadataVersion          int64            `tfsdk:"metadata_version"`
+	ActiveMigration          *migrationModel  `tfsdk:"active_migration"`
+	TargetAssignmentSummary  map[string]int64 `tfsdk:"target_assignment_summary"`
+	CurrentAssignmentSummary map[string]int64 `tfsdk:"current_assignment_summary"`
+}
+
+func newGroupViewModel(g *client.Group) groupViewModel {
+	return groupViewModel{
+		ID:                       groupID(g.StreamPrefix, g.ConsumerGroup),
+		StreamPrefix:             g.StreamPrefix,
+		ConsumerGroup:            g.ConsumerGroup,
+		ShardCount:               int64(g.ShardCount),
+		State:                    string(g.State),
+		GroupEpoch:               g.GroupEpoch,
+		AssignmentEpoch:          g.AssignmentEpoch,
+		MetadataVersion:          g.MetadataVersion,
+		ActiveMigration:          newMigrationModel(g.ActiveMigration),
+		TargetAssignmentSummary:  countMap(g.TargetAssignmentSummary),
+		CurrentAssignmentSummary: countMap(g.CurrentAssignmentSummary),
+	}
+}
+
+func countMap(m map[string]int32) map[string]int64 {
+	out := make(map[string]int64, len(m))
+	for k, v := range m {
+		out[k] = int64(v)
+	}
+	return out
+}
+
+// groupViewAttributes describes a GroupResponse. With lookup, stream_prefix
+// and consumer_group are the data source's arguments; otherwise (inside the
+// groups list) they are computed.
+func groupViewAttributes(lookup bool) map[string]schema.Attribute {
+	attrs := map[string]schema.Attribute{
+		"id": schema.StringAttribute{
+			MarkdownDescription: "`{stream_prefix}/{consumer_group}`, the same id as the `redisstreamcoordinator_group` resource's.",
+			Computed:            true,
+		},
+		"shard_count": schema.Int64Attribute{
+			MarkdownDescription: "Current shard count: what producer routing uses. It switches as soon as a scale is accepted, " +
+				"so it says nothing about whether the migration finished (see `active_migration`). `0` means the group is drained and has no route.",
+			Computed: true,
+		},
+		"state": schema.StringAttribute{
+			MarkdownDescription: "Assignment state: `EMPTY` (no members), `RECONCILING` (members are moving towards the target assignment) or `STABLE`.",
+			Computed:            true,
+		},
+		"group_epoch": schema.Int64Attribute{
+			MarkdownDescription: "Group epoch; bumped by every membership or metadata change.",
+			Computed:            true,
+		},
+		"assignment_epoch": schema.Int64Attribute{
+			MarkdownDescription: "Epoch of the current target assignment.",
+			Computed:            true,
+		},
+		"metadata_version": schema.Int64Attribute{
+			MarkdownDescription: "Version of the group's routing metadata; bumped by every scale and rollback.",
+			Computed:            true,
+		},
+		"active_migration": schema.SingleNestedAttribute{
+			MarkdownDescription: "The migration in progress, or null when none is. A scale is finished only when this is null.",
+			Computed:            true,
+			Attributes:          migrationAttributes(),
+		},
+		"target_assignment_summary": schema.MapAttribute{
+			MarkdownDescription: "Member id → number of shards the coordinator wants that member to own.",
+			Computed:            true,
+			ElementType:         types.Int64Type,
+		},
+		"current_assignment_summary": schema.MapAttribute{
+			MarkdownDescription: "Member id → number of shards that member reports owning now.",
+			Computed:            true,
+			ElementType:         types.Int64Type,
+		},
+	}
+	if lookup {
+		return withGroupLookup(attrs)
+	}
+	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: "Stream prefix of the group.", Computed: true}
+	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: "Consumer group name.", Computed: true}
+	return attrs
+}

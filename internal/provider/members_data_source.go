@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"sort"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+var _ datasource.DataSourceWithConfigure = &membersDataSource{}
+
+// NewMembersDataSource is the redisstreamcoordinator_members data source.
+func NewMembersDataSource() datasource.DataSource { return &membersDataSource{now: time.Now} }
+
+type membersDataSource struct {
+	dataSourceBase
+	// now decides liveness against lease expiry; tests pin it.
+	now func() time.Time
+}
+
+type membersModel struct {
+	StreamPrefix  string        `tfsdk:"stream_prefix"`
+	ConsumerGroup string        `tfsdk:"consumer_group"`
+	Members       []memberModel `tfsdk:"members"`
+	LiveCount     int64         `tfsdk:"live_count"`
+}
+
+type memberModel struct {
+	MemberID              string       `tfsdk:"member_id"`
+	MemberName            string       `tfsdk:"member_name"`
+	State                 string       `tfsdk:"state"`
+	Live                  bool         `tfsdk:"live"`
+	MemberEpoch           int64        `tfsdk:"member_epoch"`
+	MetadataVersion       int64        `tfsdk:"metadata_version"`
+	RuntimeMaxConcurrency int64        `tfsdk:"runtime_max_concurrency"`
+	ActiveConsumerWorkers int64        `tfsdk:"active_consumer_workers"`
+	CurrentAssignment     []int64      `tfsdk:"current_assignment"`
+	GrantedAssignment     []int64      `tfsdk:"granted_assignment"`
+	Revoking              []int64      `tfsdk:"revoking"`
+	LastHeartbeatAt       types.String `tfsdk:"last_heartbeat_at"`
+	MemberLeaseExpiresAt  types.String `tfsdk:"member_lease_expires_at"`
+	RebalanceTimeoutMs    int64        `tfsdk:"rebalance_timeout_ms"`
+	RebalanceDeadlineAt   types.String `tfsdk:"rebalance_deadline_at"`
+}
+
+func newMembersModel(p, g string, members []client.Member, now time.Time) membersModel {
+	model := membersModel{StreamPrefix: p, ConsumerGroup: g, Members: make([]memberModel, 0, len(members))}
+	for _, m := range members {
+		live := m.Live(now)
+		if live {
+			model.LiveCount++
+		}
+		model.Members = append(model.Members, memberModel{
+			MemberID:              m.MemberID,
+			MemberName:            m.MemberName,
+			State:                 string(m.State),
+			Live:                  live,
+			MemberEpoch:           m.MemberEpoch,
+			MetadataVersion:       m.MetadataVersion,
+			RuntimeMaxConcurrency: int64(m.RuntimeMaxConcurrency),
+			ActiveConsumerWorkers: int64(m.ActiveConsumerWorkers),
+			CurrentAssignment:     shardIndexes(m.CurrentAssignment),
+			GrantedAssignment:     shardIndexes(m.GrantedAssignment),
+			Revoking:              shardIndexes(m.Revoking),
+			LastHeartbeatAt:       timeValue(m.LastHeartbeatAt),
+			MemberLeaseExpiresAt:  timeValue(m.MemberLeaseExpiresAt),
+			RebalanceTimeoutMs:    m.RebalanceTimeoutMs,
+			RebalanceDeadlineAt:   timeValue(m.RebalanceDeadlineAt),
+		})
+	}
+	sort.Slice(model.Members, func(i, j int) bool { return model.Members[i].MemberID < model.Members[j].MemberID })
+	return model
+}
+
+func (d *membersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_members"
+}
+
+func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	shards := func(desc string) schema.ListAttribute {
+		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
+	}
+	str := func(desc string) schema.StringAttribute {
+		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+	}
+	num := func(desc string) schema.Int64Attribute {
+		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+	}
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator " +
+			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/members`). Needs the `READ` role. `EXPIRED`, `FENCED` and empty " +
+			"`LEAVING` members stay listed for 10 minutes after their last heartbeat.",
+		Attributes: withGroupLookup(map[string]schema.Attribute{
+			"live_count": num("Number of live members (see `members[*].live`). A scale-out cannot finish while this is 0."),
+			"members": schema.ListNestedAttribute{
+				MarkdownDescription: "Every member the coordinator still lists, ordered by `member_id`.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"member_id":   str("Member id the consumer chose."),
+					"member_name": str("Human-readable member name the consumer reported."),
+					"state":       str("`STARTING`, `ACTIVE`, `LEAVING`, `EXPIRED` or `FENCED`."),
+					"live": schema.BoolAttribute{
+						MarkdownDescription: "Whether the member counts as live the way the coordinator counts it: `ACTIVE` or `STARTING` " +
+							"with an unexpired lease, judged when the data source is read. Live members block a non-forced group " +
+							"delete and let scale-outs finish.",
+						Computed: true,
+					},
+					"member_epoch":            num("Member epoch; bumped whenever the coordinator gives the member a new assignment."),
+					"metadata_version":        num("Routing metadata version the member last acknowledged."),
+					"runtime_max_concurrency": num("Maximum concurrency the member declared."),
+					"active_consumer_workers": num("Consumer workers the member reports running."),
+					"current_assignment":      shards("Shard indexes (ascending) the member reports owning."),
+					"granted_assignment":      shards("Shard indexes (ascending) the coordinator has granted the member."),
+					"revoking":                shards("Shard indexes (ascending) the member is giving up."),
+					"last_heartbeat_at":       str("Time of the member's last heartbeat (RFC 3339, UTC)."),
+					"member_lease_expires_at": str("When the member's lease runs out without another heartbeat (RFC 3339, UTC)."),
+					"rebalance_timeout_ms":    num("How long the member may take to revoke shards before it is fenced, in milliseconds."),
+					"rebalance_deadline_at":   str("Deadline of the revoke in progress (RFC 3339, UTC), or null."),
+				}},
+			},
+		}),
+	}
+}
+
+func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
+	api := d.api(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	members, err := api.Members(ctx, p, g)
+	if err != nil {
+		addGroupReadError(&resp.Diagnostics, "members", p, g, err)
+		return
+	}
+	model := newMembersModel(p, g, members, d.now())
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}

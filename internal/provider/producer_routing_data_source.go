@@ -1,0 +1,101 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/datasource"
+	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+)
+
+var _ datasource.DataSourceWithConfigure = &producerRoutingDataSource{}
+
+// NewProducerRoutingDataSource is the redisstreamcoordinator_producer_routing data source.
+func NewProducerRoutingDataSource() datasource.DataSource { return &producerRoutingDataSource{} }
+
+type producerRoutingDataSource struct{ dataSourceBase }
+
+type producerRoutingModel struct {
+	StreamPrefix     string       `tfsdk:"stream_prefix"`
+	ConsumerGroup    string       `tfsdk:"consumer_group"`
+	ShardCount       int64        `tfsdk:"shard_count"`
+	StreamKeyPattern string       `tfsdk:"stream_key_pattern"`
+	MetadataVersion  int64        `tfsdk:"metadata_version"`
+	Shards           []shardModel `tfsdk:"shards"`
+}
+
+type shardModel struct {
+	ShardIndex int64  `tfsdk:"shard_index"`
+	StreamKey  string `tfsdk:"stream_key"`
+	RedisSlot  int64  `tfsdk:"redis_slot"`
+}
+
+func (d *producerRoutingDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_producer_routing"
+}
+
+func (d *producerRoutingDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Reads the routing producers use to publish to a group's shards " +
+			"(`GET /coord/v1/streams/{p}/groups/{g}/producer-routing`): the shard count and every shard's Redis stream key and " +
+			"Redis Cluster slot. Needs the `READ` role. Routing switches to a new shard count the moment a scale is accepted, so it " +
+			"does not show whether a migration finished. With stream provisioning enabled the coordinator re-creates missing shard " +
+			"streams on this read and may answer `503 REDIS_*` when Redis is unreachable.",
+		Attributes: withGroupLookup(map[string]schema.Attribute{
+			"shard_count": schema.Int64Attribute{
+				MarkdownDescription: "Number of shards producers route to. `0` means the group is drained: there is no route and producers refuse to publish.",
+				Computed:            true,
+			},
+			"stream_key_pattern": schema.StringAttribute{
+				MarkdownDescription: "`<stream_prefix>:{shardIndex}`: substitute the decimal shard index for the literal `{shardIndex}`.",
+				Computed:            true,
+			},
+			"metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "Version of the routing metadata; producers compare it to detect a changed shard count.",
+				Computed:            true,
+			},
+			"shards": schema.ListNestedAttribute{
+				MarkdownDescription: "Every shard, by index from 0 to `shard_count - 1`; empty when `shard_count` is 0.",
+				Computed:            true,
+				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
+					"shard_index": schema.Int64Attribute{
+						MarkdownDescription: "Shard index.",
+						Computed:            true,
+					},
+					"stream_key": schema.StringAttribute{
+						MarkdownDescription: "Redis stream key of the shard, `<stream_prefix>:<shard_index>` (no hash tag).",
+						Computed:            true,
+					},
+					"redis_slot": schema.Int64Attribute{
+						MarkdownDescription: "Redis Cluster hash slot of `stream_key` (CRC16/XMODEM mod 16384).",
+						Computed:            true,
+					},
+				}},
+			},
+		}),
+	}
+}
+
+func (d *producerRoutingDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
+	api := d.api(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	routing, err := api.ProducerRouting(ctx, p, g)
+	if err != nil {
+		addGroupReadError(&resp.Diagnostics, "producer routing", p, g, err)
+		return
+	}
+	model := producerRoutingModel{
+		StreamPrefix:     p,
+		ConsumerGroup:    g,
+		ShardCount:       int64(routing.ShardCount),
+		StreamKeyPattern: routing.StreamKeyPattern,
+		MetadataVersion:  routing.MetadataVersion,
+		Shards:           make([]shardModel, 0, len(routing.Shards)),
+	}
+	for _, s := range routing.Shards {
+		model.Shards = append(model.Shards, shardModel{ShardIndex: int64(s.ShardIndex), StreamKey: s.StreamKey, RedisSlot: int64(s.RedisSlot)})
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+}
