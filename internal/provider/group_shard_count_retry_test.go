@@ -1,0 +1,123 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// scaleEvents are the audited stream scales of a prefix, in order.
+func scaleEvents(c *coordinator.Coordinator, p string) []coordinator.AuditEvent {
+	var out []coordinator.AuditEvent
+	for _, e := range auditEvents(c, p) {
+		if e.Action == "SCALE_STREAM" {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+
+func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) {
+	// One admin mutation per 2 s window per principal and prefix bucket: the
+	// second scale inside the window is refused with 429 and Retry-After.
+	a := newAccTest(t, acctest.Options{RateLimitPerWindow: 1, RateLimitWindow: 2 * time.Second})
+	c := a.env.RequireInRepo(t, "configures a low rate limit and reads the audit log")
+	p, g := acctest.RandomName("limited"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() { scaleOutOfBand(t, a, p, 4) }, // a noop that uses the window's one mutation
+				Config:    a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 3),
+					func(*terraform.State) error {
+						// 429s are audited without a body, so pick ours by request id.
+						var ours []coordinator.AuditEvent
+						for _, e := range scaleEvents(c, p) {
+							if strings.HasPrefix(e.RequestID, "terraform-") {
+								ours = append(ours, e)
+							}
+						}
+						if len(ours) < 2 || ours[0].Status != 429 {
+							return fmt.Errorf("want at least one 429 before success, got %+v", ours)
+						}
+						for _, e := range ours {
+							if e.RequestID != ours[0].RequestID {
+								return fmt.Errorf("429 retries must share one request id: %q vs %q", e.RequestID, ours[0].RequestID)
+							}
+						}
+						if last := ours[len(ours)-1]; last.Outcome != "SUCCESS" || deref(last.Reason) == "<nil>" {
+							return fmt.Errorf("last attempt: %+v", last)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_transientErrorsRetried(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "injects transient 503 and 409 answers")
+	p, g := acctest.RandomName("flaky"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	for _, f := range []coordinator.Fault{
+		{Status: 503, ErrorCode: "COORDINATOR_STATE_MUTEX_UNAVAILABLE", Message: "Could not acquire coordinator state mutex"},
+		{Status: 409, ErrorCode: "STATE_VERSION_CONFLICT", Message: "state revision conflict"},
+		{Status: 503, ErrorCode: "COORDINATOR_TERMINATING", Message: "coordinator is terminating"},
+		{Status: 429, ErrorCode: "RATE_LIMIT_EXCEEDED", Message: "Coordinator API rate limit exceeded", RetryAfter: "1"},
+	} {
+		f.Method, f.Route, f.Kind = "POST", coordinator.RouteStreamScale, coordinator.FaultRespond
+		c.InjectFault(f)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
+			Check:  a.migrationFinished(p, g, 2),
+		}},
+	})
+	if n := c.RequestCount("POST", coordinator.RouteStreamScale); n != 5 {
+		t.Fatalf("want 4 refused attempts and 1 accepted, the coordinator saw %d scale requests", n)
+	}
+}
+
+func TestAccGroupShardCount_lostScaleResponseIsAdopted(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "drops the 202 after applying the scale")
+	p, g := acctest.RandomName("lost202"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	c.SetUndrainedShard(p, g, 3, true) // keep the migration active across the retry
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultResetAfterApply})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig:         func() { go drainOnceWaiting(t, c, p, g, 3) },
+			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+			ConfigStateChecks: expectShardCountState(3, "DEPRECATED"),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, g, 3),
+				a.diags.ExpectWarning("Took over the resharding", "adopted migration"),
+				// The applied scale, then the re-sent one refused with 409 ACTIVE_MIGRATION_EXISTS.
+				func(*terraform.State) error {
+					events := scaleEvents(c, p)
+					if len(events) != 2 || events[0].Outcome != "SUCCESS" || events[1].Status != 409 || events[0].RequestID != events[1].RequestID {
+						return fmt.Errorf("want an applied scale and its re-send refused with 409, same request id; got %+v", events)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
