@@ -1,0 +1,236 @@
+package client
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Coordinator error codes (CONTRACT §3).
+const (
+	CodeInvalidRequest                   = "INVALID_REQUEST"
+	CodeGroupNotFound                    = "GROUP_NOT_FOUND"
+	CodeStreamNotFound                   = "STREAM_NOT_FOUND"
+	CodeMigrationNotFound                = "MIGRATION_NOT_FOUND"
+	CodeGroupAlreadyExists               = "GROUP_ALREADY_EXISTS"
+	CodeStreamPrefixAlreadyExists        = "STREAM_PREFIX_ALREADY_EXISTS"
+	CodeGroupHasActiveMembers            = "GROUP_HAS_ACTIVE_MEMBERS"
+	CodeActiveMigrationExists            = "ACTIVE_MIGRATION_EXISTS"
+	CodeMetadataSyncInProgress           = "METADATA_SYNC_IN_PROGRESS"
+	CodeStateVersionConflict             = "STATE_VERSION_CONFLICT"
+	CodeRollbackNotAllowed               = "ROLLBACK_NOT_ALLOWED"
+	CodeRateLimitExceeded                = "RATE_LIMIT_EXCEEDED"
+	CodeRedisNotConfigured               = "REDIS_NOT_CONFIGURED"
+	CodeRedisStreamProvisioningFailed    = "REDIS_STREAM_PROVISIONING_FAILED"
+	CodeCoordinatorStateMutexUnavailable = "COORDINATOR_STATE_MUTEX_UNAVAILABLE"
+	CodeCoordinatorTerminating           = "COORDINATOR_TERMINATING"
+)
+
+// APIError is a non-2xx answer from the coordinator (or from something in
+// front of it). ErrorCode is empty for Spring framework errors, interceptor
+// 401/403s and non-JSON bodies.
+type APIError struct {
+	HTTPStatus int
+	Status     string // coordinator HttpStatus name ("CONFLICT"), Spring "error", or the HTTP status text
+	ErrorCode  string
+	Message    string
+	RequestID  string
+	Method     string
+	Path       string
+	RetryAfter time.Duration // from the Retry-After header, 0 if absent
+	Attempts   int
+}
+
+// Error renders e.g.
+// "POST /coord/v1/streams/orders/scale: 409 CONFLICT ACTIVE_MIGRATION_EXISTS: <message> (request id terraform-...)".
+func (e *APIError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s: %d", e.Method, e.Path, e.HTTPStatus)
+	if e.Status != "" {
+		b.WriteString(" " + e.Status)
+	}
+	if e.ErrorCode != "" {
+		b.WriteString(" " + e.ErrorCode)
+	}
+	if e.Message != "" {
+		b.WriteString(": " + e.Message)
+	}
+	var meta []string
+	if e.RequestID != "" {
+		meta = append(meta, "request id "+e.RequestID)
+	}
+	if e.Attempts > 1 {
+		meta = append(meta, strconv.Itoa(e.Attempts)+" attempts")
+	}
+	if len(meta) > 0 {
+		b.WriteString(" (" + strings.Join(meta, ", ") + ")")
+	}
+	return b.String()
+}
+
+// AsAPIError finds an *APIError in err's chain.
+func AsAPIError(err error) (*APIError, bool) {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr, true
+	}
+	return nil, false
+}
+
+// ErrorCode returns the coordinator errorCode in err's chain, or "".
+func ErrorCode(err error) string {
+	if apiErr, ok := AsAPIError(err); ok {
+		return apiErr.ErrorCode
+	}
+	return ""
+}
+
+func hasStatus(err error, status int) bool {
+	apiErr, ok := AsAPIError(err)
+	return ok && apiErr.HTTPStatus == status
+}
+
+// IsNotFound reports a coordinator 404 (GROUP_NOT_FOUND, STREAM_NOT_FOUND,
+// MIGRATION_NOT_FOUND). A 404 without an errorCode is NOT reported: it means
+// an unknown route (wrong endpoint or base path), and treating that as "the
+// group is gone" would make Terraform drop or recreate live resources.
+func IsNotFound(err error) bool {
+	apiErr, ok := AsAPIError(err)
+	return ok && apiErr.HTTPStatus == http.StatusNotFound && apiErr.ErrorCode != ""
+}
+
+// IsConflict reports a 409; with codes, only a 409 carrying one of them.
+func IsConflict(err error, codes ...string) bool {
+	apiErr, ok := AsAPIError(err)
+	if !ok || apiErr.HTTPStatus != http.StatusConflict {
+		return false
+	}
+	if len(codes) == 0 {
+		return true
+	}
+	for _, code := range codes {
+		if apiErr.ErrorCode == code {
+			return true
+		}
+	}
+	return false
+}
+
+// IsForbidden reports a 403 (authenticated, but the role is missing).
+func IsForbidden(err error) bool { return hasStatus(err, http.StatusForbidden) }
+
+// IsUnauthorized reports a 401 (credentials or token rejected).
+func IsUnauthorized(err error) bool { return hasStatus(err, http.StatusUnauthorized) }
+
+// IsRateLimited reports a 429.
+func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
+
+// AmbiguousError means a non-idempotent request (create stream/group,
+// heartbeat) may have reached the coordinator, but no response arrived. It
+// is never re-sent automatically: the caller must read the resource to find
+// out whether it was applied, and re-send with the same RequestID if not.
+type AmbiguousError struct {
+	Method    string
+	Path      string
+	RequestID string
+	Attempts  int
+	Err       error
+}
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%s %s: no response received, so the request may have been applied by the coordinator; "+
+		"read the current state before re-sending it (request id %s): %v", e.Method, e.Path, e.RequestID, e.Err)
+}
+
+func (e *AmbiguousError) Unwrap() error { return e.Err }
+
+// IsAmbiguous reports whether err is an AmbiguousError.
+func IsAmbiguous(err error) bool {
+	var amb *AmbiguousError
+	return errors.As(err, &amb)
+}
+
+// ErrRetryAfterBeyondDeadline is matched (errors.Is) by every DeadlineError.
+var ErrRetryAfterBeyondDeadline = errors.New("retry wait is past the operation deadline")
+
+// DeadlineError means the next retry would start after the context deadline,
+// so the call failed at once instead of sleeping into a certain timeout. It
+// wraps the last failure, so ErrorCode and AsAPIError still see it.
+type DeadlineError struct {
+	Wait           time.Duration // the wait the next retry needed
+	Remaining      time.Duration // time left until the deadline
+	FromRetryAfter bool          // Wait came from the coordinator's Retry-After
+	Last           error
+}
+
+func (e *DeadlineError) Error() string {
+	who := "the next retry would wait"
+	if e.FromRetryAfter {
+		who = "coordinator asked to retry after"
+	}
+	return fmt.Sprintf("%s %s, which is past the operation deadline (%s left): %v",
+		who, formatSeconds(e.Wait), formatSeconds(e.Remaining), e.Last)
+}
+
+func (e *DeadlineError) Unwrap() error { return e.Last }
+
+// Is makes errors.Is(err, ErrRetryAfterBeyondDeadline) true.
+func (e *DeadlineError) Is(target error) bool { return target == ErrRetryAfterBeyondDeadline }
+
+// formatSeconds renders d as seconds with at most one decimal ("120s", "0.5s").
+func formatSeconds(d time.Duration) string {
+	secs := math.Round(d.Seconds()*10) / 10
+	return strconv.FormatFloat(secs, 'f', -1, 64) + "s"
+}
+
+// transportError is a network failure that is not ambiguous: retries were
+// exhausted, the error was permanent (TLS), or the request was idempotent.
+type transportError struct {
+	method, path, requestID string
+	attempts                int
+	err                     error
+}
+
+func (e *transportError) Error() string {
+	return fmt.Sprintf("%s %s: %v (request id %s, %d attempt(s))", e.method, e.path, e.err, e.requestID, e.attempts)
+}
+
+func (e *transportError) Unwrap() error { return e.err }
+
+// abortedError is a call stopped by its context while it waited to retry;
+// it wraps both the context error and the failure that caused the retry.
+type abortedError struct {
+	method, path, requestID string
+	ctxErr, last            error
+}
+
+func (e *abortedError) Error() string {
+	return fmt.Sprintf("%s %s: %v while waiting to retry (request id %s); last error: %v",
+		e.method, e.path, e.ctxErr, e.requestID, e.last)
+}
+
+func (e *abortedError) Unwrap() []error { return []error{e.ctxErr, e.last} }
+
+// IsTransient reports whether a failure may clear up by itself: the
+// retryable coordinator codes of the retry table and network errors. It is
+// false for ambiguous errors, deadline errors, context cancellation and TLS
+// verification failures.
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var deadlineErr *DeadlineError
+	var ambiguous *AmbiguousError
+	if errors.As(err, &deadlineErr) || errors.As(err, &ambiguous) || errors.Is(err, context.Canceled) {
+		return false
+	}
+	if apiErr, ok := AsAPIError(err); ok {
+		return classify(apiErr.HTTPStatus, apiErr.ErrorCode) != classPermanent
+	}
+	return isNetworkError(err)
+}
