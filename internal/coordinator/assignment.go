@@ -131,9 +131,14 @@ func dedupe(s []int) []int {
 }
 
 // release drops a member from the assignment: it no longer counts as live,
-// holds nothing the others must wait for, and the target is recomputed.
+// holds nothing the others must wait for, and the target is recomputed. An
+// EXPIRED or FENCED member's shards are taken from it; a LEAVING member
+// keeps whatever its leave heartbeat still reported.
 func (g *group) release(m *member, state string) {
 	m.state = state
+	if state != MemberLeaving {
+		m.current = []int{}
+	}
 	m.granted, m.revoking = []int{}, []int{}
 	m.rebalanceDeadline = nil
 	g.bumpEpoch()

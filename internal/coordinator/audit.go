@@ -110,9 +110,7 @@ func (c *Coordinator) recordAudit(x *exchange, action string) {
 	if x.principal != nil {
 		ev.Principal, ev.Roles = x.principal.name, x.principal.roleNames()
 	}
-	if x.bodyRead {
-		fillFromBody(&ev, x.body)
-	}
+	fillFromBody(&ev, x.body)
 	c.audit.mu.Lock()
 	defer c.audit.mu.Unlock()
 	c.audit.events = append(c.audit.events, ev)

@@ -82,13 +82,14 @@ func TestAuditOnEveryOutcome(t *testing.T) {
 	scale := "/coord/v1/streams/orders/scale"
 	body := map[string]any{"targetShardCount": 0, "requestedBy": "me", "reason": " "}
 
-	e.do("POST", scale, body, basic("w", "bad"))                                                            // 401
-	e.do("POST", scale, body, basic("r", "p"))                                                              // 403
-	e.do("POST", scale, body, w)                                                                            // 400 (blank reason)
-	e.do("POST", scale, scaleBody(0), w)                                                                    // 404 STREAM_NOT_FOUND
-	e.do("POST", scale, scaleBody(0), w)                                                                    // 429
-	e.do("GET", groupPath("orders", "orders"), nil, w)                                                      // not audited
-	e.do("POST", groupPath("orders", "orders")+"/members/m/heartbeat", e.member("", "", "m").request(0), w) // not audited
+	e.do("POST", scale, body, basic("w", "bad"))                                                                            // 401
+	e.do("POST", scale, body, basic("r", "p"))                                                                              // 403
+	e.do("POST", scale, body, w)                                                                                            // 400 (blank reason)
+	e.do("POST", scale, scaleBody(0), w)                                                                                    // 404 STREAM_NOT_FOUND
+	e.do("POST", scale, scaleBody(0), w)                                                                                    // 429
+	e.do("POST", "/coord/v1/streams/other/scale", rawBody(`{"requestedBy":"me"}`), w, header("Content-Type", "text/plain")) // 415: body never read
+	e.do("GET", groupPath("orders", "orders"), nil, w)                                                                      // not audited
+	e.do("POST", groupPath("orders", "orders")+"/members/m/heartbeat", e.member("", "", "m").request(0), w)                 // not audited
 
 	evs := e.c.AuditEvents()
 	type row struct {
@@ -102,6 +103,7 @@ func TestAuditOnEveryOutcome(t *testing.T) {
 		{400, OutcomeFailed, "w", true},
 		{404, OutcomeFailed, "w", true},
 		{429, OutcomeFailed, "w", false},
+		{415, OutcomeFailed, "w", false},
 	}
 	if len(evs) != len(want) {
 		t.Fatalf("events = %d, want %d: %+v", len(evs), len(want), evs)

@@ -70,7 +70,7 @@ func (x *exchange) readJSONObject(required bool) (map[string]any, bodyOutcome) {
 		x.frameworkError(http.StatusUnsupportedMediaType)
 		return nil, bodyRejected
 	}
-	x.body, x.bodyRead = raw, true
+	x.body = raw
 	if len(raw) == 0 {
 		if required {
 			x.frameworkError(http.StatusBadRequest)

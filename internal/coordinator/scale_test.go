@@ -266,3 +266,29 @@ func TestStreamScaleAffectsEveryGroup(t *testing.T) {
 	// zeta is ACTIVE (scale-out, no members): the noop-able alpha is blocked too.
 	e.do("POST", "/coord/v1/streams/orders/scale", scaleBody(3)).wantAPIError(t, 409, "CONFLICT", CodeActiveMigrationExists)
 }
+
+// TestDrainingWaitsForRemovedShardOwner: DRAINING completes only once no
+// live member owns or revokes a shard at or above the new count, here a
+// member that rejoins still reporting removed shard 3.
+func TestDrainingWaitsForRemovedShardOwner(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.createGroup("orders", "g", 4)
+	m := e.scaleGroup("orders", "g", 2)
+	e.ticks(1, tick)
+	if got := e.migration("orders", "g", m.ReshardingID); got.State != MigrationDraining {
+		t.Fatalf("after 1 tick = %s", got.State)
+	}
+	a := e.member("orders", "g", "a")
+	a.owned = []int{3}
+	if r := a.beat(); r.Status != HeartbeatRevokePending {
+		t.Fatalf("join with a removed shard = %+v", r)
+	}
+	e.ticks(3, tick)
+	if got := e.migration("orders", "g", m.ReshardingID); got.State != MigrationDraining {
+		t.Fatalf("member still reports orders:3 = %s", got.State)
+	}
+	a.beat() // owned = assigned, without shard 3
+	if got := e.migration("orders", "g", m.ReshardingID); got.State != MigrationDeprecated {
+		t.Fatalf("after release = %s", got.State)
+	}
+}

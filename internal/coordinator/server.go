@@ -17,8 +17,7 @@ type exchange struct {
 	rawQuery  string
 	start     time.Time
 	principal *principal
-	body      []byte
-	bodyRead  bool // the DTO converter consumed the body (audit sees it)
+	body      []byte // set only once the JSON converter consumed it, as the audit filter sees it
 }
 
 // ServeHTTP runs the pipeline: request counting, fault injection, Tomcat URI
