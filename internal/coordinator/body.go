@@ -37,9 +37,9 @@ const (
 // Jackson converter:
 //   - application/json or application/*+json: an empty body is "missing"
 //     (framework 400 when required); otherwise it must parse as a JSON object.
-//   - any other (or no) content type: the body is not read. For POST/PUT/PATCH
-//     it is a 415 unless there is neither a content type nor a body; for
-//     other methods it counts as missing.
+//   - any other (or no) content type: the body is not bound (nor seen by the
+//     audit). For POST/PUT/PATCH it is a 415 unless there is neither a
+//     content type nor a body; for other methods it counts as missing.
 //
 // On bodyRejected the framework error has been written.
 func (x *exchange) readJSONObject(required bool) (map[string]any, bodyOutcome) {
