@@ -24,7 +24,6 @@ func scaleEvents(c *coordinator.Coordinator, p string) []coordinator.AuditEvent 
 	return out
 }
 
-
 func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) {
 	// One admin mutation per 2 s window per principal and prefix bucket: the
 	// second scale inside the window is refused with 429 and Retry-After.

@@ -96,7 +96,9 @@ func TestResolveConfig_ErrorsNameTheAttribute(t *testing.T) {
 		{"ca and insecure", func(m *providerModel) {
 			m.Endpoint, m.CACertPEM, m.InsecureSkipVerify = types.StringValue("https://x"), types.StringValue("pem"), types.BoolValue(true)
 		}, nil, "cannot both be set"},
-		{"bad run id", func(m *providerModel) { m.Endpoint, m.RunID = types.StringValue("http://x"), types.StringValue("run 1") }, nil, "letters, digits"},
+		{"bad run id", func(m *providerModel) {
+			m.Endpoint, m.RunID = types.StringValue("http://x"), types.StringValue("run 1")
+		}, nil, "letters, digits"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
