@@ -1,0 +1,70 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+)
+
+func TestAccGroupsDataSource(t *testing.T) {
+	env := acctest.New(t, acctest.Options{})
+	p, other := acctest.RandomName("orders"), acctest.RandomName("payments")
+	// Created out of name order: the list is sorted by the provider.
+	dsCreateGroup(t, env, p, "svc-b", 3)
+	dsCreateGroup(t, env, p, "svc-a", 3)
+	dsCreateGroup(t, env, other, "svc-a", 7)
+	empty := acctest.RandomName("nothing")
+
+	group := func(prefix, name string, shards int64) knownvalue.Check {
+		return knownvalue.ObjectPartial(map[string]knownvalue.Check{
+			"id":                         knownvalue.StringExact(prefix + "/" + name),
+			"stream_prefix":              knownvalue.StringExact(prefix),
+			"consumer_group":             knownvalue.StringExact(name),
+			"shard_count":                knownvalue.Int64Exact(shards),
+			"state":                      knownvalue.StringExact("EMPTY"),
+			"metadata_version":           knownvalue.Int64Exact(1),
+			"active_migration":           knownvalue.Null(),
+			"target_assignment_summary":  knownvalue.MapSizeExact(0),
+			"current_assignment_summary": knownvalue.MapSizeExact(0),
+		})
+	}
+	steps := []resource.TestStep{{
+		Config: env.ProviderConfigAs(env.Reader) + fmt.Sprintf(`
+data "redisstreamcoordinator_groups" "orders" {
+  stream_prefix = %q
+}
+
+data "redisstreamcoordinator_groups" "none" {
+  stream_prefix = %q
+}
+`, p, empty),
+		ConfigStateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.orders", tfjsonpath.New("groups"),
+				knownvalue.ListExact([]knownvalue.Check{group(p, "svc-a", 3), group(p, "svc-b", 3)})),
+			statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.none", tfjsonpath.New("groups"), knownvalue.ListSizeExact(0)),
+		},
+	}}
+	// Unfiltered, a fresh in-repo coordinator holds exactly these three
+	// groups; a shared real one may hold more.
+	if env.Coordinator != nil {
+		steps = append(steps, resource.TestStep{
+			Config: env.ProviderConfigAs(env.Reader) + `data "redisstreamcoordinator_groups" "all" {}`,
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.all", tfjsonpath.New("stream_prefix"), knownvalue.Null()),
+				statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.all", tfjsonpath.New("groups"), knownvalue.ListExact([]knownvalue.Check{
+					group(p, "svc-a", 3), group(p, "svc-b", 3), group(other, "svc-a", 7),
+				})),
+			},
+		})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps:                    steps,
+	})
+}
