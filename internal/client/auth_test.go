@@ -58,7 +58,7 @@ func newLoginFake(t *testing.T) *loginFake {
 			if lf.expires != nil {
 				expiresAt = lf.expires(k)
 			}
-			writeJSON(w, 200, map[string]any{"accessToken": "tok-" + string(rune('0'+k)), "tokenType": "Bearer",
+			writeJSON(w, 200, map[string]any{"accessToken": "tok-" + string('0'+k), "tokenType": "Bearer",
 				"expiresAt": expiresAt, "expiresInSeconds": 604800, "roles": []string{"READ", "WRITE"}})
 			return
 		}

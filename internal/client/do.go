@@ -232,7 +232,9 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		switch {
 		case ctx.Err() != nil:
 			logDebug(ctx, cl.method+" "+path+" failed: "+ctx.Err().Error(), fields)
-			return false, nil
+			// Not retrying; the caller reports the context error with the last failure.
+			return false, nil //nolint:nilerr // the error is surfaced by send, not by CheckRetry
+
 		case isPermanentNetworkError(err):
 			reason = "permanent network error"
 		case isDialError(err):

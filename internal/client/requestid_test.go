@@ -69,7 +69,7 @@ func TestNewRequestID(t *testing.T) {
 	if !regexp.MustCompile(`^[A-Za-z0-9._:-]+$`).MatchString(c.NewRequestID("ünïcödé ☃")) {
 		t.Error("request id has characters outside [A-Za-z0-9._:-]")
 	}
-	if c.NewRequestID("x") == c.NewRequestID("x") {
+	if first, second := c.NewRequestID("x"), c.NewRequestID("x"); first == second {
 		t.Error("request ids repeat")
 	}
 }

@@ -45,7 +45,7 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 	}
 	var s string
 	if err := json.Unmarshal(b, &s); err != nil {
-		return nil
+		return nil //nolint:nilerr // timestamps are parsed leniently: an unreadable one is left zero, not fatal
 	}
 	t.Time = ParseTime(s)
 	return nil

@@ -313,9 +313,9 @@ func (v *violations) notBlank(field, value string) {
 	}
 }
 
-func (v *violations) min(field string, value *int64, min int64) {
-	if value != nil && *value < min {
-		*v = append(*v, field+": "+msgMin(min))
+func (v *violations) min(field string, value *int64, minimum int64) {
+	if value != nil && *value < minimum {
+		*v = append(*v, field+": "+msgMin(minimum))
 	}
 }
 

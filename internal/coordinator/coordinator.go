@@ -6,6 +6,7 @@
 package coordinator
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -169,7 +170,7 @@ func (c *Coordinator) Start(addr string) error {
 	if c.started {
 		return errors.New("coordinator: already started")
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("coordinator: listen %s: %w", addr, err)
 	}
@@ -272,7 +273,7 @@ func (c *Coordinator) Restart(down time.Duration) error {
 	if c.closed {
 		return errors.New("coordinator: closed during Restart")
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := (&net.ListenConfig{}).Listen(context.Background(), "tcp", addr)
 	if err != nil {
 		return fmt.Errorf("coordinator: relisten %s: %w", addr, err)
 	}

@@ -2,7 +2,6 @@ package coordinator
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -231,10 +230,6 @@ func (e *env) ticks(n int, step time.Duration) {
 		e.clock.Advance(step)
 		e.c.Tick()
 	}
-}
-
-func basicHeader(user, pass string) string {
-	return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
 }
 
 // hbResponse decodes a heartbeat response.

@@ -179,12 +179,12 @@ func resolve(method, rawPath string) *match {
 	return m
 }
 
-func (rt *route) bind(segs, rawSegs []string) (vars, raw map[string]string, ok bool) {
-	if len(segs) != len(rt.segs) {
+func (r *route) bind(segs, rawSegs []string) (vars, raw map[string]string, ok bool) {
+	if len(segs) != len(r.segs) {
 		return nil, nil, false
 	}
 	vars, raw = map[string]string{}, map[string]string{}
-	for i, s := range rt.segs {
+	for i, s := range r.segs {
 		if strings.HasPrefix(s, "{") {
 			if segs[i] == "" {
 				return nil, nil, false

@@ -95,7 +95,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, se
 	switch {
 	case m.State == client.MigrationRolledBack || m.State == client.MigrationRollingBack:
 		return false, fmt.Errorf("%w: migration %s of group %q (%d→%d shards) was rolled back; the group has %d shards again. "+
-			"If that was intended, set shard_count = %d; otherwise apply again to scale anew.",
+			"If that was intended, set shard_count = %d; otherwise apply again to scale anew",
 			errMigrationEnded, m.ReshardingID, name, m.FromShardCount, m.ToShardCount, group.ShardCount, group.ShardCount)
 	case m.State == client.MigrationDeprecated && (group.ActiveMigration == nil || group.ActiveMigration.ReshardingID != m.ReshardingID):
 		delete(out.waitingForConsumer, name)
