@@ -387,11 +387,12 @@ func TestAccGroup_auditRecordsCarryRequestIDRequestedByAndReason(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config: a.env.ProviderConfig(`requested_by = "terraform:platform"`, `run_id = "run-42"`) +
 				groupHCL("test", p, "a", "initial_shard_count = 2", `deletion_policy = "DELETE"`) +
-				groupHCL("other", p, "b", "initial_shard_count = 2", `requested_by = "alice"`, `reason = "JIRA-1 onboarding"`, `deletion_policy = "DELETE"`),
+				groupHCL("other", p, "b", "initial_shard_count = 2", `requested_by = "alice"`, `reason = "JIRA-1 onboarding"`, `deletion_policy = "DELETE"`) +
+				shardCountHCL("scale", p, "a", 1, "depends_on = [redisstreamcoordinator_group.test, redisstreamcoordinator_group.other]"),
 		}},
 	})
 	events := auditEvents(c, p)
-	if len(events) != 4 { // two creates, two deletes at destroy
+	if len(events) != 5 { // two creates, one stream scale, two deletes at destroy
 		t.Fatalf("want 4 audit events, got %d: %+v", len(events), events)
 	}
 	for _, e := range events {
@@ -399,7 +400,7 @@ func TestAccGroup_auditRecordsCarryRequestIDRequestedByAndReason(t *testing.T) {
 			t.Errorf("event %s %s: outcome %s, request id %q; want SUCCESS and a terraform-run-42- id", e.Action, deref(e.ConsumerGroup), e.Outcome, e.RequestID)
 		}
 		wantBy, wantReason := "terraform:platform", "terraform apply run-42"
-		if deref(e.ConsumerGroup) == "b" {
+		if e.ConsumerGroup != nil && *e.ConsumerGroup == "b" {
 			wantBy, wantReason = "alice", "JIRA-1 onboarding"
 		}
 		if deref(e.RequestedBy) != wantBy || deref(e.Reason) != wantReason {
