@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"slices"
 	"testing"
 
@@ -73,11 +72,6 @@ var healthCheckExample = config.StaticFile("../../examples/health-check/main.tf"
 // environment, as the examples expect, authenticated as creds.
 func exampleFactories(t *testing.T, env *acctest.Env, creds acctest.Credentials) map[string]func() (tfprotov6.ProviderServer, error) {
 	t.Helper()
-	// Examples name the registry source; the harness serves the provider
-	// under TF_ACC_PROVIDER_NAMESPACE, which scripts/test-env.sh sets.
-	if ns := os.Getenv("TF_ACC_PROVIDER_NAMESPACE"); ns != "ghkdqhrbals" {
-		t.Fatalf("TF_ACC_PROVIDER_NAMESPACE is %q; examples need ghkdqhrbals. Run the tests through make test, or source scripts/test-env.sh first.", ns)
-	}
 	return providerFactoriesWithEnv(map[string]string{
 		envName("endpoint"):       env.Endpoint,
 		envName("username"):       creds.Username,
