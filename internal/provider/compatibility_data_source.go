@@ -166,12 +166,12 @@ func opaqueStrings(raw json.RawMessage) map[string]string {
 		return out
 	}
 	for k, v := range fields {
+		if bytes.Equal(v, []byte("null")) {
+			continue
+		}
 		var s string
 		if json.Unmarshal(v, &s) == nil {
 			out[k] = s
-			continue
-		}
-		if bytes.Equal(v, []byte("null")) {
 			continue
 		}
 		if f, err := strconv.ParseFloat(string(v), 64); err == nil {
