@@ -81,3 +81,19 @@ type lazyCheck struct{ build func() knownvalue.Check }
 
 func (c lazyCheck) CheckValue(v any) error { return c.build().CheckValue(v) }
 func (c lazyCheck) String() string         { return "(built at check time)" }
+
+func TestAccAssignmentsDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 2)
+	env.StartConsumer(t, "orders", "order-service")
+	dsWaitForConvergence(t, env, "orders", "order-service", 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_assignments"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_revoking_members", knownvalue.ListSizeExact(0)),
+			},
+		}},
+	})
+}

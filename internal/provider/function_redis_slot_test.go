@@ -4,10 +4,13 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
 // Slot checks from the coordinator's routing contract; "123456789" is the
@@ -62,6 +65,25 @@ output "order_123_slot" {
 				statecheck.ExpectKnownOutputValue("create_order_4", knownvalue.Int64Exact(9068)),
 				statecheck.ExpectKnownOutputValue("hash_tag", knownvalue.Int64Exact(12182)),
 				statecheck.ExpectKnownOutputValue("order_123_slot", knownvalue.Int64Exact(12583)),
+			},
+		}},
+	})
+}
+
+func TestAccFunctionRedisSlot_example(t *testing.T) {
+	slots := map[string]knownvalue.Check{}
+	for i := range 4 {
+		key := routing.StreamKey("orders", i)
+		slots[key] = knownvalue.Int64Exact(int64(routing.Slot(key)))
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			ConfigFile: config.StaticFile("../../examples/functions/redis_slot/function.tf"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_0_slot", knownvalue.Int64Exact(8578)),
+				statecheck.ExpectKnownOutputValue("orders_slots", knownvalue.MapExact(slots)),
 			},
 		}},
 	})

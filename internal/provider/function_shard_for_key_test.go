@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -145,5 +146,27 @@ output "order_123_key"          { value = provider::redisstreamcoordinator::stre
 				ExpectError: wrappedText(`partition_key`),
 			},
 		},
+	})
+}
+
+func TestAccFunctionShardForKey_example(t *testing.T) {
+	var moving []knownvalue.Check
+	for _, key := range []string{"order-123", "customer-42", "user:alice"} {
+		before, _ := routing.ShardForKey(key, 8)
+		after, _ := routing.ShardForKey(key, 12)
+		if before != after {
+			moving = append(moving, knownvalue.StringExact(key))
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			ConfigFile: config.StaticFile("../../examples/functions/shard_for_key/function.tf"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("order_123_shard", knownvalue.Int64Exact(5)),
+				statecheck.ExpectKnownOutputValue("keys_moving_on_scale", knownvalue.ListExact(moving)),
+			},
+		}},
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
@@ -93,5 +94,19 @@ output "all_keys"       { value = [for i in range(3) : provider::redisstreamcoor
 				ExpectError: wrappedText(`shard_index must be a whole number; got 0.5.`),
 			},
 		},
+	})
+}
+
+func TestAccFunctionStreamKey_example(t *testing.T) {
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_8_0)},
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			ConfigFile: config.StaticFile("../../examples/functions/stream_key/function.tf"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_shard_5", knownvalue.StringExact("orders:5")),
+				statecheck.ExpectKnownOutputValue("order_123_stream", knownvalue.StringExact("orders:5")),
+			},
+		}},
 	})
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -209,4 +211,40 @@ func dsScaleOutOfBand(t *testing.T, env *acctest.Env, p string, target int32) *c
 		t.Fatalf("scale %s to %d: %v", p, target, err)
 	}
 	return resp
+}
+
+// dsExampleConfig is the documented example of a data source as a user
+// pastes it under a provider configuration (the READ principal's).
+func dsExampleConfig(t *testing.T, env *acctest.Env, typeName string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "data-sources", typeName, "data-source.tf"))
+	if err != nil {
+		t.Fatalf("example of %s: %v", typeName, err)
+	}
+	return env.ProviderConfigAs(env.Reader) + string(b)
+}
+
+// dsExampleEnv is a fresh in-repo coordinator for an example: examples use
+// the fixed names "orders" and "order-service", which a shared real
+// coordinator may already hold.
+func dsExampleEnv(t *testing.T) *acctest.Env {
+	t.Helper()
+	env := acctest.New(t, acctest.Options{})
+	env.RequireInRepo(t, "the examples use fixed group names")
+	return env
+}
+
+func TestAccGroupDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 3)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_group"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_shard_count", knownvalue.Int64Exact(3)),
+				statecheck.ExpectKnownOutputValue("orders_resharding", knownvalue.Bool(false)),
+			},
+		}},
+	})
 }

@@ -68,3 +68,21 @@ data "redisstreamcoordinator_groups" "none" {
 		Steps:                    steps,
 	})
 }
+
+func TestAccGroupsDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 4)
+	dsCreateGroup(t, env, "orders", "billing", 4)
+	dsCreateGroup(t, env, "payments", "payments", 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_groups"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_shard_counts", knownvalue.MapExact(map[string]knownvalue.Check{
+					"billing": knownvalue.Int64Exact(4), "order-service": knownvalue.Int64Exact(4),
+				})),
+			},
+		}},
+	})
+}

@@ -216,3 +216,16 @@ func TestAccHealthCheckExample_invariantViolationFailsPlan(t *testing.T) {
 		}},
 	})
 }
+
+func TestAccHealthDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_health"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("coordinator_up", knownvalue.Bool(true)),
+			},
+		}},
+	})
+}

@@ -106,3 +106,21 @@ data "redisstreamcoordinator_members" "this" {
 		},
 	})
 }
+
+func TestAccMembersDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 2)
+	consumer := env.StartConsumer(t, "orders", "order-service")
+	dsWaitForConvergence(t, env, "orders", "order-service", 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_members"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_live_members", knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact(consumer.MemberID),
+				})),
+			},
+		}},
+	})
+}

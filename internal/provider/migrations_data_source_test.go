@@ -92,3 +92,22 @@ data "redisstreamcoordinator_migrations" "this" {
 		},
 	})
 }
+
+func TestAccMigrationsDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 3)
+	// Without consumers the scale-out stays ACTIVE.
+	id := dsScaleOutOfBand(t, env, "orders", 6).Migrations[0].ReshardingID
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_migrations"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_migration_in_progress", knownvalue.StringExact(id)),
+				statecheck.ExpectKnownOutputValue("orders_resharding_history", knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("3 -> 6: ACTIVE"),
+				})),
+			},
+		}},
+	})
+}

@@ -67,3 +67,19 @@ data "redisstreamcoordinator_producer_routing" "this" {
 		},
 	})
 }
+
+func TestAccProducerRoutingDataSource_example(t *testing.T) {
+	env := dsExampleEnv(t)
+	dsCreateGroup(t, env, "orders", "order-service", 3)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		Steps: []resource.TestStep{{
+			Config: dsExampleConfig(t, env, "redisstreamcoordinator_producer_routing"),
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownOutputValue("orders_stream_keys", knownvalue.ListExact([]knownvalue.Check{
+					knownvalue.StringExact("orders:0"), knownvalue.StringExact("orders:1"), knownvalue.StringExact("orders:2"),
+				})),
+			},
+		}},
+	})
+}

@@ -1,0 +1,8 @@
+# Every group a stream-level scale of "orders" rescales together.
+data "redisstreamcoordinator_groups" "orders" {
+  stream_prefix = "orders"
+}
+
+output "orders_shard_counts" {
+  value = { for g in data.redisstreamcoordinator_groups.orders.groups : g.consumer_group => g.shard_count }
+}
