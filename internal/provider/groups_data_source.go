@@ -34,7 +34,7 @@ func (d *groupsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 		Attributes: map[string]schema.Attribute{
 			"stream_prefix": schema.StringAttribute{
 				MarkdownDescription: "Only list the groups under this stream prefix. Omit it to list every group. " +
-					"A prefix without groups gives an empty list.",
+					"A prefix without groups gives an empty list and a warning.",
 				Optional:   true,
 				Validators: lookupNameValidators("stream prefix"),
 			},
@@ -68,6 +68,13 @@ func (d *groupsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		if prefix.IsNull() || groups[i].StreamPrefix == prefix.ValueString() {
 			model.Groups = append(model.Groups, newGroupViewModel(&groups[i]))
 		}
+	}
+	if !prefix.IsNull() && len(model.Groups) == 0 {
+		// Not an error (a prefix may legitimately have no groups yet), but
+		// never silent: a misspelt prefix would otherwise look like "no groups".
+		resp.Diagnostics.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
+			fmt.Sprintf("The coordinator has no group under stream prefix %q, so groups is empty. Prefixes are case-sensitive; "+
+				"omit stream_prefix to list every group.", prefix.ValueString()))
 	}
 	sort.Slice(model.Groups, func(i, j int) bool {
 		a, b := model.Groups[i], model.Groups[j]

@@ -34,7 +34,9 @@ func TestAccGroupsDataSource(t *testing.T) {
 			"current_assignment_summary": knownvalue.MapSizeExact(0),
 		})
 	}
+	var diags acctest.Diagnostics
 	steps := []resource.TestStep{{
+		Check: diags.ExpectWarning(fmt.Sprintf("No groups under stream prefix %q", empty), "Prefixes are case-sensitive"),
 		Config: env.ProviderConfigAs(env.Reader) + fmt.Sprintf(`
 data "redisstreamcoordinator_groups" "orders" {
   stream_prefix = %q
@@ -54,7 +56,9 @@ data "redisstreamcoordinator_groups" "none" {
 	// groups; a shared real one may hold more.
 	if env.Coordinator != nil {
 		steps = append(steps, resource.TestStep{
-			Config: env.ProviderConfigAs(env.Reader) + `data "redisstreamcoordinator_groups" "all" {}`,
+			PreConfig: diags.Reset,
+			Check:     diags.ExpectNoWarning("No groups under stream prefix"),
+			Config:    env.ProviderConfigAs(env.Reader) + `data "redisstreamcoordinator_groups" "all" {}`,
 			ConfigStateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.all", tfjsonpath.New("stream_prefix"), knownvalue.Null()),
 				statecheck.ExpectKnownValue("data.redisstreamcoordinator_groups.all", tfjsonpath.New("groups"), knownvalue.ListExact([]knownvalue.Check{
@@ -64,7 +68,7 @@ data "redisstreamcoordinator_groups" "none" {
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
+		ProtoV6ProviderFactories: diags.Factories(TypeName, New("test")),
 		Steps:                    steps,
 	})
 }
