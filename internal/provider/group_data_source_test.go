@@ -13,10 +13,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // dsCreateGroup creates {p, g} directly through the API, as another
@@ -108,7 +110,13 @@ func TestAccGroupDataSource_readPrincipal(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
+				PreConfig: func() {
+					if env.Coordinator != nil {
+						env.Coordinator.ResetRequestCounts()
+					}
+				},
 				Config: env.ProviderConfigAs(env.Reader) + groupDataSourceConfig(p, g),
+				Check:  onlyGroupGets(env),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(2)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("state"), knownvalue.StringExact("STABLE")),
@@ -142,6 +150,26 @@ func TestAccGroupDataSource_readPrincipal(t *testing.T) {
 			},
 		},
 	})
+}
+
+// onlyGroupGets checks that every read of the group data source was the one
+// GET /streams/{p}/groups/{g} (the consumer's heartbeats aside).
+func onlyGroupGets(env *acctest.Env) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if env.Coordinator == nil {
+			return nil
+		}
+		counts := env.Coordinator.RequestCounts()
+		if counts["GET "+coordinator.RouteGroup] == 0 {
+			return fmt.Errorf("no GET %s seen; requests: %v", coordinator.RouteGroup, counts)
+		}
+		for key, n := range counts {
+			if key != "GET "+coordinator.RouteGroup && key != "POST "+coordinator.RouteHeartbeat {
+				return fmt.Errorf("the group data source must only GET %s, but %s was requested %d times", coordinator.RouteGroup, key, n)
+			}
+		}
+		return nil
+	}
 }
 
 func TestAccGroupDataSource_missingGroup(t *testing.T) {
