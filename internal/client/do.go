@@ -260,7 +260,7 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 			"method": cl.method, "path": path, "request_id": cl.requestID, "status": resp.StatusCode,
 		}, body)
 		fields["error_code"] = apiErr.ErrorCode
-		class := classify(resp.StatusCode, apiErr.ErrorCode)
+		class := classifyCall(cl.method, resp.StatusCode, apiErr.ErrorCode)
 		retry = class != classPermanent
 		reason = fmt.Sprintf("%d %s is %s", resp.StatusCode, apiErr.ErrorCode, class)
 		retryAfter, hasAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())

@@ -217,9 +217,9 @@ func (e *abortedError) Error() string {
 func (e *abortedError) Unwrap() []error { return []error{e.ctxErr, e.last} }
 
 // IsTransient reports whether a failure may clear up by itself: the
-// retryable coordinator codes of the retry table and network errors. It is
-// false for ambiguous errors, deadline errors, context cancellation and TLS
-// verification failures.
+// retryable coordinator codes of the retry table, a proxy's 502/503/504 to a
+// GET, and network errors. It is false for ambiguous errors, deadline errors,
+// context cancellation and TLS verification failures.
 func IsTransient(err error) bool {
 	if err == nil {
 		return false
@@ -230,7 +230,7 @@ func IsTransient(err error) bool {
 		return false
 	}
 	if apiErr, ok := AsAPIError(err); ok {
-		return classify(apiErr.HTTPStatus, apiErr.ErrorCode) != classPermanent
+		return classifyCall(apiErr.Method, apiErr.HTTPStatus, apiErr.ErrorCode) != classPermanent
 	}
 	return isNetworkError(err)
 }

@@ -67,6 +67,20 @@ func classify(status int, code string) retryClass {
 	return classPermanent
 }
 
+// classifyCall refines classify for one request. A 502, 503 or 504 without
+// a coordinator errorCode comes from a proxy or load balancer in front of the
+// coordinator, typically while it restarts. A GET changes nothing, so it is
+// retried like the network error behind it; a mutation is not, because the
+// proxy may have forwarded it before failing.
+func classifyCall(method string, status int, code string) retryClass {
+	rc := classify(status, code)
+	if rc == classPermanent && method == http.MethodGet && code == "" &&
+		(status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout) {
+		return classTransient
+	}
+	return rc
+}
+
 // resendPolicy says whether a network failure after the request may have
 // been written can be re-sent.
 type resendPolicy int
