@@ -1,0 +1,58 @@
+# Step 3 of the safe shard count change: scale, wait for completion, and
+# check the routing producers will pick up. Producers that cannot tolerate
+# duplicates are paused before this apply and resumed after it.
+variable "orders_shard_count" {
+  type        = number
+  description = "Shard count of the orders stream after the change."
+  default     = 12
+}
+
+resource "redisstreamcoordinator_group_shard_count" "orders" {
+  stream_prefix  = "orders"
+  consumer_group = "order-service"
+  shard_count    = var.orders_shard_count
+  reason         = "scale orders to ${var.orders_shard_count} shards (CHG-4711)"
+
+  # Wait until every affected group's migration is DEPRECATED (the default).
+  wait_for = "COMPLETION"
+
+  timeouts {
+    update = "20m"
+  }
+}
+
+# Read after the scale (depends_on defers the read to apply time when the
+# scale runs): fail the run unless routing shows the new count and no
+# migration is still active.
+data "redisstreamcoordinator_producer_routing" "orders" {
+  stream_prefix  = "orders"
+  consumer_group = "order-service"
+
+  depends_on = [redisstreamcoordinator_group_shard_count.orders]
+
+  lifecycle {
+    postcondition {
+      condition     = self.shard_count == var.orders_shard_count
+      error_message = "Producer routing of orders does not show ${var.orders_shard_count} shards."
+    }
+  }
+}
+
+data "redisstreamcoordinator_migrations" "orders" {
+  stream_prefix  = "orders"
+  consumer_group = "order-service"
+
+  depends_on = [redisstreamcoordinator_group_shard_count.orders]
+
+  lifecycle {
+    postcondition {
+      condition     = self.active_resharding_id == null
+      error_message = "A resharding of orders is still active; do not resume duplicate-sensitive producers yet."
+    }
+  }
+}
+
+output "orders_stream_keys" {
+  description = "The Redis stream keys producers publish to once they refreshed their routing."
+  value       = data.redisstreamcoordinator_producer_routing.orders.shards[*].stream_key
+}

@@ -1,0 +1,20 @@
+# A coordinator behind a private certificate authority: trust its CA in
+# addition to the system roots rather than disabling verification.
+# Proxies are taken from HTTPS_PROXY / NO_PROXY in the environment.
+variable "coordinator_ca_pem" {
+  type        = string
+  description = "PEM-encoded CA certificate of the coordinator's TLS endpoint"
+}
+
+provider "redisstreamcoordinator" {
+  endpoint    = "https://stream-coordinator.internal:8443"
+  username    = "terraform-ci"
+  ca_cert_pem = var.coordinator_ca_pem
+
+  # Retry 429 RATE_LIMIT_EXCEEDED (honouring Retry-After) and the transient
+  # 409/503 answers up to 10 times, waiting 1s to 30s between attempts.
+  max_retries     = 10
+  retry_wait_min  = "1s"
+  retry_wait_max  = "30s"
+  request_timeout = "30s"
+}

@@ -1,0 +1,35 @@
+# The order service's consumer group on the "orders" stream, with 8 shards:
+# producers publish to the Redis streams orders:0 … orders:7.
+resource "redisstreamcoordinator_group" "orders" {
+  stream_prefix       = "orders"
+  consumer_group      = "order-service"
+  initial_shard_count = 8
+  reason              = "order-service consumes the orders stream (PLAT-1234)"
+}
+
+# A second consumer group reading the same stream. Without
+# initial_shard_count it takes the shard count of the groups already under
+# the prefix (8), because producers route with one count per stream prefix.
+# depends_on makes sure that sibling exists when this group is created.
+resource "redisstreamcoordinator_group" "orders_analytics" {
+  stream_prefix  = "orders"
+  consumer_group = "order-analytics"
+  reason         = "analytics reads the orders stream (PLAT-1240)"
+
+  # Destroying this resource deletes the group's metadata on the coordinator
+  # (an audited DELETE; the Redis streams stay). The default, ABANDON, only
+  # removes the group from Terraform state.
+  deletion_policy = "DELETE"
+
+  timeouts {
+    create = "2m"
+    delete = "2m"
+  }
+
+  depends_on = [redisstreamcoordinator_group.orders]
+}
+
+output "orders_stream_key_pattern" {
+  description = "Producers substitute the shard index into this pattern."
+  value       = redisstreamcoordinator_group.orders.stream_key_pattern
+}

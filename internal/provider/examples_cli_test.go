@@ -1,0 +1,171 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/config"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
+)
+
+// Examples that call modules run through the terraform CLI with the built
+// provider (dev overrides, the way `make demo` runs), because
+// terraform-plugin-testing refuses state that contains modules.
+
+// builtProvider compiles the provider for one test.
+func builtProvider(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if _, err := demo.BuildProvider(ctx, "../..", dir, "test"); err != nil {
+		t.Fatalf("build provider: %v", err)
+	}
+	return dir
+}
+
+// runExampleWithCLI applies c.prior, then plans c.files (running c's plan
+// checks on the saved plan), applies that plan, and requires a following
+// plan to be empty.
+func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
+	cfg := exampleConfig(t, env, c.files, c.rw)
+	tfBin, err := demo.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	skipBelowFloor(t, tfBin, cfg)
+	if c.setup != nil {
+		c.setup(t, env)
+	}
+	root := t.TempDir()
+	tf := &demo.Terraform{Bin: tfBin, Dir: filepath.Join(root, "work"), CLIConfig: filepath.Join(root, "terraform.rc")}
+	if err := demo.WriteCLIConfig(tf.CLIConfig, builtProvider(t)); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	tf.Stdout, tf.Stderr = &log, &log
+	defer func() {
+		if t.Failed() {
+			t.Logf("terraform output:\n%s", log.String())
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	run := func(args ...string) int {
+		t.Helper()
+		code, err := tf.Run(ctx, append(args, "-no-color")...)
+		if err != nil {
+			t.Fatalf("terraform %s: %v", args[0], err)
+		}
+		return code
+	}
+	write := func(cfg string, vars config.Variables) {
+		t.Helper()
+		if err := os.MkdirAll(tf.Dir, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(filepath.Join(tf.Dir, "terraform-plugin-testing.auto.tfvars.json"))
+		if err := os.WriteFile(filepath.Join(tf.Dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := vars.Write(tf.Dir); err != nil {
+			t.Fatal(err)
+		}
+		// Installs modules only: no terraform init, which would try to
+		// reach the registry for the dev-overridden provider.
+		if code := run("get"); code != 0 {
+			t.Fatalf("terraform get exited %d", code)
+		}
+	}
+
+	auditedBefore := 0
+	if len(c.prior) > 0 {
+		var vars config.Variables
+		if c.priorVars != nil {
+			vars = c.priorVars(t, env)
+		}
+		write(exampleConfig(t, env, c.prior, c.rw), vars)
+		if code := run("apply", "-input=false", "-auto-approve"); code != 0 {
+			t.Fatalf("applying %v exited %d", c.prior, code)
+		}
+		auditedBefore = len(env.Coordinator.AuditEvents())
+	}
+
+	var vars config.Variables
+	if c.vars != nil {
+		vars = c.vars(t, env)
+	}
+	write(cfg, vars)
+	if code := run("plan", "-input=false", "-out=example.tfplan"); code != 0 {
+		t.Fatalf("planning %v exited %d", c.files, code)
+	}
+	planJSON, err := tf.Output(ctx, "show", "-json", "example.tfplan")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plan tfjson.Plan
+	if err := json.Unmarshal(planJSON, &plan); err != nil {
+		t.Fatalf("decode plan: %v", err)
+	}
+	for _, check := range c.planChecks {
+		var resp plancheck.CheckPlanResponse
+		check.CheckPlan(ctx, plancheck.CheckPlanRequest{Plan: &plan}, &resp)
+		if resp.Error != nil {
+			t.Errorf("plan check: %v", resp.Error)
+		}
+	}
+	if t.Failed() {
+		return
+	}
+	if code := run("apply", "-input=false", "example.tfplan"); code != 0 {
+		t.Fatalf("applying %v exited %d", c.files, code)
+	}
+	if c.noMutations {
+		if events := env.Coordinator.AuditEvents(); len(events) != auditedBefore {
+			t.Errorf("applying the example sent %d audited mutation(s) to the coordinator, want none: first is %s %s",
+				len(events)-auditedBefore, events[auditedBefore].Action, events[auditedBefore].Path)
+		}
+	}
+	if code := run("plan", "-input=false", "-detailed-exitcode"); code != 0 {
+		t.Errorf("the plan after applying %v is not empty (exit %d)", c.files, code)
+	}
+}
+
+// skipBelowFloor skips when the terraform binary is older than the
+// configuration's declared floor (see versionChecks).
+func skipBelowFloor(t *testing.T, tfBin, cfg string) {
+	t.Helper()
+	floor := ""
+	for _, f := range terraformFeatureFloors {
+		if f.pattern.MatchString(cfg) && (floor == "" || f.floor.GreaterThan(version.Must(version.NewVersion(floor)))) {
+			floor = f.floor.String()
+		}
+	}
+	if floor == "" {
+		return
+	}
+	out, err := (&demo.Terraform{Bin: tfBin, Dir: t.TempDir()}).Output(context.Background(), "version", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("terraform version -json: %v", err)
+	}
+	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion(floor))) {
+		t.Skipf("needs Terraform >= %s, have %s", floor, v.Version)
+	}
+}
