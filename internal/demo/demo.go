@@ -1,0 +1,269 @@
+// Package demo is `make demo`: it builds the provider, starts the in-repo
+// coordinator on a free loopback port, and runs terraform plan, apply and a
+// second (empty) plan of examples/demo against it with dev overrides, then
+// prints the coordinator's audit trail of the run and stops everything it
+// started. It needs only Go and terraform, and no network.
+package demo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// Options configure a demo run.
+type Options struct {
+	// ModuleRoot is the repository root: the provider is built there.
+	ModuleRoot string
+	// Config is the configuration to apply; default
+	// <ModuleRoot>/examples/demo/main.tf.
+	Config string
+	// Consumer is the {stream prefix, consumer group} a fake consumer joins;
+	// default orders/order-service, the group examples/demo scales.
+	Consumer [2]string
+	// KeepWorkDir leaves the temporary directory in place (it is printed).
+	KeepWorkDir bool
+	// NoColor passes -no-color to terraform.
+	NoColor bool
+	Out     io.Writer
+}
+
+// The demo's principals: Terraform's dedicated WRITE principal and the
+// consumer's MEMBER principal, with passwords made up per run.
+const (
+	writerName   = "terraform-demo"
+	consumerName = "order-service-consumer"
+)
+
+// Run runs the demo. It returns an error when any step fails, including a
+// second plan that is not empty.
+func Run(ctx context.Context, o Options) (err error) {
+	if o.Config == "" {
+		o.Config = filepath.Join(o.ModuleRoot, "examples", "demo", "main.tf")
+	}
+	if o.Consumer == [2]string{} {
+		o.Consumer = [2]string{"orders", "order-service"}
+	}
+	started := time.Now()
+	p := printer{w: o.Out}
+
+	p.section("Terraform")
+	tfBin, err := FindTerraform()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "redisstreamcoordinator-demo-")
+	if err != nil {
+		return err
+	}
+	if o.KeepWorkDir {
+		defer p.linef("kept working directory %s", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	tf := &Terraform{Bin: tfBin, Dir: filepath.Join(tmp, "work"), CLIConfig: filepath.Join(tmp, "terraform.rc"), Stdout: o.Out, Stderr: o.Out}
+	if err := os.MkdirAll(tf.Dir, 0o700); err != nil {
+		return err
+	}
+	version, err := tf.Output(ctx, "version")
+	if err != nil {
+		return err
+	}
+	p.linef("%s at %s", firstLine(version), tfBin)
+
+	p.section("Building the provider")
+	binDir := filepath.Join(tmp, "bin")
+	bin, err := BuildProvider(ctx, o.ModuleRoot, binDir, "0.0.0-demo")
+	if err != nil {
+		return err
+	}
+	p.linef("built %s", bin)
+
+	p.section("Starting the in-repo coordinator")
+	run, err := startCoordinator()
+	if err != nil {
+		return err
+	}
+	defer run.stop(p)
+	p.linef("coordinator listening on %s (in-memory store, users %s [WRITE] and %s [MEMBER])", run.coord.URL(), writerName, consumerName)
+	consumer, err := acctest.NewConsumer(run.coord.URL(), run.member, o.Consumer[0], o.Consumer[1])
+	if err != nil {
+		return err
+	}
+	run.consumer = consumer
+	if err := run.serveTerraformEndpoint(ctx, consumer.Joined); err != nil {
+		return err
+	}
+	p.linef("a consumer of %s/%s heartbeats as %s; it joins as soon as terraform creates the group,", o.Consumer[0], o.Consumer[1], consumer.MemberID)
+	p.linef("and scale requests wait until it has joined (in production, consumers run before anyone scales)")
+
+	p.section("Working directory")
+	if err := prepareWorkDir(tf, o.Config, binDir); err != nil {
+		return err
+	}
+	runID := "demo-" + time.Now().UTC().Format("20060102T150405")
+	tf.Env = []string{
+		"REDIS_STREAM_COORDINATOR_ENDPOINT=" + run.terraformURL,
+		"REDIS_STREAM_COORDINATOR_USERNAME=" + run.writer.Username,
+		"REDIS_STREAM_COORDINATOR_PASSWORD=" + run.writer.Password,
+		"REDIS_STREAM_COORDINATOR_RUN_ID=" + runID,
+	}
+	p.linef("%s: %s, and a CLI configuration with a dev override for %s", tf.Dir, filepath.Base(o.Config), ProviderSource)
+	p.linef("(no terraform init: the provider comes from %s; Terraform warns that overrides are in effect)", binDir)
+	p.linef("REDIS_STREAM_COORDINATOR_ENDPOINT, _USERNAME, _PASSWORD and _RUN_ID=%s configure the provider", runID)
+
+	color := []string{}
+	if o.NoColor {
+		color = []string{"-no-color"}
+	}
+	steps := []struct {
+		title string
+		args  []string
+		want  int
+	}{
+		{"terraform plan", []string{"plan", "-input=false"}, 0},
+		{"terraform apply -auto-approve", []string{"apply", "-input=false", "-auto-approve"}, 0},
+		{"terraform plan -detailed-exitcode (a second plan must be empty)", []string{"plan", "-input=false", "-detailed-exitcode"}, 0},
+	}
+	for _, s := range steps {
+		p.section(s.title)
+		code, err := tf.Run(ctx, append(s.args, color...)...)
+		if err != nil {
+			return fmt.Errorf("%s: %w", s.title, err)
+		}
+		if code == 2 && s.want == 0 && s.args[len(s.args)-1] == "-detailed-exitcode" {
+			return errors.New("the second plan is not empty: the apply did not converge")
+		}
+		if code != s.want {
+			return fmt.Errorf("%s exited with %d", s.title, code)
+		}
+	}
+	p.linef("no changes: the configuration and the coordinator agree")
+
+	p.section("Coordinator state")
+	api, err := run.terraformClient()
+	if err != nil {
+		return err
+	}
+	if err := printGroups(ctx, o.Out, api); err != nil {
+		return err
+	}
+
+	p.section("Audit trail of the run (the coordinator's audit events)")
+	printAuditTrail(o.Out, run.coord.AuditEvents())
+
+	p.section("Done")
+	p.linef("demo finished in %s: plan, apply, empty second plan, %d audited mutations", time.Since(started).Round(100*time.Millisecond), len(run.coord.AuditEvents()))
+	return nil
+}
+
+// prepareWorkDir copies the configuration into the working directory and
+// writes the CLI configuration with the dev override.
+func prepareWorkDir(tf *Terraform, config, binDir string) error {
+	src, err := os.ReadFile(config)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(tf.Dir, "main.tf"), src, 0o600); err != nil {
+		return err
+	}
+	return WriteCLIConfig(tf.CLIConfig, binDir)
+}
+
+// demoRun is what the demo started and must stop.
+type demoRun struct {
+	coord          *coordinator.Coordinator
+	writer, member acctest.Credentials
+	consumer       *acctest.Consumer
+	gate           *http.Server
+	terraformURL   string
+}
+
+func startCoordinator() (*demoRun, error) {
+	r := &demoRun{
+		writer: acctest.Credentials{Username: writerName, Password: randomSecret()},
+		member: acctest.Credentials{Username: consumerName, Password: randomSecret()},
+	}
+	r.coord = coordinator.New(coordinator.Options{
+		Users: []coordinator.User{
+			{Username: r.writer.Username, Password: r.writer.Password, Roles: []coordinator.Role{"WRITE"}},
+			{Username: r.member.Username, Password: r.member.Password, Roles: []coordinator.Role{"MEMBER"}},
+		},
+		TokenSecret:           randomSecret(),
+		AuthenticateMemberAPI: true,
+		CoordinatorID:         "demo-coordinator",
+		// Fast heartbeats and ticks, so a migration completes in about a
+		// second instead of the real defaults' 5 to 20.
+		TickInterval:      100 * time.Millisecond,
+		HeartbeatInterval: 200 * time.Millisecond,
+		MemberLeaseTTL:    5 * time.Second,
+		RebalanceTimeout:  10 * time.Second,
+	})
+	if err := r.coord.Start("127.0.0.1:0"); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// serveTerraformEndpoint serves the coordinator to terraform on a second
+// loopback port whose scale requests wait for the consumer (see
+// acctest.HoldScalesUntil).
+func (r *demoRun) serveTerraformEndpoint(ctx context.Context, consumerJoined func() bool) error {
+	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	r.gate = &http.Server{
+		Handler:           acctest.HoldScalesUntil(r.coord.Handler(), consumerJoined, 30*time.Second),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	go func() { _ = r.gate.Serve(ln) }()
+	r.terraformURL = "http://" + ln.Addr().String()
+	return nil
+}
+
+func (r *demoRun) stop(p printer) {
+	if r.consumer != nil {
+		r.consumer.Stop()
+	}
+	if r.gate != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = r.gate.Shutdown(ctx)
+	}
+	if err := r.coord.Close(); err != nil {
+		p.linef("stopping the coordinator: %v", err)
+	}
+}
+
+func randomSecret() string {
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+type printer struct{ w io.Writer }
+
+func (p printer) section(title string) { fmt.Fprintf(p.w, "\n==> %s\n", title) }
+
+func (p printer) linef(format string, args ...any) { fmt.Fprintf(p.w, "    "+format+"\n", args...) }
+
+func firstLine(b []byte) string {
+	for i, c := range b {
+		if c == '\n' {
+			return string(b[:i])
+		}
+	}
+	return string(b)
+}

@@ -1,0 +1,121 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+func TestCleanEnvDropsSettingsThatRedirectTerraformOrTheProvider(t *testing.T) {
+	got := cleanEnv([]string{
+		"PATH=/usr/bin", "HOME=/root",
+		"REDIS_STREAM_COORDINATOR_ENDPOINT=https://live.example", "REDIS_STREAM_COORDINATOR_PASSWORD=secret",
+		"TF_CLI_ARGS=-lock=false", "TF_CLI_ARGS_plan=-refresh=false", "TF_CLI_CONFIG_FILE=/home/me/.terraformrc",
+		"TF_DATA_DIR=/tmp/x", "TF_WORKSPACE=prod", "TF_PLUGIN_CACHE_DIR=/cache", "TF_INPUT=1", "TF_LOG=DEBUG",
+	})
+	want := []string{"PATH=/usr/bin", "HOME=/root", "TF_LOG=DEBUG"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("cleanEnv = %q, want %q", got, want)
+	}
+}
+
+func TestWriteCLIConfigOverridesOnlyTheProvider(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "terraform.rc")
+	if err := WriteCLIConfig(path, "/opt/provider bin"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "provider_installation {\n  dev_overrides {\n    \"ghkdqhrbals/redisstreamcoordinator\" = \"/opt/provider bin\"\n  }\n  direct {}\n}\n"
+	if string(b) != want {
+		t.Errorf("CLI config:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+func TestAuditTrailTable(t *testing.T) {
+	str := func(s string) *string { return &s }
+	at := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local)
+	var out bytes.Buffer
+	printAuditTrail(&out, []coordinator.AuditEvent{
+		{Timestamp: at, Action: "CREATE_GROUP", Outcome: "SUCCESS", Status: 201, StreamPrefix: "orders", ConsumerGroup: str("order-service"),
+			RequestID: "terraform-run1-create-group-0a1b2c3d", RequestedBy: str("terraform:demo"), Reason: str("demo: orders")},
+		{Timestamp: at, Action: "SCALE_STREAM", Outcome: "UNAUTHORIZED", Status: 401, StreamPrefix: "orders"},
+	})
+	lines := strings.Split(strings.TrimRight(out.String(), "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want a header and 2 rows, got:\n%s", out.String())
+	}
+	for i, want := range []*regexp.Regexp{
+		regexp.MustCompile(`^\s+TIME\s+ACTION\s+GROUP\s+OUTCOME\s+REQUEST ID\s+REQUESTED BY\s+REASON$`),
+		regexp.MustCompile(`^\s+03:04:05\.006\s+CREATE_GROUP\s+orders/order-service\s+SUCCESS \(201\)\s+terraform-run1-create-group-0a1b2c3d\s+terraform:demo\s+demo: orders$`),
+		// A stream-level action has no group; a rejected request has no
+		// request id, requestedBy or reason recorded.
+		regexp.MustCompile(`^\s+03:04:05\.006\s+SCALE_STREAM\s+orders \(all groups\)\s+UNAUTHORIZED \(401\)\s+-\s+-\s+-$`),
+	} {
+		if !want.MatchString(lines[i]) {
+			t.Errorf("line %d = %q, want match for %s", i, lines[i], want)
+		}
+	}
+}
+
+func TestAccDemo(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (runs terraform)")
+	}
+	t.Parallel()
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := Run(ctx, Options{ModuleRoot: "../..", NoColor: true, Out: &out}); err != nil {
+		t.Fatalf("demo failed: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^==> terraform plan$`),
+		regexp.MustCompile(`Plan: 3 to add, 0 to change, 0 to destroy\.`),
+		regexp.MustCompile(`Apply complete! Resources: 3 added, 0 changed, 0 destroyed\.`),
+		regexp.MustCompile(`(?s)==> terraform plan -detailed-exitcode.*No changes\.`),
+		regexp.MustCompile(`orders/order-service\s+8\s+none\s+reshard-\S+ 4→8 DEPRECATED`),
+		regexp.MustCompile(`payments/payment-service\s+2\s+none\s+none`),
+		regexp.MustCompile(`CREATE_GROUP\s+orders/order-service\s+SUCCESS \(201\)\s+terraform-demo-\S+-create-group-[0-9a-f]{8}\s+terraform:demo\s+demo: order-service consumes the orders stream`),
+		regexp.MustCompile(`CREATE_GROUP\s+payments/payment-service\s+SUCCESS \(201\)\s+terraform-demo-\S+-create-group-[0-9a-f]{8}\s+terraform:demo`),
+		regexp.MustCompile(`SCALE_STREAM\s+orders \(all groups\)\s+SUCCESS \(202\)\s+terraform-demo-\S+-scale-stream-[0-9a-f]{8}\s+terraform:demo\s+demo: more consumer parallelism for orders`),
+		regexp.MustCompile(`3 audited mutations`),
+	} {
+		if !want.MatchString(text) {
+			t.Errorf("demo output lacks %s", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("demo output:\n%s", text)
+	}
+}
+
+// The demo fails when the second plan is not empty.
+func TestAccDemoFailsOnANonEmptySecondPlan(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1 (runs terraform)")
+	}
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "main.tf")
+	// An output that differs on every plan never converges.
+	if err := os.WriteFile(cfg, []byte(`output "now" { value = timestamp() }`+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	err := Run(ctx, Options{ModuleRoot: "../..", Config: cfg, NoColor: true, Out: &out})
+	if err == nil || !strings.Contains(err.Error(), "the second plan is not empty") {
+		t.Fatalf("Run = %v, want the second-plan error\n%s", err, out.String())
+	}
+}

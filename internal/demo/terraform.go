@@ -1,0 +1,141 @@
+package demo
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// ProviderSource is the source address dev overrides apply to; it must match
+// the required_providers entry of the configurations run with them.
+const ProviderSource = "ghkdqhrbals/redisstreamcoordinator"
+
+// ProviderBinary is the provider executable's name, as Terraform expects it
+// in a dev override directory.
+const ProviderBinary = "terraform-provider-redisstreamcoordinator"
+
+// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH, else
+// PATH. It never downloads one.
+func FindTerraform() (string, error) {
+	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s: %w", p, err)
+		}
+		return p, nil
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		return "", errors.New("terraform not found on PATH (nor TF_ACC_TERRAFORM_PATH): install Terraform >= 1.8 from your OS packages; it is never downloaded")
+	}
+	return p, nil
+}
+
+// BuildProvider compiles the provider in moduleRoot into dir and returns the
+// binary's path.
+func BuildProvider(ctx context.Context, moduleRoot, dir, version string) (string, error) {
+	out := filepath.Join(dir, ProviderBinary)
+	cmd := exec.CommandContext(ctx, "go", "build", "-trimpath", "-ldflags", "-X main.version="+version, "-o", out, ".")
+	cmd.Dir = moduleRoot
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, msg)
+	}
+	return out, nil
+}
+
+// WriteCLIConfig writes a Terraform CLI configuration that takes the provider
+// from providerDir (dev overrides) and everything else from its origin. With
+// it, plan and apply work without terraform init, which could not reach a
+// registry offline; `terraform get` installs local modules if needed.
+func WriteCLIConfig(path, providerDir string) error {
+	cfg := fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    %q = %q
+  }
+  direct {}
+}
+`, ProviderSource, providerDir)
+	return os.WriteFile(path, []byte(cfg), 0o600)
+}
+
+// Terraform runs the terraform CLI in one working directory with an
+// environment of its own.
+type Terraform struct {
+	Bin       string
+	Dir       string
+	CLIConfig string
+	// Env is added to the filtered process environment, e.g. the provider's
+	// REDIS_STREAM_COORDINATOR_* settings.
+	Env    []string
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+// Run runs terraform with args, streaming its output, and returns its exit
+// code. err is set only when terraform could not run or was interrupted.
+func (tf *Terraform) Run(ctx context.Context, args ...string) (int, error) {
+	cmd := tf.command(ctx, args)
+	cmd.Stdout, cmd.Stderr = tf.Stdout, tf.Stderr
+	return exitCode(cmd.Run())
+}
+
+// Output runs terraform with args and returns its standard output; a
+// non-zero exit is an error carrying standard error.
+func (tf *Terraform) Output(ctx context.Context, args ...string) ([]byte, error) {
+	cmd := tf.command(ctx, args)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return out, fmt.Errorf("terraform %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	return out, nil
+}
+
+func (tf *Terraform) command(ctx context.Context, args []string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, tf.Bin, args...)
+	cmd.Dir = tf.Dir
+	cmd.Env = append(cleanEnv(os.Environ()), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE="+tf.CLIConfig)
+	cmd.Env = append(cmd.Env, tf.Env...)
+	// Let terraform stop its provider and release state on cancellation.
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 15 * time.Second
+	return cmd
+}
+
+func exitCode(err error) (int, error) {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return 0, nil
+	case errors.As(err, &exit) && exit.ExitCode() > 0:
+		return exit.ExitCode(), nil
+	default:
+		return -1, err
+	}
+}
+
+// cleanEnv drops settings that would point terraform or the provider
+// somewhere else: a developer may have REDIS_STREAM_COORDINATOR_* exported
+// for a live coordinator, or TF_CLI_ARGS adding flags to every command.
+func cleanEnv(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		name, _, _ := strings.Cut(kv, "=")
+		switch {
+		case strings.HasPrefix(name, "REDIS_STREAM_COORDINATOR_"),
+			strings.HasPrefix(name, "TF_CLI_ARGS"),
+			name == "TF_CLI_CONFIG_FILE", name == "TF_DATA_DIR", name == "TF_WORKSPACE",
+			name == "TF_PLUGIN_CACHE_DIR", name == "TF_INPUT":
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
