@@ -124,6 +124,16 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	if s.diags.HasError() {
 		return cfg, s.diags
 	}
+	// Credentials written in the provider block win as a set over the
+	// environment's: an alias configured with a token (say from the
+	// redisstreamcoordinator_token ephemeral resource) must not inherit an
+	// exported password, and vice versa.
+	switch {
+	case isSet(m.Token) && !isSet(m.Password) && !isSet(m.Username):
+		cfg.Username, cfg.Password = "", ""
+	case (isSet(m.Password) || isSet(m.Username)) && !isSet(m.Token):
+		cfg.Token = ""
+	}
 
 	if cfg.Endpoint == "" {
 		s.diags.AddAttributeError(path.Root("endpoint"), "Missing coordinator endpoint",
@@ -175,6 +185,8 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	}
 	return cfg, s.diags
 }
+
+func isSet(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
 
 func checkEndpoint(raw string) error {
 	u, err := url.Parse(raw)

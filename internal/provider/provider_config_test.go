@@ -71,6 +71,25 @@ func TestResolveConfig_ConfigurationWinsOverEnvironment(t *testing.T) {
 	}
 }
 
+func TestResolveConfig_CredentialsInConfigurationWinAsASet(t *testing.T) {
+	env := envOf(map[string]string{
+		"REDIS_STREAM_COORDINATOR_ENDPOINT": "http://x", "REDIS_STREAM_COORDINATOR_USERNAME": "env-user",
+		"REDIS_STREAM_COORDINATOR_PASSWORD": "env-pass", "REDIS_STREAM_COORDINATOR_TOKEN": "env-token",
+	})
+	withToken := nullModel()
+	withToken.Token = types.StringValue("config-token")
+	cfg, diags := resolveConfig(withToken, env)
+	if diags.HasError() || cfg.Token != "config-token" || cfg.Username != "" || cfg.Password != "" {
+		t.Fatalf("a configured token must not be combined with environment credentials: %+v %s", cfg, errorsOn(diags))
+	}
+	withPassword := nullModel()
+	withPassword.Username, withPassword.Password = types.StringValue("u"), types.StringValue("p")
+	cfg, diags = resolveConfig(withPassword, env)
+	if diags.HasError() || cfg.Token != "" || cfg.Username != "u" || cfg.Password != "p" {
+		t.Fatalf("configured username/password must not be combined with an environment token: %+v %s", cfg, errorsOn(diags))
+	}
+}
+
 func TestResolveConfig_ErrorsNameTheAttribute(t *testing.T) {
 	cases := []struct {
 		name string
