@@ -1,7 +1,11 @@
 package provider
 
 import (
+	"crypto/x509"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"net"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -40,6 +44,11 @@ func apiErrorDetail(err error, next string) string {
 		}
 	} else {
 		fmt.Fprintf(&b, "%s\n", err)
+		if hint := transportHint(err); hint != "" && next == "" {
+			next = hint
+		} else if hint != "" {
+			next = hint + "\n" + next
+		}
 	}
 	if next != "" {
 		fmt.Fprintf(&b, "\n%s", next)
@@ -61,6 +70,10 @@ func statusHint(e *client.APIError) string {
 		return fmt.Sprintf("The principal is authenticated but lacks the %s role this call needs. Ask the coordinator's operators to grant it, or use a dedicated principal with that role.", role)
 	case e.HTTPStatus == 429:
 		return "The coordinator's admin mutation rate limit was still exceeded after retrying. Lower -parallelism, raise max_retries, or ask for a higher COORDINATOR_API_RATE_LIMIT_ADMIN_MUTATIONS_PER_MINUTE."
+	case e.ErrorCode == "" && (e.HTTPStatus == 502 || e.HTTPStatus == 503 || e.HTTPStatus == 504):
+		return "This answer carries no coordinator error code, so it came from a proxy or load balancer in front of the coordinator: " +
+			"the coordinator is probably restarting or unreachable behind it. Check the coordinator's health (GET /coord/v1/monitoring/health) " +
+			"and run terraform again."
 	case e.ErrorCode == "REDIS_NOT_CONFIGURED":
 		return "The coordinator has stream provisioning enabled but no Redis connection: its operators must fix its configuration."
 	}
@@ -70,4 +83,33 @@ func statusHint(e *client.APIError) string {
 // addAPIError adds an error diagnostic for a failed coordinator call.
 func addAPIError(diags *diag.Diagnostics, summary string, err error, next string) {
 	diags.AddError(summary, apiErrorDetail(err, next))
+}
+
+// transportHint explains failures that never got a coordinator answer, or
+// got one that is not the coordinator's JSON.
+func transportHint(err error) string {
+	var syntaxErr *json.SyntaxError
+	var typeErr *json.UnmarshalTypeError
+	var unknownAuthority x509.UnknownAuthorityError
+	var hostnameErr x509.HostnameError
+	var opErr *net.OpError
+	switch {
+	case errors.As(err, &syntaxErr), errors.As(err, &typeErr):
+		return "The response was not the JSON the coordinator sends. Check that endpoint points at the coordinator itself, not at a proxy, " +
+			"a login page or another service; if it does, the response was cut short on the way: run terraform again."
+	case errors.As(err, &unknownAuthority):
+		return "The coordinator's TLS certificate is not signed by a CA this machine trusts. If it is issued by a private CA, set ca_cert_pem " +
+			"(or REDIS_STREAM_COORDINATOR_CA_CERT_PEM) to that CA's PEM certificate."
+	case errors.As(err, &hostnameErr):
+		return "The coordinator's TLS certificate is not valid for the host in endpoint: use the host name the certificate names."
+	// net/http marks a per-attempt timeout only in the message; an operation
+	// deadline reads "context deadline exceeded" alone.
+	case strings.Contains(err.Error(), "Client.Timeout exceeded"):
+		return "The coordinator did not answer within request_timeout (the limit for one attempt, 30s unless set) on any attempt. " +
+			"Check the coordinator's health and the network path; if answers are legitimately this slow, raise request_timeout."
+	case errors.As(err, &opErr) && opErr.Op == "dial":
+		return "Could not connect to the coordinator. Check that endpoint is right and that the coordinator is running and reachable " +
+			"from where Terraform runs (HTTPS_PROXY and NO_PROXY apply)."
+	}
+	return ""
 }
