@@ -1,0 +1,126 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestStatsOf(t *testing.T) {
+	s := statsOf([]time.Duration{3 * time.Second, time.Second, 2 * time.Second})
+	if s.N != 3 || s.Min != time.Second || s.Median != 2*time.Second || s.Max != 3*time.Second {
+		t.Errorf("odd count: %+v", s)
+	}
+	if s := statsOf([]time.Duration{4 * time.Second, time.Second, 2 * time.Second, 3 * time.Second}); s.Median != 2500*time.Millisecond {
+		t.Errorf("even count: median %v, want 2.5s", s.Median)
+	}
+	if s := statsOf(nil); s != (Stats{}) {
+		t.Errorf("empty: %+v", s)
+	}
+}
+
+func TestReadRSSTakesThePeakOfAllInstances(t *testing.T) {
+	dir := t.TempDir()
+	for name, kb := range map[string]string{"p.1.kb": "1000\n", "p.2.kb": "52000\n", "p.3.kb": "700\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(kb), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	peak, n, err := readRSS(dir)
+	if err != nil || peak != 52000 || n != 3 {
+		t.Fatalf("readRSS = %d, %d, %v; want 52000, 3, nil", peak, n, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "p.4.kb"), []byte("lots"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := readRSS(dir); err == nil {
+		t.Error("a malformed report must be an error, not a silent zero")
+	}
+}
+
+func TestReportRendersEveryMeasurement(t *testing.T) {
+	r := Report{
+		Machine: Machine{CPUs: 2, CPUModel: "Test CPU", MemoryGiB: 4, Kernel: "Linux 6", Go: "go1.26", Terraform: "Terraform v1.11.4",
+			Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
+		Sizes: []SizeResult{{N: 50, Plan: Stats{Median: 800 * time.Millisecond}, NoopPlan: Stats{Median: 640 * time.Millisecond},
+			PlanRequests: 100, PlanGroupReads: 100, PlanRSSKiB: 40 << 10, NoopPlanRSSKiB: 38 << 10,
+			Create: Run{Wall: 1500 * time.Millisecond}, CreateRequests: 350, CreateListings: 150, Update: Run{Wall: 12 * time.Second}, UpdateLastLatency: 300 * time.Millisecond}},
+		Latency: &LatencyResult{Runs: 5, Latency: Stats{Min: 100 * time.Millisecond, Median: 200 * time.Millisecond, Max: 500 * time.Millisecond}},
+		RateLimit: []RateLimitResult{{Name: "one bucket", Mutations: 30, Limit: 6, Window: 6 * time.Second, Workers: 10,
+			Total: 24100 * time.Millisecond, Minimum: 24 * time.Second, Refused: 36}},
+	}
+	var out bytes.Buffer
+	r.Write(&out)
+	for _, want := range []string{
+		"2 CPUs (Test CPU), 4.0 GiB RAM", "2026-01-02 03:04 UTC",
+		"| 50 | 100 | 0.80 s | 0.64 s | 1.25× | 1.00 | 100 | 40 MiB | 38 MiB |",
+		"| 50 | 1.50 s | 350 (150) | 0.00 s | 12.0 s | 0 | 0 | 0.30 s |",
+		"| migration DEPRECATED → terraform apply returned | 0.10 s | 0.20 s | 0.50 s |",
+		"| one bucket | 30 | 6 / 6s | 10 | 24.1 s | 24.0 s | 36 | 0 |",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestAccBenchSmoke runs every measurement at a tiny size, so `make bench`
+// cannot rot unnoticed. It checks what the figures must be (one read per
+// resource, no 429 without a limit to hit, RSS reported), never how fast.
+func TestAccBenchSmoke(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tfPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
+	if tfPath == "" {
+		var err error
+		if tfPath, err = exec.LookPath("terraform"); err != nil {
+			t.Fatal("terraform not found on PATH (never downloaded)")
+		}
+	}
+	root, err := RepoRoot(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	bins, err := Build(ctx, root, tmp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf, err := NewTerraform(tfPath, tmp, bins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	size, err := MeasureSize(ctx, tf, 2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if size.PlanGroupReads != 4 || size.PlanRequests != 4 {
+		t.Errorf("a refresh of 4 resources made %d requests (%d group reads), want exactly one read each", size.PlanRequests, size.PlanGroupReads)
+	}
+	if size.PlanRSSKiB <= 0 || size.NoopPlanRSSKiB <= 0 || size.PlanInstances < 1 {
+		t.Errorf("no RSS reported by the wrapper: %+v", size)
+	}
+	if size.Update429s != 0 {
+		t.Errorf("%d mutations refused at the default rate limit", size.Update429s)
+	}
+	if _, err := MeasureScaleLatency(ctx, tf, 1); err != nil {
+		t.Fatal(err)
+	}
+	rl, err := MeasureBucketRateLimit(ctx, 3, 2, time.Second, 3)
+	if err != nil || rl.Failures != 0 || rl.Refused == 0 {
+		t.Errorf("3 mutations at 2 per window: %+v, %v; want some 429s and no failure", rl, err)
+	}
+	rl, err = MeasureReplaceRateLimit(ctx, tf, 2, 2*time.Second)
+	if err != nil || rl.Failures != 0 || rl.Refused == 0 {
+		t.Errorf("replace of 2 groups at 1 per window: %+v, %v; want a refused create and no failure", rl, err)
+	}
+}

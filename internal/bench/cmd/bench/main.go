@@ -1,0 +1,144 @@
+// Command bench is `make bench`: it builds the provider, a do-nothing
+// provider and an RSS-measuring wrapper, runs terraform against the in-repo
+// coordinator and prints the figures as Markdown tables.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench"
+)
+
+func main() {
+	if err := run(); err != nil {
+		fmt.Fprintln(os.Stderr, "bench:", err)
+		os.Exit(1)
+	}
+}
+
+func run() error {
+	var (
+		sizes      = flag.String("sizes", "50,200,500", "comma-separated workspace sizes N (groups, each with a shard count)")
+		plans      = flag.Int("plans", 3, "refreshing plans per size and provider (the median is reported)")
+		latency    = flag.Int("latency-runs", 5, "applies for the scale completion latency (0 skips)")
+		rateLimit  = flag.Bool("rate-limit", true, "run the rate-limit workloads")
+		keep       = flag.Bool("keep", false, "keep the working directories")
+		terraformF = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
+	)
+	flag.Parse()
+	ns, err := parseSizes(*sizes)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	started := time.Now()
+
+	tfPath, err := findTerraform(*terraformF)
+	if err != nil {
+		return err
+	}
+	root, err := bench.RepoRoot(ctx)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "provider-bench-")
+	if err != nil {
+		return err
+	}
+	if *keep {
+		fmt.Fprintln(os.Stderr, "working directories kept in", tmp)
+	} else {
+		defer os.RemoveAll(tmp)
+	}
+	progress("building the provider, the do-nothing provider and the RSS wrapper")
+	bins, err := bench.Build(ctx, root, tmp)
+	if err != nil {
+		return err
+	}
+	tf, err := bench.NewTerraform(tfPath, tmp, bins)
+	if err != nil {
+		return err
+	}
+	report := bench.Report{Machine: bench.DescribeMachine(tf.Version(ctx))}
+
+	for _, n := range ns {
+		progress(fmt.Sprintf("N=%d: create, %d plans per provider, update", n, *plans))
+		res, err := bench.MeasureSize(ctx, tf, n, *plans)
+		if err != nil {
+			return fmt.Errorf("size %d: %w", n, err)
+		}
+		report.Sizes = append(report.Sizes, res)
+	}
+	if *latency > 0 {
+		progress(fmt.Sprintf("scale completion latency: %d applies", *latency))
+		l, err := bench.MeasureScaleLatency(ctx, tf, *latency)
+		if err != nil {
+			return fmt.Errorf("latency: %w", err)
+		}
+		report.Latency = &l
+	}
+	if *rateLimit {
+		// The server default is 60 per 60 s window; both workloads shorten
+		// the window (and the client one scales the limit with it) so the
+		// run stays under a minute.
+		progress("rate limit: 30 mutations in one bucket, 6 per 6 s window, 10 workers")
+		rl, err := bench.MeasureBucketRateLimit(ctx, 30, 6, 6*time.Second, 10)
+		if err != nil {
+			return fmt.Errorf("rate limit: %w", err)
+		}
+		report.RateLimit = append(report.RateLimit, rl)
+		progress("rate limit: terraform apply -replace of 10 groups, 1 mutation per 5 s window")
+		rl, err = bench.MeasureReplaceRateLimit(ctx, tf, 10, 5*time.Second)
+		if err != nil {
+			return fmt.Errorf("rate limit (replace): %w", err)
+		}
+		report.RateLimit = append(report.RateLimit, rl)
+	}
+	report.Elapsed = time.Since(started)
+	fmt.Println()
+	report.Write(os.Stdout)
+	return nil
+}
+
+func parseSizes(s string) ([]int, error) {
+	var ns []int
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f == "" {
+			continue
+		}
+		n, err := strconv.Atoi(f)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive number", f)
+		}
+		ns = append(ns, n)
+	}
+	return ns, nil
+}
+
+// findTerraform never downloads Terraform: it uses the one configured or on
+// PATH, as the acceptance tests do.
+func findTerraform(flagValue string) (string, error) {
+	for _, p := range []string{flagValue, os.Getenv("TF_ACC_TERRAFORM_PATH")} {
+		if p != "" {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("terraform")
+	if err != nil {
+		return "", fmt.Errorf("terraform not found on PATH; install it (>= 1.11) or pass -terraform. The benchmark never downloads it")
+	}
+	return p, nil
+}
+
+func progress(msg string) {
+	fmt.Fprintf(os.Stderr, "==> %s %s\n", time.Now().Format("15:04:05"), msg)
+}

@@ -1,0 +1,168 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Terraform runs one terraform binary in throw-away working directories.
+type Terraform struct {
+	Path string
+	// cliConfig holds the dev_overrides for both providers, so no
+	// `terraform init` (and no registry) is ever needed.
+	cliConfig string
+	tmp       string
+}
+
+// NewTerraform writes the CLI configuration under tmp.
+func NewTerraform(path, tmp string, bins Binaries) (*Terraform, error) {
+	cfg := filepath.Join(tmp, "bench.tfrc")
+	content := fmt.Sprintf(`provider_installation {
+  dev_overrides {
+    %q = %q
+    %q = %q
+  }
+  direct {}
+}
+`, providerSource, bins.ProviderDir, noopSource, bins.NoopDir)
+	if err := os.WriteFile(cfg, []byte(content), 0o600); err != nil {
+		return nil, err
+	}
+	return &Terraform{Path: path, cliConfig: cfg, tmp: tmp}, nil
+}
+
+// Version is the first line of `terraform version`.
+func (tf *Terraform) Version(ctx context.Context) string {
+	out, err := exec.CommandContext(ctx, tf.Path, "version").Output()
+	if err != nil {
+		return "unknown"
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	return first
+}
+
+// Workspace is one working directory with its own configuration and state.
+type Workspace struct {
+	tf  *Terraform
+	Dir string
+}
+
+// NewWorkspace creates an empty working directory.
+func (tf *Terraform) NewWorkspace(name string) (*Workspace, error) {
+	dir, err := os.MkdirTemp(tf.tmp, name+"-")
+	if err != nil {
+		return nil, err
+	}
+	return &Workspace{tf: tf, Dir: dir}, nil
+}
+
+// WriteConfig replaces the workspace's main.tf.
+func (w *Workspace) WriteConfig(hcl string) error {
+	return os.WriteFile(filepath.Join(w.Dir, "main.tf"), []byte(hcl), 0o600)
+}
+
+// Run is one terraform command's outcome.
+type Run struct {
+	Wall time.Duration
+	// End is when the terraform process had exited.
+	End time.Time
+	// PeakRSSKiB is the largest peak RSS among the provider processes the
+	// command started; Instances is how many it started.
+	PeakRSSKiB int64
+	Instances  int
+	Output     string
+}
+
+// Terraform runs `terraform <args>` and measures it. A non-zero exit is an
+// error carrying the output.
+func (w *Workspace) Terraform(ctx context.Context, args ...string) (Run, error) {
+	rssDir, err := os.MkdirTemp(w.tf.tmp, "rss-")
+	if err != nil {
+		return Run{}, err
+	}
+	defer os.RemoveAll(rssDir)
+	cmd := exec.CommandContext(ctx, w.tf.Path, args...)
+	cmd.Dir = w.Dir
+	cmd.Env = append(cleanEnv(),
+		"TF_CLI_CONFIG_FILE="+w.tf.cliConfig,
+		"CHECKPOINT_DISABLE=1",
+		"TF_IN_AUTOMATION=1",
+		"BENCH_RSS_DIR="+rssDir,
+	)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
+	err = cmd.Run()
+	r := Run{End: time.Now(), Output: out.String()}
+	r.Wall = r.End.Sub(start)
+	if err != nil {
+		return r, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(r.Output, 4000))
+	}
+	r.PeakRSSKiB, r.Instances, err = readRSS(rssDir)
+	return r, err
+}
+
+// Apply runs a non-interactive apply.
+func (w *Workspace) Apply(ctx context.Context, extra ...string) (Run, error) {
+	return w.Terraform(ctx, append([]string{"apply", "-input=false", "-no-color", "-auto-approve"}, extra...)...)
+}
+
+// Plan runs a refreshing plan and insists that it proposes nothing: a plan
+// of unchanged resources that shows changes would mean the provider reads
+// back something other than what it wrote.
+func (w *Workspace) Plan(ctx context.Context) (Run, error) {
+	r, err := w.Terraform(ctx, "plan", "-input=false", "-no-color", "-refresh=true")
+	if err == nil && !strings.Contains(r.Output, "No changes.") {
+		err = fmt.Errorf("plan of an unchanged configuration proposes changes:\n%s", tail(r.Output, 4000))
+	}
+	return r, err
+}
+
+// cleanEnv is the process environment without Terraform or provider
+// settings, so a developer's TF_LOG or exported credentials cannot skew or
+// redirect a run.
+func cleanEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(name, "TF_") || strings.HasPrefix(name, "REDIS_STREAM_COORDINATOR_") || name == "BENCH_RSS_DIR" {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+func readRSS(dir string) (peak int64, instances int, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return 0, 0, err
+		}
+		kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("RSS report %s: %w", e.Name(), err)
+		}
+		peak = max(peak, kb)
+		instances++
+	}
+	return peak, instances, nil
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}
