@@ -34,13 +34,18 @@ import (
 // must belong to some case: TestExamplesAreAllTested fails otherwise, so
 // no example is left untested by accident.
 //
-// Examples are applied, followed by the harness's empty-plan check. None is
-// only planned at present; a case that must be (planOnly) says why here:
+// Examples are applied, followed by the harness's empty-plan check. An
+// example that cannot be applied is planned instead (planOnly, with the
+// reason); none needs that at present:
 //
-//	example                      | tested by | why
-//	-----------------------------+-----------+----------------------------------
-//	(all)                        | apply     | the in-repo coordinator provides
-//	                             |           | everything the examples assume
+//	example                         | tested by            | why
+//	--------------------------------+----------------------+-------------------------------
+//	every example                   | apply + empty plan   | the in-repo coordinator gives
+//	                                |                      | all the examples assume
+//	health-check/main.tf            | apply, plan not      | its check block's data source
+//	                                | required to be empty | is re-read on every plan
+//	guides/migrate-from-stream-     | apply via terraform  | terraform-plugin-testing
+//	group-module/*                  | CLI (dev overrides)  | refuses state with modules
 type exampleCase struct {
 	name  string
 	files []string // under examples/, combined into one configuration
