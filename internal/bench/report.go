@@ -19,6 +19,9 @@ type Machine struct {
 	Kernel    string
 	Go        string
 	Terraform string
+	// LoadAverage is /proc/loadavg's 1-minute figure when the run started:
+	// other work on the machine skews every figure.
+	LoadAverage string
 }
 
 // DescribeMachine reads /proc for the CPU model, memory and kernel.
@@ -37,7 +40,17 @@ func DescribeMachine(terraformVersion string) Machine {
 	if b, err := os.ReadFile("/proc/sys/kernel/osrelease"); err == nil {
 		m.Kernel = "Linux " + strings.TrimSpace(string(b))
 	}
+	m.LoadAverage = LoadAverage()
 	return m
+}
+
+// LoadAverage is the 1-minute load average, or "unknown".
+func LoadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
 
 // procField returns the value of the first "key: value" line for key.
@@ -64,6 +77,8 @@ type Report struct {
 	Latency   *LatencyResult
 	RateLimit []RateLimitResult
 	Elapsed   time.Duration
+	// LoadAtEnd is the 1-minute load average when the run finished.
+	LoadAtEnd string
 }
 
 // Write renders the report as Markdown tables, readable in a terminal too.
@@ -124,7 +139,8 @@ func (r Report) Write(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "Benchmark run took %s.\n", r.Elapsed.Round(time.Second))
+	fmt.Fprintf(w, "Benchmark run took %s; 1-minute load average %s at the start, %s at the end.\n",
+		r.Elapsed.Round(time.Second), m.LoadAverage, r.LoadAtEnd)
 }
 
 func secs(d time.Duration) string {

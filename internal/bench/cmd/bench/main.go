@@ -103,7 +103,7 @@ func run() error {
 		}
 		report.RateLimit = append(report.RateLimit, rl)
 	}
-	report.Elapsed = time.Since(started)
+	report.Elapsed, report.LoadAtEnd = time.Since(started), bench.LoadAverage()
 	fmt.Println()
 	report.Write(os.Stdout)
 	return nil
