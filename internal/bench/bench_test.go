@@ -49,7 +49,7 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 			Date: time.Date(2026, 1, 2, 3, 4, 0, 0, time.UTC)},
 		Sizes: []SizeResult{{N: 50, Plan: Stats{Median: 800 * time.Millisecond}, NoopPlan: Stats{Median: 640 * time.Millisecond},
 			PlanRequests: 100, PlanGroupReads: 100, PlanRSSKiB: 40 << 10, NoopPlanRSSKiB: 38 << 10,
-			Create: Run{Wall: 1500 * time.Millisecond}, CreateRequests: 350, CreateListings: 150, Update: Run{Wall: 12 * time.Second}, UpdateLastLatency: 300 * time.Millisecond}},
+			Create: Run{Wall: 1500 * time.Millisecond}, CreateRequests: 350, CreateListings: 150, Update: Run{Wall: 12 * time.Second}, UpdateRequests: 800, UpdateListings: 100, UpdateLastLatency: 300 * time.Millisecond}},
 		Latency: &LatencyResult{Runs: 5, Latency: Stats{Min: 100 * time.Millisecond, Median: 200 * time.Millisecond, Max: 500 * time.Millisecond}},
 		RateLimit: []RateLimitResult{{Name: "one bucket", Mutations: 30, Limit: 6, Window: 6 * time.Second, Workers: 10,
 			Total: 24100 * time.Millisecond, Minimum: 24 * time.Second, Refused: 36}},
@@ -59,7 +59,7 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 	for _, want := range []string{
 		"2 CPUs (Test CPU), 4.0 GiB RAM", "2026-01-02 03:04 UTC",
 		"| 50 | 100 | 0.80 s | 0.64 s | 1.25× | 1.00 | 100 | 40 MiB | 38 MiB |",
-		"| 50 | 1.50 s | 350 (150) | 0.00 s | 12.0 s | 0 | 0 | 0.30 s |",
+		"| 50 | 1.50 s | 350 (150) | 0.00 s | 12.0 s | 800 (100) | 0 | 0.30 s |",
 		"| migration DEPRECATED → terraform apply returned | 0.10 s | 0.20 s | 0.50 s |",
 		"| one bucket | 30 | 6 / 6s | 10 | 24.1 s | 24.0 s | 36 | 0 |",
 	} {

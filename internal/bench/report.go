@@ -100,12 +100,12 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "Apply at the default parallelism (10):")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| N | create 2N resources | requests (group listings) | create (do-nothing) | update N shard counts 4→2 | requests | 429s | last DEPRECATED → apply returned |")
+		fmt.Fprintln(w, "| N | create 2N resources | requests (group listings) | create (do-nothing) | update N shard counts 4→2 | requests (group listings) | 429s | last DEPRECATED → apply returned |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range r.Sizes {
-			fmt.Fprintf(w, "| %d | %s | %d (%d) | %s | %s | %d | %d | %s |\n",
-				s.N, secs(s.Create.Wall), s.CreateRequests, s.CreateListings, secs(s.NoopCreate.Wall), secs(s.Update.Wall), s.UpdateRequests,
-				s.Update429s, secs(s.UpdateLastLatency))
+			fmt.Fprintf(w, "| %d | %s | %d (%d) | %s | %s | %d (%d) | %d | %s |\n",
+				s.N, secs(s.Create.Wall), s.CreateRequests, s.CreateListings, secs(s.NoopCreate.Wall), secs(s.Update.Wall),
+				s.UpdateRequests, s.UpdateListings, s.Update429s, secs(s.UpdateLastLatency))
 		}
 		fmt.Fprintln(w)
 	}

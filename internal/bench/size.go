@@ -32,6 +32,7 @@ type SizeResult struct {
 
 	Update         Run // apply scaling every group in from 4 to 2 shards
 	UpdateRequests int
+	UpdateListings int
 	Update429s     int
 	// UpdateLastLatency is from the last migration turning DEPRECATED to
 	// the apply returning.
@@ -112,6 +113,7 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 		return res, err
 	}
 	res.UpdateRequests = totalRequests(c.RequestCounts())
+	res.UpdateListings = c.RequestCount("GET", coordinator.RouteMonitoringGroups)
 	for _, e := range c.AuditEvents()[auditBefore:] {
 		if e.Status == 429 {
 			res.Update429s++
