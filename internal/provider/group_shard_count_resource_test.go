@@ -274,6 +274,7 @@ func TestAccGroupShardCount_partWayFailedStreamScaleIsRecovered(t *testing.T) {
 
 func TestAccGroupShardCount_outOfBandRollbackDuringWait(t *testing.T) {
 	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	c := a.env.RequireInRepo(t, "rolls back at the moment the provider starts waiting")
 	p, g := acctest.RandomName("yanked"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
 	consumer := a.env.StartConsumer(t, p, g)
@@ -284,7 +285,7 @@ func TestAccGroupShardCount_outOfBandRollbackDuringWait(t *testing.T) {
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				go rollbackWhenActive(t, a, p, g)
+				go rollbackWhenWaiting(t, a, c, p, g)
 			},
 			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
 			ExpectError: regexp.MustCompile(`(?s)did not complete.*migration\s+reshard-.*was\s+rolled\s+back;\s+the\s+group\s+has\s+2\s+shards\s+again`),
@@ -469,20 +470,24 @@ func drainOnceWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, sha
 	t.Errorf("the provider never polled the migration of %s/%s", p, g)
 }
 
-// rollbackWhenActive rolls back the group's migration once it is ACTIVE, as
-// an operator would in the middle of an apply.
-func rollbackWhenActive(t *testing.T, a *accTest, p, g string) {
-	deadline := time.Now().Add(20 * time.Second)
+// rollbackWhenWaiting rolls back the group's migration as soon as the
+// provider polls it, as an operator would in the middle of an apply.
+func rollbackWhenWaiting(t *testing.T, a *accTest, c *coordinator.Coordinator, p, g string) {
+	before := c.RequestCount("GET", coordinator.RouteAssignments)
+	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		grp, err := a.group(t, p, g)
-		if err == nil && grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationActive {
-			time.Sleep(500 * time.Millisecond) // let the provider start waiting
+		if c.RequestCount("GET", coordinator.RouteAssignments) > before {
+			grp, err := a.group(t, p, g)
+			if err != nil || grp.ActiveMigration == nil {
+				t.Errorf("no active migration to roll back in %s/%s: %v", p, g, err)
+				return
+			}
 			if _, err := a.env.Client().RollbackMigration(ctxT(t), p, g, grp.ActiveMigration.ReshardingID, client.Mutation{Reason: "operator rollback"}); err != nil {
 				t.Errorf("out-of-band rollback: %v", err)
 			}
 			return
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("no active migration to roll back in %s/%s", p, g)
+	t.Errorf("the provider never polled the migration of %s/%s", p, g)
 }
