@@ -77,6 +77,8 @@ type Report struct {
 	Latency   *LatencyResult
 	RateLimit []RateLimitResult
 	Elapsed   time.Duration
+	// Notes are printed under the machine line (e.g. non-default settings).
+	Notes []string
 	// LoadAtEnd is the 1-minute load average when the run finished.
 	LoadAtEnd string
 }
@@ -86,6 +88,9 @@ func (r Report) Write(w io.Writer) {
 	m := r.Machine
 	fmt.Fprintf(w, "Machine: %d CPUs (%s), %.1f GiB RAM, %s; %s, %s. Date: %s.\n\n",
 		m.CPUs, m.CPUModel, m.MemoryGiB, m.Kernel, m.Go, m.Terraform, m.Date.Format("2006-01-02 15:04 UTC"))
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "Note: %s.\n\n", n)
+	}
 
 	if len(r.Sizes) > 0 {
 		fmt.Fprintln(w, "Plan/refresh of an unchanged workspace (N groups + N shard counts = 2N resources; median of runs):")

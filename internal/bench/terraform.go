@@ -15,6 +15,8 @@ import (
 // Terraform runs one terraform binary in throw-away working directories.
 type Terraform struct {
 	Path string
+	// Env is added to every command's environment (and so the providers').
+	Env []string
 	// cliConfig holds the dev_overrides for both providers, so no
 	// `terraform init` (and no registry) is ever needed.
 	cliConfig string
@@ -96,6 +98,7 @@ func (w *Workspace) Terraform(ctx context.Context, args ...string) (Run, error) 
 		"TF_IN_AUTOMATION=1",
 		"BENCH_RSS_DIR="+rssDir,
 	)
+	cmd.Env = append(cmd.Env, w.tf.Env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	start := time.Now()

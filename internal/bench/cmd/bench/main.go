@@ -27,10 +27,12 @@ func main() {
 func run() error {
 	var (
 		sizes      = flag.String("sizes", "50,200,500", "comma-separated workspace sizes N (groups, each with a shard count)")
-		plans      = flag.Int("plans", 3, "refreshing plans per size and provider (the median is reported)")
+		plans      = flag.Int("plans", 5, "refreshing plans per size and provider (the median is reported)")
 		latency    = flag.Int("latency-runs", 5, "applies for the scale completion latency (0 skips)")
 		rateLimit  = flag.Bool("rate-limit", true, "run the rate-limit workloads")
 		keep       = flag.Bool("keep", false, "keep the working directories")
+		sdkLogsOff = flag.Bool("sdk-logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK and TF_LOG_SDK_PROTO to OFF for every provider "+
+			"(by default plugin SDKs encode every TRACE line, which Terraform then drops)")
 		terraformF = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
 	)
 	flag.Parse()
@@ -68,7 +70,14 @@ func run() error {
 	if err != nil {
 		return err
 	}
+	if *sdkLogsOff {
+		tf.Env = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_SDK_PROTO=OFF"}
+		progress("plugin SDK logs are OFF for this run")
+	}
 	report := bench.Report{Machine: bench.DescribeMachine(tf.Version(ctx))}
+	if *sdkLogsOff {
+		report.Notes = append(report.Notes, "plugin SDK logs OFF for both providers (TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO)")
+	}
 
 	for _, n := range ns {
 		progress(fmt.Sprintf("N=%d: create, %d plans per provider, update", n, *plans))
