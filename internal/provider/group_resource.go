@@ -428,16 +428,7 @@ func liveMembersHint(ctx context.Context, api *client.Client, p, g string) strin
 }
 
 func (r *groupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	p, g, err := parseGroupID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), groupID(p, g))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("stream_prefix"), p)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("consumer_group"), g)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("deletion_policy"), deletionPolicyAbandon)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("force_delete"), false)...)
+	importGroupID(ctx, req.ID, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
 }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {

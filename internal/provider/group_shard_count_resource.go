@@ -10,7 +10,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -327,15 +326,7 @@ func (r *groupShardCountResource) Delete(ctx context.Context, req resource.Delet
 }
 
 func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	p, g, err := parseGroupID(req.ID)
-	if err != nil {
-		resp.Diagnostics.AddError("Invalid import id", err.Error())
-		return
-	}
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("id"), groupID(p, g))...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("stream_prefix"), p)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("consumer_group"), g)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("wait_for"), waitForCompletion)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("rollback_on_revert"), false)...)
-	resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root("migration_ids"), types.MapValueMust(types.StringType, nil))...)
+	importGroupID(ctx, req.ID, resp, map[string]any{
+		"wait_for": waitForCompletion, "rollback_on_revert": false, "migration_ids": types.MapValueMust(types.StringType, nil),
+	})
 }

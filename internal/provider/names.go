@@ -3,9 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 )
 
@@ -80,4 +83,20 @@ func parseGroupID(id string) (streamPrefix, consumerGroup string, err error) {
 		}
 	}
 	return parts[0], parts[1], nil
+}
+
+// importGroupID imports a resource keyed by "{stream_prefix}/{consumer_group}",
+// setting the identity attributes plus the defaults Read cannot infer, so the
+// plan after importing with a natural configuration is empty.
+func importGroupID(ctx context.Context, id string, resp *resource.ImportStateResponse, defaults map[string]any) {
+	p, g, err := parseGroupID(id)
+	if err != nil {
+		resp.Diagnostics.AddError("Invalid import id", err.Error())
+		return
+	}
+	attrs := map[string]any{"id": groupID(p, g), "stream_prefix": p, "consumer_group": g}
+	maps.Copy(attrs, defaults)
+	for _, name := range sortedKeys(attrs) {
+		resp.Diagnostics.Append(resp.State.SetAttribute(ctx, path.Root(name), attrs[name])...)
+	}
 }
