@@ -231,8 +231,11 @@ func TestAccReliability_coordinatorRestartMidApply(t *testing.T) {
 	base := acctest.RandomName("restart")
 	// Hold the creates, and the first stream scale, long enough for a
 	// restart to catch them in flight: their connections are cut, and the
-	// coordinator, like the real one, applies them anyway.
-	const hold, down = 300 * time.Millisecond, 500 * time.Millisecond
+	// coordinator, like the real one, applies them anyway. The hold is
+	// shorter than the downtime, so they are applied before the provider can
+	// look, and the downtime is well within the provider's retries (at least
+	// 1.9 s with the harness's 50–500 ms waits and 10 retries).
+	const hold, down = 700 * time.Millisecond, time.Second
 	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Times: groups, Delay: hold})
 	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay, Times: 1, Delay: hold})
 	restarts := make(chan error, 1)
