@@ -72,6 +72,8 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 // TestAccBenchSmoke runs every measurement at a tiny size, so `make bench`
 // cannot rot unnoticed. It checks what the figures must be (one read per
 // resource, no 429 without a limit to hit, RSS reported), never how fast.
+// The providers and the wrapper are this test binary (see TestMain); Build
+// itself runs with every `make bench`.
 func TestAccBenchSmoke(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
@@ -86,19 +88,14 @@ func TestAccBenchSmoke(t *testing.T) {
 			t.Fatal("terraform not found on PATH (never downloaded)")
 		}
 	}
-	root, err := RepoRoot(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
 	tmp := t.TempDir()
-	bins, err := Build(ctx, root, tmp)
+	tf, err := NewTerraform(tfPath, tmp, selfBinaries(t, tmp))
 	if err != nil {
 		t.Fatal(err)
 	}
-	tf, err := NewTerraform(tfPath, tmp, bins)
-	if err != nil {
-		t.Fatal(err)
-	}
+	// Under -race the binary would sleep 1 s at every exit (the race
+	// runtime's default), and every terraform command waits for its plugins.
+	tf.Env = []string{selfTestEnv + "=1", "GORACE=atexit_sleep_ms=0"}
 	size, err := MeasureSize(ctx, tf, 2, 1)
 	if err != nil {
 		t.Fatal(err)
