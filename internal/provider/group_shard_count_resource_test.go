@@ -258,10 +258,14 @@ func TestAccGroupShardCount_partWayFailedStreamScaleIsRecovered(t *testing.T) {
 		a.createGroupOutOfBand(t, p, g, 2)
 	}
 	c.FailStreamScaleAt(p, 1) // "a" goes ACTIVE, "b" stays PREPARING, "c" untouched
+	// Keep the migrations from finishing before the provider has looked, or
+	// the transport's retry of the 503 would simply resume "b".
+	c.SetUndrainedShard(p, "a", 1, true)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1),
+			PreConfig: func() { go drainOnceWaiting(t, c, p, "a", 1) },
+			Config:    a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1),
 			ConfigStateChecks: append(expectShardCountState(1, "DEPRECATED"),
 				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(3))),
 			Check: resource.ComposeTestCheckFunc(
