@@ -173,7 +173,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// resolution and the create are one step per prefix.
 	defer r.pd.prefixLocks.Lock(r.pd.api.RunID() + "\x00" + p)()
 
-	count, diags := resolveInitialShardCount(ctx, api, p, g, plan.InitialShardCount, true)
+	count, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -256,9 +256,9 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, err error) {
 // like its siblings: the configured count, which must match the siblings';
 // otherwise the siblings' count; otherwise nil (the coordinator's default).
 // With strict = false (plan time) mismatches are warnings.
-func resolveInitialShardCount(ctx context.Context, api *client.Client, p, g string, configured types.Int64, strict bool) (*int32, diag.Diagnostics) {
+func resolveInitialShardCount(ctx context.Context, listGroups func(context.Context) ([]client.Group, error), p, g string, configured types.Int64, strict bool) (*int32, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	groups, err := api.Groups(ctx)
+	groups, err := listGroups(ctx)
 	if err != nil {
 		if strict {
 			addAPIError(&diags, "Failed to list the groups under stream prefix "+p, err,
@@ -451,7 +451,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		// Best effort: the authoritative check runs again in Create, since
 		// siblings created in the same apply are not visible yet.
 		if r.pd != nil && !plan.StreamPrefix.IsUnknown() && !plan.ConsumerGroup.IsUnknown() && !plan.InitialShardCount.IsUnknown() {
-			_, diags := resolveInitialShardCount(ctx, r.pd.api, plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString(), plan.InitialShardCount, false)
+			_, diags := resolveInitialShardCount(ctx, r.pd.groupsForPlan, plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString(), plan.InitialShardCount, false)
 			resp.Diagnostics.Append(diags...)
 		}
 		return

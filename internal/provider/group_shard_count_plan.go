@@ -62,7 +62,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 func (r *groupShardCountResource) warnAboutChange(ctx context.Context, plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := plan.ShardCount.ValueInt64()
-	groups, err := r.pd.api.Groups(ctx)
+	groups, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
 		return
 	}
