@@ -72,6 +72,9 @@ func TestAccGroup_createImportUpdateAbandon(t *testing.T) {
 			},
 		},
 	})
+	if err := a.diags.ExpectWarning("Group left on the coordinator", `deletion_policy is "ABANDON"`)(nil); err != nil {
+		t.Fatal(err)
+	}
 	if !acctest.IsReal() {
 		// The whole lifecycle made exactly one mutation: the create.
 		events := auditEvents(a.env.Coordinator, p)
@@ -272,6 +275,10 @@ func TestAccGroup_siblingShardCountMismatchFailsBeforeCreate(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)already has group "billing" \(6 shards\).*initial_shard_count = 4.*Nothing was sent`),
 		}},
 	})
+	// The plan already warned (best effort) before the create refused.
+	if err := a.diags.ExpectWarning("Shard count differs from the other groups", `"billing" (6 shards)`)(nil); err != nil {
+		t.Fatal(err)
+	}
 	if _, err := a.group(t, p, "audit"); !client.IsNotFound(err) {
 		t.Fatalf("the mismatched group must not have been created; GET answered %v", err)
 	}

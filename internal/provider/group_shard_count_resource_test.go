@@ -111,6 +111,13 @@ func TestAccGroupShardCount_scaleInWithoutConsumers(t *testing.T) {
 			Check:             a.migrationFinished(p, g, 3),
 		}},
 	})
+	// Destroy forgets the resource and says so; the group keeps its count.
+	if err := a.diags.ExpectWarning("Shard count left as it is", "keeps 3 shards")(nil); err != nil {
+		t.Fatal(err)
+	}
+	if grp, err := a.group(t, p, g); err != nil || grp.ShardCount != 3 {
+		t.Fatalf("after destroy the group must keep 3 shards: %+v, %v", grp, err)
+	}
 }
 
 func TestAccGroupShardCount_scaleOutWithoutConsumersWarnsAndSettles(t *testing.T) {
