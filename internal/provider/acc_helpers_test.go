@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -98,11 +99,12 @@ func shardCountIs(n int32) func(*client.Group) error {
 	}
 }
 
-// auditEvents returns the coordinator's audit events for one prefix (in-repo only).
-func auditEvents(c *coordinator.Coordinator, p string) []coordinator.AuditEvent {
+// auditEvents returns the coordinator's audit events for one prefix (in-repo
+// only), optionally only those of the given actions, in order.
+func auditEvents(c *coordinator.Coordinator, p string, actions ...string) []coordinator.AuditEvent {
 	var out []coordinator.AuditEvent
 	for _, e := range c.AuditEvents() {
-		if e.StreamPrefix == p {
+		if e.StreamPrefix == p && (len(actions) == 0 || slices.Contains(actions, e.Action)) {
 			out = append(out, e)
 		}
 	}

@@ -207,12 +207,7 @@ func TestAccGroup_lostCreateResponseIsAdopted(t *testing.T) {
 			Check: resource.ComposeTestCheckFunc(
 				a.diags.ExpectWarning("Adopted a group whose create response was lost", "likely but unproven"),
 				func(*terraform.State) error {
-					var creates []coordinator.AuditEvent
-					for _, e := range auditEvents(c, p) {
-						if e.Action == "CREATE_GROUP" {
-							creates = append(creates, e)
-						}
-					}
+					creates := auditEvents(c, p, "CREATE_GROUP")
 					if len(creates) != 1 || creates[0].Outcome != "SUCCESS" {
 						return fmt.Errorf("want exactly one successful CREATE_GROUP (adopted, not duplicated), got %+v", creates)
 					}
@@ -346,12 +341,7 @@ func TestAccGroup_deletionPolicies(t *testing.T) {
 	})
 	_ = consumer
 	if !acctest.IsReal() {
-		var deletes []coordinator.AuditEvent
-		for _, e := range auditEvents(a.env.Coordinator, p) {
-			if e.Action == "DELETE_GROUP" {
-				deletes = append(deletes, e)
-			}
-		}
+		deletes := auditEvents(a.env.Coordinator, p, "DELETE_GROUP")
 		if len(deletes) != 2 || deletes[0].Status != 409 || deletes[1].Outcome != "SUCCESS" || deletes[1].RequestSummary["force"] != "true" {
 			t.Fatalf("want a refused delete then a forced one, got %+v", deletes)
 		}

@@ -332,13 +332,7 @@ func TestAccGroupShardCount_timeoutThenNextApplyResumes(t *testing.T) {
 					a.migrationFinished(p, g, 2),
 					a.diags.ExpectWarning("Took over the resharding", "adopted migration"),
 					func(*terraform.State) error {
-						scales := 0
-						for _, e := range auditEvents(c, p) {
-							if e.Action == "SCALE_STREAM" {
-								scales++
-							}
-						}
-						if scales != 1 {
+						if scales := len(auditEvents(c, p, "SCALE_STREAM")); scales != 1 {
 							return fmt.Errorf("want the one original scale, adopted on resume; got %d SCALE_STREAM events", scales)
 						}
 						return nil

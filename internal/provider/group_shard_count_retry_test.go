@@ -13,17 +13,6 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
-// scaleEvents are the audited stream scales of a prefix, in order.
-func scaleEvents(c *coordinator.Coordinator, p string) []coordinator.AuditEvent {
-	var out []coordinator.AuditEvent
-	for _, e := range auditEvents(c, p) {
-		if e.Action == "SCALE_STREAM" {
-			out = append(out, e)
-		}
-	}
-	return out
-}
-
 func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) {
 	// One admin mutation per 2 s window per principal and prefix bucket: the
 	// second scale inside the window is refused with 429 and Retry-After.
@@ -42,7 +31,7 @@ func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) 
 					func(*terraform.State) error {
 						// 429s are audited without a body, so pick ours by request id.
 						var ours []coordinator.AuditEvent
-						for _, e := range scaleEvents(c, p) {
+						for _, e := range auditEvents(c, p, "SCALE_STREAM") {
 							if strings.HasPrefix(e.RequestID, "terraform-") {
 								ours = append(ours, e)
 							}
@@ -110,7 +99,7 @@ func TestAccGroupShardCount_lostScaleResponseIsAdopted(t *testing.T) {
 				a.diags.ExpectWarning("Took over the resharding", "adopted migration"),
 				// The applied scale, then the re-sent one refused with 409 ACTIVE_MIGRATION_EXISTS.
 				func(*terraform.State) error {
-					events := scaleEvents(c, p)
+					events := auditEvents(c, p, "SCALE_STREAM")
 					if len(events) != 2 || events[0].Outcome != "SUCCESS" || events[1].Status != 409 || events[0].RequestID != events[1].RequestID {
 						return fmt.Errorf("want an applied scale and its re-send refused with 409, same request id; got %+v", events)
 					}
