@@ -18,6 +18,12 @@ import (
 // the audit log, and what the user can do next.
 func apiErrorDetail(err error, next string) string {
 	var b strings.Builder
+	var deadlineErr *client.DeadlineError
+	if errors.As(err, &deadlineErr) {
+		// The wrapped answer follows; say first why it was not retried.
+		fmt.Fprintf(&b, "Not retried: %s.\n", strings.SplitN(deadlineErr.Error(), ": ", 2)[0])
+		next = joinHints("Raise the resource's timeouts (or retry later, when the coordinator's rate-limit window has reset).", next)
+	}
 	if apiErr, ok := client.AsAPIError(err); ok {
 		fmt.Fprintf(&b, "The coordinator answered %d", apiErr.HTTPStatus)
 		if apiErr.Status != "" {
@@ -112,4 +118,11 @@ func transportHint(err error) string {
 			"from where Terraform runs (HTTPS_PROXY and NO_PROXY apply)."
 	}
 	return ""
+}
+
+func joinHints(first, rest string) string {
+	if rest == "" {
+		return first
+	}
+	return first + "\n" + rest
 }

@@ -242,6 +242,21 @@ func TestAccGroup_createResentAfterConnectionLostBeforeApply(t *testing.T) {
 	})
 }
 
+func TestAccGroup_retryAfterPastTheDeadlineFailsAtOnce(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "answers 429 with a Retry-After longer than the create timeout")
+	p := acctest.RandomName("patience")
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultRespond, Status: 429,
+		ErrorCode: "RATE_LIMIT_EXCEEDED", Message: "Coordinator API rate limit exceeded", RetryAfter: "3600"})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      a.env.ProviderConfig() + groupHCL("test", p, "svc", "initial_shard_count = 1", "timeouts {\n    create = \"30s\"\n  }"),
+			ExpectError: regexp.MustCompile(`(?s)Not retried: coordinator asked to retry after 3600s, which is past the\s+operation deadline.*RATE_LIMIT_EXCEEDED.*Request id: terraform-.*Raise the resource's timeouts`),
+		}},
+	})
+}
+
 func TestAccGroup_inheritsSiblingShardCount(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("siblings")
