@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringdefault"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/stringplanmodifier"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -205,34 +205,27 @@ type privateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
-type stateSetter interface {
-	Set(ctx context.Context, val any) diag.Diagnostics
-}
-
 func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
 	if private == nil {
 		return false, nil
 	}
 	b, diags := private.GetKey(ctx, privatePendingWait)
-	return len(b) > 0 && string(b) != "null", diags
+	return string(b) == "true", diags
 }
 
-func setPendingWait(ctx context.Context, private privateSetter, pending *pendingWait) diag.Diagnostics {
-	if pending == nil {
+// setPendingWait records whether a wait is unfinished; the key's presence is
+// all that matters (a nil value removes it).
+func setPendingWait(ctx context.Context, private privateSetter, pending bool) diag.Diagnostics {
+	if !pending {
 		return private.SetKey(ctx, privatePendingWait, nil)
 	}
-	b, _ := json.Marshal(pending)
-	return private.SetKey(ctx, privatePendingWait, b)
-}
-
-type pendingWait struct {
-	Target int32 `json:"target"`
+	return private.SetKey(ctx, privatePendingWait, []byte("true"))
 }
 
 // apply drives the group to the planned shard count, recording progress in
 // state before it waits, so a timeout or crash leaves a resumable record.
 // resumed is the prior state when this apply resumes an unfinished wait.
-func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, state stateSetter, private privateSetter, diags *diag.Diagnostics) {
+func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -251,11 +244,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.MigrationState = out.stateValue()
 		plan.PreviousShardCount = out.previousValue()
 		diags.Append(state.Set(ctx, &plan)...)
-		var pw *pendingWait
-		if pending {
-			pw = &pendingWait{Target: target}
-		}
-		diags.Append(setPendingWait(ctx, private, pw)...)
+		diags.Append(setPendingWait(ctx, private, pending)...)
 	}
 
 	out := s.start(ctx)
@@ -267,7 +256,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
 		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
 		diags.Append(state.Set(ctx, &plan)...)
-		diags.Append(setPendingWait(ctx, private, nil)...)
+		diags.Append(setPendingWait(ctx, private, false)...)
 		return
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
