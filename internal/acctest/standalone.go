@@ -2,8 +2,6 @@ package acctest
 
 import (
 	"context"
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -33,26 +31,4 @@ func (c *Consumer) Joined() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.epoch > 0
-}
-
-// HoldScalesUntil wraps a coordinator handler so that scale requests (POST
-// …/scale) wait until ready reports true, for at most maxWait, before they
-// are handled. Examples that create a group and scale it in one apply use it:
-// their consumer can only join once the group exists, while in production
-// consumers run long before anyone scales. Without the hold the scale-out
-// would find no live consumer and, correctly, be reported as waiting for one.
-func HoldScalesUntil(next http.Handler, ready func() bool, maxWait time.Duration) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodPost && strings.HasSuffix(r.URL.Path, "/scale") {
-			deadline := time.Now().Add(maxWait)
-			for !ready() && time.Now().Before(deadline) {
-				select {
-				case <-r.Context().Done():
-					return
-				case <-time.After(10 * time.Millisecond):
-				}
-			}
-		}
-		next.ServeHTTP(w, r)
-	})
 }

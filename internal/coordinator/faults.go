@@ -21,7 +21,8 @@ const (
 	// FaultResetAfterApply applies the request (mutation, audit event,
 	// rate-limit count) and then resets the connection instead of answering.
 	FaultResetAfterApply
-	// FaultDelay waits Delay, then handles the request normally.
+	// FaultDelay waits Delay (or until Until reports true), then handles the
+	// request normally.
 	FaultDelay
 )
 
@@ -47,7 +48,15 @@ type Fault struct {
 	ContentType string
 
 	Delay time.Duration // FaultDelay
+	// Until, when set, ends a FaultDelay early: the request is served as soon
+	// as Until reports true (asked at once, then every untilPollInterval), or
+	// after Delay at the latest. Tests hold requests with it until something
+	// the coordinator cannot see has happened, such as a consumer joining.
+	Until func() bool
 }
+
+// untilPollInterval is how often a FaultDelay asks its Until.
+const untilPollInterval = 10 * time.Millisecond
 
 type faultQueue struct {
 	mu     sync.Mutex
@@ -86,17 +95,10 @@ func (q *faultQueue) take(method, rawPath, route string) (Fault, bool) {
 func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request, m *match, rawPath, rawQuery string) bool {
 	switch f.Kind {
 	case FaultDelay:
-		// The real server keeps working on a request whose client gave up,
-		// so only shutdown cuts the delay short, dropping the connection.
-		t := time.NewTimer(f.Delay)
-		defer t.Stop()
-		select {
-		case <-t.C:
+		if c.delay(f) {
 			return true
-		case <-c.closing:
-			resetConnection(w)
-			return false
 		}
+		resetConnection(w)
 	case FaultResetBeforeApply:
 		resetConnection(w)
 	case FaultResetAfterApply:
@@ -106,6 +108,35 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 		respondFault(w, f)
 	}
 	return false
+}
+
+// delay waits out a FaultDelay; false means Close cut it short. The real
+// server keeps working on a request whose client gave up, so only shutdown
+// (or Until) ends the wait before Delay.
+func (c *Coordinator) delay(f Fault) bool {
+	t := time.NewTimer(f.Delay)
+	defer t.Stop()
+	var poll <-chan time.Time
+	if f.Until != nil {
+		if f.Until() {
+			return true
+		}
+		tick := time.NewTicker(untilPollInterval)
+		defer tick.Stop()
+		poll = tick.C
+	}
+	for {
+		select {
+		case <-t.C:
+			return true
+		case <-poll:
+			if f.Until() {
+				return true
+			}
+		case <-c.closing:
+			return false
+		}
+	}
 }
 
 func respondFault(w http.ResponseWriter, f Fault) {

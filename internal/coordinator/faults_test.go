@@ -3,6 +3,7 @@ package coordinator
 import (
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -120,6 +121,65 @@ func TestFaultDelay(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	e.group("orders", "late")
+}
+
+func TestFaultDelayUntil(t *testing.T) {
+	t.Run("held until Until reports true", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		var asked atomic.Int32
+		var appliedEarly atomic.Bool
+		// Delay far outlasts three polls: without Until the request is
+		// served only after it, with Until never asked.
+		e.c.InjectFault(Fault{Route: RouteGroup, Method: "POST", Kind: FaultDelay, Delay: 10 * time.Second, Until: func() bool {
+			if len(e.c.AuditEvents()) > 0 {
+				appliedEarly.Store(true)
+			}
+			return asked.Add(1) >= 3
+		}})
+		e.createGroup("orders", "g", 1)
+		if asked.Load() != 3 || appliedEarly.Load() {
+			t.Fatalf("Until asked %d times (want 3), request applied before Until held: %v", asked.Load(), appliedEarly.Load())
+		}
+	})
+
+	t.Run("served after Delay when Until never holds", func(t *testing.T) {
+		e := newEnv(t, Options{})
+		var asked atomic.Int32
+		e.c.InjectFault(Fault{Route: RouteGroup, Method: "POST", Kind: FaultDelay, Delay: 30 * time.Millisecond, Until: func() bool {
+			asked.Add(1)
+			return false
+		}})
+		e.createGroup("orders", "g", 1)
+		if asked.Load() == 0 {
+			t.Fatal("Until was never asked")
+		}
+	})
+
+	t.Run("Close drops a held request", func(t *testing.T) {
+		c := startCoordinator(t, Options{})
+		c.InjectFault(Fault{Route: RouteGroup, Method: "POST", Kind: FaultDelay, Delay: time.Hour, Until: func() bool { return false }})
+		errc := make(chan error, 1)
+		go func() {
+			req, _ := http.NewRequest("POST", c.URL()+groupPath("orders", "g"), strings.NewReader(`{"requestedBy":"t"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.SetBasicAuth("admin", "password")
+			resp, err := http.DefaultClient.Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			errc <- err
+		}()
+		waitFor(t, "the held request to arrive", func() bool { return c.RequestCount("POST", RouteGroup) == 1 })
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := <-errc; err == nil {
+			t.Fatal("the held request should have been dropped")
+		}
+		if n := len(c.AuditEvents()); n != 0 {
+			t.Fatalf("the held request was applied: %d audit events", n)
+		}
+	})
 }
 
 func TestRequestCounts(t *testing.T) {

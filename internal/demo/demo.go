@@ -12,8 +12,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"time"
@@ -102,9 +100,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	run.consumer = consumer
-	if err := run.serveTerraformEndpoint(ctx, consumer.Joined); err != nil {
-		return err
-	}
+	holdScalesUntil(run.coord, consumer.Joined)
 	p.linef("a consumer of %s/%s heartbeats as %s; it joins as soon as terraform creates the group,", o.Consumer[0], o.Consumer[1], consumer.MemberID)
 	p.linef("and scale requests wait until it has joined (in production, consumers run before anyone scales)")
 
@@ -114,7 +110,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	}
 	runID := "demo-" + time.Now().UTC().Format("20060102T150405")
 	tf.Env = []string{
-		"REDIS_STREAM_COORDINATOR_ENDPOINT=" + run.terraformURL,
+		"REDIS_STREAM_COORDINATOR_ENDPOINT=" + run.coord.URL(),
 		"REDIS_STREAM_COORDINATOR_USERNAME=" + run.writer.Username,
 		"REDIS_STREAM_COORDINATOR_PASSWORD=" + run.writer.Password,
 		"REDIS_STREAM_COORDINATOR_RUN_ID=" + runID,
@@ -186,8 +182,6 @@ type demoRun struct {
 	coord          *coordinator.Coordinator
 	writer, member acctest.Credentials
 	consumer       *acctest.Consumer
-	gate           *http.Server
-	terraformURL   string
 }
 
 func startCoordinator() (*demoRun, error) {
@@ -216,31 +210,21 @@ func startCoordinator() (*demoRun, error) {
 	return r, nil
 }
 
-// serveTerraformEndpoint serves the coordinator to terraform on a second
-// loopback port whose scale requests wait for the consumer (see
-// acctest.HoldScalesUntil).
-func (r *demoRun) serveTerraformEndpoint(ctx context.Context, consumerJoined func() bool) error {
-	ln, err := (&net.ListenConfig{}).Listen(ctx, "tcp", "127.0.0.1:0")
-	if err != nil {
-		return err
+// holdScalesUntil makes the coordinator hold scale requests until joined
+// reports true, for at most 30 s each. The demo creates the group and scales
+// it in one apply, so its consumer can only join once the group exists, while
+// in production consumers run long before anyone scales. Without the hold the
+// scale-out would find no live consumer and, correctly, be reported as
+// waiting for one.
+func holdScalesUntil(c *coordinator.Coordinator, joined func() bool) {
+	for _, route := range []string{coordinator.RouteStreamScale, coordinator.RouteGroupScale} {
+		c.InjectFault(coordinator.Fault{Method: "POST", Route: route, Kind: coordinator.FaultDelay, Delay: 30 * time.Second, Until: joined, Times: 1000})
 	}
-	r.gate = &http.Server{
-		Handler:           acctest.HoldScalesUntil(r.coord.Handler(), consumerJoined, 30*time.Second),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	go func() { _ = r.gate.Serve(ln) }()
-	r.terraformURL = "http://" + ln.Addr().String()
-	return nil
 }
 
 func (r *demoRun) stop(p printer) {
 	if r.consumer != nil {
 		r.consumer.Stop()
-	}
-	if r.gate != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = r.gate.Shutdown(ctx)
 	}
 	if err := r.coord.Close(); err != nil {
 		p.linef("stopping the coordinator: %v", err)

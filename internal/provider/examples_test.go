@@ -10,7 +10,6 @@ import (
 	"encoding/pem"
 	"fmt"
 	"math/big"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -27,6 +26,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // exampleCase is how one example (or a combination of example files) is
@@ -327,11 +327,9 @@ func exampleTestCase(t *testing.T, env *acctest.Env, c exampleCase) resource.Tes
 	}
 	if c.consumer {
 		consumer := env.StartConsumer(t, ordersPrefix, ordersGroup)
-		gate := httptest.NewServer(acctest.HoldScalesUntil(coord.Handler(), consumer.Joined, 30*time.Second))
-		t.Cleanup(gate.Close)
-		gated := *env
-		gated.Endpoint = gate.URL
-		env = &gated
+		for _, route := range []string{coordinator.RouteStreamScale, coordinator.RouteGroupScale} {
+			coord.InjectFault(coordinator.Fault{Method: "POST", Route: route, Kind: coordinator.FaultDelay, Delay: 30 * time.Second, Until: consumer.Joined, Times: 1000})
+		}
 	}
 	cfg := exampleConfig(t, env, c.files, c.rw)
 	if c.probe {
