@@ -12,32 +12,35 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 )
 
-// Provider binary names; dev_overrides maps each source address to the
-// directory holding the binary of that name.
+// The do-nothing provider's binary name and source address; dev_overrides
+// maps each source address to the directory holding the binary of that name
+// (the real provider's are demo.ProviderBinary and acctest.ProviderSource).
 const (
-	providerBinary = "terraform-provider-redisstreamcoordinator"
-	noopBinary     = "terraform-provider-noop"
-	providerSource = "ghkdqhrbals/redisstreamcoordinator"
-	noopSource     = "bench/noop"
+	noopBinary = "terraform-provider-noop"
+	noopSource = "bench/noop"
 )
 
 // Binaries is the layout the benchmark builds: each provider's rsswrap
 // wrapper in its own override directory, the real binaries in real/.
 type Binaries struct {
-	ProviderDir string // holds the wrapper named providerBinary
+	ProviderDir string // holds the wrapper named demo.ProviderBinary
 	NoopDir     string // holds the wrapper named noopBinary
 }
 
-// Build compiles the provider (as `make build` does), the do-nothing
-// provider and the RSS wrapper under dir.
+// Build compiles the provider (as `make build` does, with demo.BuildProvider),
+// the do-nothing provider and the RSS wrapper under dir.
 func Build(ctx context.Context, repoRoot, dir string) (Binaries, error) {
 	b := Binaries{ProviderDir: filepath.Join(dir, "provider"), NoopDir: filepath.Join(dir, "noop")}
 	realDir := filepath.Join(dir, "real")
 	wrapper := filepath.Join(dir, "rsswrap")
+	if _, err := demo.BuildProvider(ctx, repoRoot, realDir, "0.0.0-bench"); err != nil {
+		return b, err
+	}
 	builds := []struct{ out, pkg string }{
-		{filepath.Join(realDir, providerBinary), "."},
 		{filepath.Join(realDir, noopBinary), "./internal/bench/noopprovider"},
 		{wrapper, "./internal/bench/rsswrap"},
 	}
@@ -49,7 +52,7 @@ func Build(ctx context.Context, repoRoot, dir string) (Binaries, error) {
 		}
 	}
 	// The wrapper finds the real binary at ../real/<its own name>.
-	for _, w := range []struct{ dir, name string }{{b.ProviderDir, providerBinary}, {b.NoopDir, noopBinary}} {
+	for _, w := range []struct{ dir, name string }{{b.ProviderDir, demo.ProviderBinary}, {b.NoopDir, noopBinary}} {
 		if err := os.MkdirAll(w.dir, 0o755); err != nil {
 			return b, err
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
@@ -74,7 +75,7 @@ provider "redisstreamcoordinator" {
   username = %q
   password = %q
 }
-`, providerSource, endpoint, tfUser, tfPassword)
+`, acctest.ProviderSource, endpoint, tfUser, tfPassword)
 }
 
 // prefixName names the i-th benchmark stream prefix; each group has its own

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/noop"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/wrap"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
 )
 
@@ -64,8 +65,8 @@ func selfBinaries(t *testing.T, dir string) Binaries {
 	}
 	b := Binaries{ProviderDir: filepath.Join(dir, "provider"), NoopDir: filepath.Join(dir, "noop")}
 	for _, p := range []string{
-		filepath.Join(dir, "real", providerBinary), filepath.Join(dir, "real", noopBinary),
-		filepath.Join(b.ProviderDir, providerBinary), filepath.Join(b.NoopDir, noopBinary),
+		filepath.Join(dir, "real", demo.ProviderBinary), filepath.Join(dir, "real", noopBinary),
+		filepath.Join(b.ProviderDir, demo.ProviderBinary), filepath.Join(b.NoopDir, noopBinary),
 	} {
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)

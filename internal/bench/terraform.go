@@ -5,11 +5,12 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 )
 
 // Terraform runs one terraform binary in throw-away working directories.
@@ -26,28 +27,20 @@ type Terraform struct {
 // NewTerraform writes the CLI configuration under tmp.
 func NewTerraform(path, tmp string, bins Binaries) (*Terraform, error) {
 	cfg := filepath.Join(tmp, "bench.tfrc")
-	content := fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    %q = %q
-    %q = %q
-  }
-  direct {}
-}
-`, providerSource, bins.ProviderDir, noopSource, bins.NoopDir)
-	if err := os.WriteFile(cfg, []byte(content), 0o600); err != nil {
+	if err := demo.WriteCLIConfig(cfg, bins.ProviderDir, demo.DevOverride{Source: noopSource, Dir: bins.NoopDir}); err != nil {
 		return nil, err
 	}
 	return &Terraform{Path: path, cliConfig: cfg, tmp: tmp}, nil
 }
 
-// Version is the first line of `terraform version`.
-func (tf *Terraform) Version(ctx context.Context) string {
-	out, err := exec.CommandContext(ctx, tf.Path, "version").Output()
-	if err != nil {
-		return "unknown"
+// CLI runs terraform in dir with the benchmark's CLI configuration and
+// environment. A developer's TF_LOG settings are left out: logging would
+// skew the timings.
+func (tf *Terraform) CLI(dir string) *demo.Terraform {
+	return &demo.Terraform{
+		Bin: tf.Path, Dir: dir, CLIConfig: tf.cliConfig, WithoutLogging: true,
+		Env: append([]string{"TF_IN_AUTOMATION=1"}, tf.Env...),
 	}
-	first, _, _ := strings.Cut(string(out), "\n")
-	return first
 }
 
 // Workspace is one working directory with its own configuration and state.
@@ -90,21 +83,17 @@ func (w *Workspace) Terraform(ctx context.Context, args ...string) (Run, error) 
 		return Run{}, err
 	}
 	defer os.RemoveAll(rssDir)
-	cmd := exec.CommandContext(ctx, w.tf.Path, args...)
-	cmd.Dir = w.Dir
-	cmd.Env = append(cleanEnv(),
-		"TF_CLI_CONFIG_FILE="+w.tf.cliConfig,
-		"CHECKPOINT_DISABLE=1",
-		"TF_IN_AUTOMATION=1",
-		"BENCH_RSS_DIR="+rssDir,
-	)
-	cmd.Env = append(cmd.Env, w.tf.Env...)
+	cli := w.tf.CLI(w.Dir)
+	cli.Env = append(cli.Env, "BENCH_RSS_DIR="+rssDir)
 	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
+	cli.Stdout, cli.Stderr = &out, &out
 	start := time.Now()
-	err = cmd.Run()
+	code, err := cli.Run(ctx, args...)
 	r := Run{End: time.Now(), Output: out.String()}
 	r.Wall = r.End.Sub(start)
+	if err == nil && code != 0 {
+		err = fmt.Errorf("exit status %d", code)
+	}
 	if err != nil {
 		return r, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(r.Output, 4000))
 	}
@@ -126,21 +115,6 @@ func (w *Workspace) Plan(ctx context.Context) (Run, error) {
 		err = fmt.Errorf("plan of an unchanged configuration proposes changes:\n%s", tail(r.Output, 4000))
 	}
 	return r, err
-}
-
-// cleanEnv is the process environment without Terraform or provider
-// settings, so a developer's TF_LOG or exported credentials cannot skew or
-// redirect a run.
-func cleanEnv() []string {
-	var env []string
-	for _, kv := range os.Environ() {
-		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "TF_") || strings.HasPrefix(name, "REDIS_STREAM_COORDINATOR_") || name == "BENCH_RSS_DIR" {
-			continue
-		}
-		env = append(env, kv)
-	}
-	return env
 }
 
 func readRSS(dir string) (peak int64, instances int, err error) {

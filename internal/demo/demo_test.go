@@ -19,10 +19,22 @@ func TestCleanEnvDropsSettingsThatRedirectTerraformOrTheProvider(t *testing.T) {
 		"REDIS_STREAM_COORDINATOR_ENDPOINT=https://live.example", "REDIS_STREAM_COORDINATOR_PASSWORD=secret",
 		"TF_CLI_ARGS=-lock=false", "TF_CLI_ARGS_plan=-refresh=false", "TF_CLI_CONFIG_FILE=/home/me/.terraformrc",
 		"TF_DATA_DIR=/tmp/x", "TF_WORKSPACE=prod", "TF_PLUGIN_CACHE_DIR=/cache", "TF_INPUT=1", "TF_LOG=DEBUG",
+		`TF_REATTACH_PROVIDERS={"ghkdqhrbals/redisstreamcoordinator":{}}`,
 	})
 	want := []string{"PATH=/usr/bin", "HOME=/root", "TF_LOG=DEBUG"}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("cleanEnv = %q, want %q", got, want)
+	}
+}
+
+func TestWithoutLoggingDropsEveryLogSetting(t *testing.T) {
+	got := withoutLogging([]string{
+		"PATH=/usr/bin", "TF_LOG=TRACE", "TF_LOG_PATH=/tmp/tf.log", "TF_LOG_CORE=DEBUG", "TF_LOG_PROVIDER=TRACE",
+		"TF_LOG_PROVIDER_REDISSTREAMCOORDINATOR=DEBUG", "TF_LOG_SDK=TRACE", "TF_LOG_SDK_PROTO=TRACE", "TF_IN_AUTOMATION=1",
+	})
+	want := []string{"PATH=/usr/bin", "TF_IN_AUTOMATION=1"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("withoutLogging = %q, want %q", got, want)
 	}
 }
 
@@ -36,6 +48,24 @@ func TestWriteCLIConfigOverridesOnlyTheProvider(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "provider_installation {\n  dev_overrides {\n    \"ghkdqhrbals/redisstreamcoordinator\" = \"/opt/provider bin\"\n  }\n  direct {}\n}\n"
+	if string(b) != want {
+		t.Errorf("CLI config:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+func TestWriteCLIConfigOverridesEachNamedProvider(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "terraform.rc")
+	if err := WriteCLIConfig(path, "/bench/provider", DevOverride{Source: "bench/noop", Dir: "/bench/noop"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "provider_installation {\n  dev_overrides {\n" +
+		"    \"ghkdqhrbals/redisstreamcoordinator\" = \"/bench/provider\"\n" +
+		"    \"bench/noop\" = \"/bench/noop\"\n" +
+		"  }\n  direct {}\n}\n"
 	if string(b) != want {
 		t.Errorf("CLI config:\n%s\nwant:\n%s", b, want)
 	}

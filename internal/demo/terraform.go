@@ -11,11 +11,13 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
 
 // ProviderSource is the source address dev overrides apply to; it must match
 // the required_providers entry of the configurations run with them.
-const ProviderSource = "ghkdqhrbals/redisstreamcoordinator"
+const ProviderSource = acctest.ProviderSource
 
 // ProviderBinary is the provider executable's name, as Terraform expects it
 // in a dev override directory.
@@ -49,19 +51,22 @@ func BuildProvider(ctx context.Context, moduleRoot, dir, version string) (string
 	return out, nil
 }
 
+// DevOverride takes the provider at Source from the binary in Dir.
+type DevOverride struct{ Source, Dir string }
+
 // WriteCLIConfig writes a Terraform CLI configuration that takes the provider
-// from providerDir (dev overrides) and everything else from its origin. With
-// it, plan and apply work without terraform init, which could not reach a
-// registry offline; `terraform get` installs local modules if needed.
-func WriteCLIConfig(path, providerDir string) error {
-	cfg := fmt.Sprintf(`provider_installation {
-  dev_overrides {
-    %q = %q
-  }
-  direct {}
-}
-`, ProviderSource, providerDir)
-	return os.WriteFile(path, []byte(cfg), 0o600)
+// from providerDir, and any other provider named in more from its directory
+// (dev overrides), and everything else from its origin. With it, plan and
+// apply work without terraform init, which could not reach a registry
+// offline; `terraform get` installs local modules if needed.
+func WriteCLIConfig(path, providerDir string, more ...DevOverride) error {
+	var cfg strings.Builder
+	cfg.WriteString("provider_installation {\n  dev_overrides {\n")
+	for _, o := range append([]DevOverride{{ProviderSource, providerDir}}, more...) {
+		fmt.Fprintf(&cfg, "    %q = %q\n", o.Source, o.Dir)
+	}
+	cfg.WriteString("  }\n  direct {}\n}\n")
+	return os.WriteFile(path, []byte(cfg.String()), 0o600)
 }
 
 // Terraform runs the terraform CLI in one working directory with an
@@ -71,10 +76,14 @@ type Terraform struct {
 	Dir       string
 	CLIConfig string
 	// Env is added to the filtered process environment, e.g. the provider's
-	// REDIS_STREAM_COORDINATOR_* settings.
-	Env    []string
-	Stdout io.Writer
-	Stderr io.Writer
+	// REDIS_STREAM_COORDINATOR_* settings; it wins over inherited settings.
+	Env []string
+	// WithoutLogging also leaves the inherited TF_LOG* settings out, so a
+	// developer's logging cannot slow a timed run (plugin SDK log levels
+	// set in Env still apply).
+	WithoutLogging bool
+	Stdout         io.Writer
+	Stderr         io.Writer
 }
 
 // Run runs terraform with args, streaming its output, and returns its exit
@@ -101,7 +110,11 @@ func (tf *Terraform) Output(ctx context.Context, args ...string) ([]byte, error)
 func (tf *Terraform) command(ctx context.Context, args []string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, tf.Bin, args...)
 	cmd.Dir = tf.Dir
-	cmd.Env = append(cleanEnv(os.Environ()), "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE="+tf.CLIConfig)
+	env := cleanEnv(os.Environ())
+	if tf.WithoutLogging {
+		env = withoutLogging(env)
+	}
+	cmd.Env = append(env, "CHECKPOINT_DISABLE=1", "TF_CLI_CONFIG_FILE="+tf.CLIConfig)
 	cmd.Env = append(cmd.Env, tf.Env...)
 	// Let terraform stop its provider and release state on cancellation.
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
@@ -123,7 +136,8 @@ func exitCode(err error) (int, error) {
 
 // cleanEnv drops settings that would point terraform or the provider
 // somewhere else: a developer may have REDIS_STREAM_COORDINATOR_* exported
-// for a live coordinator, or TF_CLI_ARGS adding flags to every command.
+// for a live coordinator, TF_CLI_ARGS adding flags to every command, or
+// TF_REATTACH_PROVIDERS naming a provider process started for debugging.
 func cleanEnv(environ []string) []string {
 	var out []string
 	for _, kv := range environ {
@@ -132,10 +146,22 @@ func cleanEnv(environ []string) []string {
 		case strings.HasPrefix(name, "REDIS_STREAM_COORDINATOR_"),
 			strings.HasPrefix(name, "TF_CLI_ARGS"),
 			name == "TF_CLI_CONFIG_FILE", name == "TF_DATA_DIR", name == "TF_WORKSPACE",
-			name == "TF_PLUGIN_CACHE_DIR", name == "TF_INPUT":
+			name == "TF_PLUGIN_CACHE_DIR", name == "TF_INPUT", name == "TF_REATTACH_PROVIDERS":
 			continue
 		}
 		out = append(out, kv)
+	}
+	return out
+}
+
+// withoutLogging drops Terraform's and the plugin SDKs' log settings
+// (TF_LOG, TF_LOG_PATH, TF_LOG_CORE, TF_LOG_PROVIDER*, TF_LOG_SDK*).
+func withoutLogging(environ []string) []string {
+	var out []string
+	for _, kv := range environ {
+		if name, _, _ := strings.Cut(kv, "="); !strings.HasPrefix(name, "TF_LOG") {
+			out = append(out, kv)
+		}
 	}
 	return out
 }

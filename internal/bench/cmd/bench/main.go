@@ -74,7 +74,11 @@ func run() error {
 		tf.Env = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_SDK_PROTO=OFF"}
 		progress("plugin SDK logs are OFF for this run")
 	}
-	report := bench.Report{Machine: bench.DescribeMachine(tf.Version(ctx))}
+	tfVersion := "unknown"
+	if out, err := tf.CLI(tmp).Output(ctx, "version"); err == nil {
+		tfVersion, _, _ = strings.Cut(string(out), "\n")
+	}
+	report := bench.Report{Machine: bench.DescribeMachine(tfVersion)}
 	if *sdkLogsOff {
 		report.Notes = append(report.Notes, "plugin SDK logs OFF for both providers (TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO)")
 	}
