@@ -35,19 +35,29 @@ func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
 	if creds.Username == "" {
 		creds = e.Writer
 	}
+	c, err := newConsumer(e.Endpoint, creds, "tfacc-member", p, g)
+	if err != nil {
+		t.Fatalf("consumer client: %v", err)
+	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// newConsumer starts the heartbeat loop of a member whose id is idPrefix
+// plus a random suffix.
+func newConsumer(endpoint string, creds Credentials, idPrefix, p, g string) (*Consumer, error) {
 	api, err := client.New(client.Config{
-		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
+		Endpoint: endpoint, Username: creds.Username, Password: creds.Password,
 		RunID: "tfacc", MaxRetries: 2, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond,
 		RequestTimeout: 5 * time.Second,
 	})
 	if err != nil {
-		t.Fatalf("consumer client: %v", err)
+		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Consumer{MemberID: RandomName("tfacc-member"), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{})}
+	c := &Consumer{MemberID: RandomName(idPrefix), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{})}
 	go c.run(ctx)
-	t.Cleanup(c.Stop)
-	return c
+	return c, nil
 }
 
 func (c *Consumer) run(ctx context.Context) {
