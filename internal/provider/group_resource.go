@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -171,7 +172,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	api := r.pd.api
 	// Siblings created in the same apply must see each other, so sibling
 	// resolution and the create are one step per prefix.
-	defer r.pd.prefixLocks.Lock(r.pd.api.RunID() + "\x00" + p)()
+	defer r.pd.prefixLocks.Lock(p)()
 
 	count, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
 	resp.Diagnostics.Append(diags...)
@@ -214,9 +215,8 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 						"moment, check the coordinator's audit log for request id %s.", g, p, m.RequestID, group.ShardCount, m.RequestID))
 				return group, nil
 			}
-			return nil, &client.APIError{HTTPStatus: 409, Status: "CONFLICT", ErrorCode: "GROUP_ALREADY_EXISTS", RequestID: m.RequestID,
-				Method: "POST", Path: "/coord/v1/streams/" + p + "/groups/" + g,
-				Message: fmt.Sprintf("after a lost create response the group exists with %d shards and metadataVersion %d, which this create did not make", group.ShardCount, group.MetadataVersion)}
+			return nil, fmt.Errorf("%w: after the create's response was lost (request id %s), the group exists with %d shards and "+
+				"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
 		case client.IsNotFound(err):
 			group, err = api.CreateGroup(ctx, p, g, count, m)
 			if err == nil || !client.IsAmbiguous(err) {
@@ -230,15 +230,27 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 	return nil, lastErr
 }
 
+// errCreatedByOther: after a lost create response, the group turned out to
+// exist in a shape this create would not have made.
+var errCreatedByOther = errors.New("the group was created by someone else")
+
+func importHint(p, g string) string {
+	return fmt.Sprintf(
+		"Group %q under stream prefix %q already exists on the coordinator. The provider never adopts an existing group silently. "+
+			"To manage it with Terraform, import it:\n\n"+
+			"  import {\n    to = redisstreamcoordinator_group.<name>\n    id = %q\n  }\n\n"+
+			"or run: terraform import redisstreamcoordinator_group.<name> %s\n\n"+
+			"With deletion_policy = \"ABANDON\" (the default), a destroy or -replace leaves the group on the coordinator, so the "+
+			"next create meets it here: import it back, or set deletion_policy = \"DELETE\" before replacing.", g, p, groupID(p, g), groupID(p, g))
+}
+
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	switch {
+	case errors.Is(err, errCreatedByOther):
+		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
 	case client.IsConflict(err, "GROUP_ALREADY_EXISTS"):
-		addAPIError(diags, "Group already exists", err, fmt.Sprintf(
-			"Group %q under stream prefix %q already exists on the coordinator. The provider never adopts an existing group silently. "+
-				"To manage it with Terraform, import it:\n\n"+
-				"  import {\n    to = redisstreamcoordinator_group.<name>\n    id = %q\n  }\n\n"+
-				"or run: terraform import redisstreamcoordinator_group.<name> %s", g, p, groupID(p, g), groupID(p, g)))
+		addAPIError(diags, "Group already exists", err, importHint(p, g))
 	case client.IsConflict(err, "STREAM_PREFIX_ALREADY_EXISTS"):
 		addAPIError(diags, summary, err, fmt.Sprintf(
 			"Redis keys for stream prefix %q already exist (for example left behind by a group whose metadata was deleted: a "+
@@ -394,7 +406,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 	api := r.pd.api
 	force := state.ForceDelete.ValueBool()
-	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
+	m := client.Mutation{RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
 	_, err := api.DeleteGroup(ctx, p, g, force, m)
 	switch {
 	case err == nil, client.IsNotFound(err):
@@ -410,21 +422,31 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 // liveMembersHint names the live members blocking a delete, best effort.
 func liveMembersHint(ctx context.Context, api *client.Client, p, g string) string {
-	members, err := api.Members(ctx, p, g)
-	if err != nil {
+	members, err := liveMembers(ctx, api, p, g)
+	if err != nil || len(members) == 0 {
 		return ""
 	}
 	var live []string
-	now := time.Now()
 	for _, mem := range members {
-		if mem.Live(now) {
-			live = append(live, fmt.Sprintf("%s (%s, %s)", mem.MemberID, mem.MemberName, mem.State))
-		}
-	}
-	if len(live) == 0 {
-		return ""
+		live = append(live, fmt.Sprintf("%s (%s, %s)", mem.MemberID, mem.MemberName, mem.State))
 	}
 	return "Live members: " + strings.Join(live, ", ") + ".\n"
+}
+
+// liveMembers are the group's ACTIVE or STARTING members with an unexpired lease.
+func liveMembers(ctx context.Context, api *client.Client, p, g string) ([]client.Member, error) {
+	members, err := api.Members(ctx, p, g)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	var live []client.Member
+	for _, m := range members {
+		if m.Live(now) {
+			live = append(live, m)
+		}
+	}
+	return live, nil
 }
 
 func (r *groupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {

@@ -234,9 +234,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	s := &scaler{
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
-		mutation: func(op string) client.Mutation {
-			return client.Mutation{RequestID: r.pd.api.NewRequestID(op), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
-		},
+		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 	}
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))

@@ -21,8 +21,10 @@ type scaler struct {
 	p, g             string
 	target           int32
 	rollbackOnRevert bool
-	mutation         func(operation string) client.Mutation
-	diags            *diag.Diagnostics
+	// mutation carries requestedBy and reason; the client gives each call its
+	// own request id, kept across that call's retries.
+	mutation client.Mutation
+	diags    *diag.Diagnostics
 }
 
 // scaleOutcome is what the scaler started or adopted: one migration per
@@ -130,8 +132,8 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		return out
 	}
 
-	unlock := s.locks.Lock(s.api.RunID() + "\x00" + s.p)
-	resp, err := s.api.ScaleStream(ctx, s.p, s.target, s.mutation("scale-stream"))
+	unlock := s.locks.Lock(s.p)
+	resp, err := s.api.ScaleStream(ctx, s.p, s.target, s.mutation)
 	unlock()
 	switch {
 	case err == nil:
@@ -191,7 +193,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 			if am != nil && !am.Finished() {
 				action = "resumed group %q's PREPARING migration with the same target (%s)"
 			}
-			m, err := s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, s.mutation("scale-group"))
+			m, err := s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, s.mutation)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
 					"Groups finished so far: "+orNone(done)+". Run terraform apply again to continue.")
@@ -243,7 +245,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	var rolled []string
 	for _, gi := range active {
 		am := gi.ActiveMigration
-		m, err := s.api.RollbackMigration(ctx, s.p, gi.ConsumerGroup, am.ReshardingID, s.mutation("rollback"))
+		m, err := s.api.RollbackMigration(ctx, s.p, gi.ConsumerGroup, am.ReshardingID, s.mutation)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
 				"Rolled back so far: "+orNone(rolled)+".")

@@ -105,7 +105,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, se
 	}
 	s.reportViolations(ctx, name, seenViolations)
 	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount {
-		live, err := s.liveMembers(ctx, name)
+		live, err := liveMembers(ctx, s.api, s.p, name)
 		if err != nil {
 			return false, err
 		}
@@ -133,21 +133,6 @@ func (s *scaler) reportViolations(ctx context.Context, name string, seen map[str
 				fmt.Sprintf("While resharding stream prefix %q: %s", s.p, v))
 		}
 	}
-}
-
-func (s *scaler) liveMembers(ctx context.Context, name string) ([]client.Member, error) {
-	members, err := s.api.Members(ctx, s.p, name)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	var live []client.Member
-	for _, m := range members {
-		if m.Live(now) {
-			live = append(live, m)
-		}
-	}
-	return live, nil
 }
 
 // waitForOthers waits for migrations of the prefix that head to another
@@ -205,7 +190,7 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 	if m.State == client.MigrationPreparing {
 		return "provisioning of the new shards has not completed; applying again resumes it with the same target"
 	}
-	live, err := s.liveMembers(ctx, name)
+	live, err := liveMembers(ctx, s.api, s.p, name)
 	if err != nil {
 		return "could not read its members: " + err.Error()
 	}

@@ -15,12 +15,10 @@ import (
 var _ datasource.DataSourceWithConfigure = &membersDataSource{}
 
 // NewMembersDataSource is the redisstreamcoordinator_members data source.
-func NewMembersDataSource() datasource.DataSource { return &membersDataSource{now: time.Now} }
+func NewMembersDataSource() datasource.DataSource { return &membersDataSource{} }
 
 type membersDataSource struct {
 	dataSourceBase
-	// now decides liveness against lease expiry; tests pin it.
-	now func() time.Time
 }
 
 type membersModel struct {
@@ -138,6 +136,6 @@ func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest
 		addGroupReadError(&resp.Diagnostics, "members", p, g, err)
 		return
 	}
-	model := newMembersModel(p, g, members, d.now())
+	model := newMembersModel(p, g, members, time.Now())
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }
