@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -218,6 +219,34 @@ func TestAccGroup_lostCreateResponseIsAdopted(t *testing.T) {
 	})
 }
 
+func TestAccGroup_lostCreateResponseButSomeoneElsesGroup(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "drops the create response and lets another actor create the group")
+	p, g := acctest.RandomName("raced"), "svc"
+	// The create never reaches the coordinator, but before the provider looks,
+	// someone else creates the group with another shard count.
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultResetBeforeApply})
+	// Hold the provider's check long enough for the other actor's create.
+	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Delay: 500 * time.Millisecond})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				go func() {
+					// Create it out of band as soon as the provider's create was refused.
+					for c.RequestCount("POST", coordinator.RouteGroup) == 0 {
+						time.Sleep(2 * time.Millisecond)
+					}
+					a.createGroupOutOfBand(t, p, g, 9)
+				}()
+			},
+			Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2"),
+			ExpectError: regexp.MustCompile(`(?s)Group already exists.*response was lost.*exists\s+with\s+9\s+shards.*import \{.*` +
+				`deletion_policy\s+=\s+"DELETE"\s+before\s+replacing`),
+		}},
+	})
+}
+
 func TestAccGroup_createResentAfterConnectionLostBeforeApply(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "resets the connection before the coordinator applies the create")
@@ -327,7 +356,6 @@ func TestAccGroup_deletionPolicies(t *testing.T) {
 	withPolicy := func(extra ...string) string {
 		return a.env.ProviderConfig() + groupHCL("test", p, g, append([]string{"initial_shard_count = 2"}, extra...)...)
 	}
-	var consumer *acctest.Consumer
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		CheckDestroy: func(*terraform.State) error {
@@ -341,7 +369,7 @@ func TestAccGroup_deletionPolicies(t *testing.T) {
 			{
 				// A live consumer blocks the delete: the destroy fails with the coordinator's code and advice.
 				PreConfig: func() {
-					consumer = a.env.StartConsumer(t, p, g)
+					a.env.StartConsumer(t, p, g)
 					waitForLiveMember(t, a, p, g)
 				},
 				Config:      withPolicy(`deletion_policy = "DELETE"`),
@@ -354,7 +382,6 @@ func TestAccGroup_deletionPolicies(t *testing.T) {
 			},
 		},
 	})
-	_ = consumer
 	if !acctest.IsReal() {
 		deletes := auditEvents(a.env.Coordinator, p, "DELETE_GROUP")
 		if len(deletes) != 2 || deletes[0].Status != 409 || deletes[1].Outcome != "SUCCESS" || deletes[1].RequestSummary["force"] != "true" {
@@ -405,7 +432,7 @@ func TestAccGroup_auditRecordsCarryRequestIDRequestedByAndReason(t *testing.T) {
 	})
 	events := auditEvents(c, p)
 	if len(events) != 5 { // two creates, one stream scale, two deletes at destroy
-		t.Fatalf("want 4 audit events, got %d: %+v", len(events), events)
+		t.Fatalf("want 5 audit events, got %d: %+v", len(events), events)
 	}
 	for _, e := range events {
 		if e.Outcome != "SUCCESS" || !strings.HasPrefix(e.RequestID, "terraform-run-42-") {

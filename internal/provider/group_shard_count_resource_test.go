@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 	"time"
 
@@ -310,8 +309,7 @@ func TestAccGroupShardCount_timeoutThenNextApplyResumes(t *testing.T) {
 	p, g := acctest.RandomName("slow"), "svc"
 	a.createGroupOutOfBand(t, p, g, 3)
 	c.SetUndrainedShard(p, g, 2, true)
-	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 2, `timeouts = { create = "2s" }`)
-	config = strings.Replace(config, `timeouts = { create = "2s" }`, "timeouts {\n    create = \"2s\"\n  }", 1)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 2, "timeouts {\n    create = \"2s\"\n  }")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -434,6 +432,57 @@ func TestAccGroupShardCount_waitForAcceptedReturnsAtOnce(t *testing.T) {
 		Steps: []resource.TestStep{{
 			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 1, `wait_for = "ACCEPTED"`),
 			ConfigStateChecks: expectShardCountState(1, "ACTIVE"),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_invariantViolationsWarnWithoutBlocking(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "answers assignments with an invariant violation")
+	p, g := acctest.RandomName("violated"), "svc"
+	a.createGroupOutOfBand(t, p, g, 3)
+	c.SetUndrainedShard(p, g, 2, true) // hold the migration so the wait polls it
+	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteAssignments, Times: 1 << 20,
+		Kind: coordinator.FaultRespond, Status: 200, ContentType: "application/json",
+		Body: `{"targetAssignment":{},"currentAssignments":{},"revokeProgress":{},"invariantViolations":["shard 1 is owned by m-1 and m-2"]}`})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				time.AfterFunc(time.Second, func() { c.SetUndrainedShard(p, g, 2, false) })
+			},
+			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
+			ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, g, 2),
+				a.diags.ExpectWarning(`Coordinator reports an invariant violation in group "svc"`, "shard 1 is owned by m-1 and m-2"),
+			),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_groupDeletedDuringWaitEndsIt(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "deletes the group at the moment the provider starts waiting")
+	p, g := acctest.RandomName("vanished"), "svc"
+	a.createGroupOutOfBand(t, p, g, 3)
+	c.SetUndrainedShard(p, g, 2, true)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			PreConfig: func() {
+				go func() {
+					before := c.RequestCount("GET", coordinator.RouteAssignments)
+					for c.RequestCount("GET", coordinator.RouteAssignments) == before {
+						time.Sleep(10 * time.Millisecond)
+					}
+					if _, err := a.env.Client().DeleteGroup(ctxT(t), p, g, true, client.Mutation{Reason: "decommissioned"}); err != nil {
+						t.Errorf("out-of-band delete: %v", err)
+					}
+				}()
+			},
+			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
+			ExpectError: regexp.MustCompile(`(?s)did not complete.*group "svc"\s+disappeared\s+while\s+its\s+migration\s+reshard-`),
 		}},
 	})
 }

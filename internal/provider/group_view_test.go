@@ -9,22 +9,20 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// readSideDataSources are every data source of the read side.
-var readSideDataSources = []func() datasource.DataSource{
-	NewGroupDataSource, NewGroupsDataSource, NewProducerRoutingDataSource, NewAssignmentsDataSource,
-	NewMigrationsDataSource, NewMembersDataSource, NewHealthDataSource, NewCompatibilityDataSource,
-}
-
 // Every attribute is documented (the registry docs are generated from these
 // descriptions) and every schema is valid for the framework.
-func TestReadSideSchemasAreDocumented(t *testing.T) {
+func TestSchemasAreDocumented(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	for _, newDS := range readSideDataSources {
+	// Read the lists from the provider itself, so a new component cannot
+	// escape the check.
+	p := &coordinatorProvider{}
+	for _, newDS := range p.DataSources(ctx) {
 		ds := newDS()
 		var meta datasource.MetadataResponse
 		ds.Metadata(ctx, datasource.MetadataRequest{ProviderTypeName: TypeName}, &meta)
@@ -39,18 +37,42 @@ func TestReadSideSchemasAreDocumented(t *testing.T) {
 		checkDescribed(t, meta.TypeName, resp.Schema.Attributes)
 	}
 
-	var eph ephemeral.SchemaResponse
-	NewTokenEphemeralResource().Schema(ctx, ephemeral.SchemaRequest{}, &eph)
-	if eph.Schema.MarkdownDescription == "" {
-		t.Error("redisstreamcoordinator_token has no description")
-	}
-	for name, a := range eph.Schema.Attributes {
-		if a.GetMarkdownDescription() == "" {
-			t.Errorf("redisstreamcoordinator_token.%s has no description", name)
+	for _, newRes := range p.Resources(ctx) {
+		r := newRes()
+		var meta resource.MetadataResponse
+		r.Metadata(ctx, resource.MetadataRequest{ProviderTypeName: TypeName}, &meta)
+		var resp resource.SchemaResponse
+		r.Schema(ctx, resource.SchemaRequest{}, &resp)
+		if diags := resp.Schema.ValidateImplementation(ctx); diags.HasError() {
+			t.Errorf("%s: invalid schema: %v", meta.TypeName, diags)
+		}
+		if resp.Schema.MarkdownDescription == "" {
+			t.Errorf("%s has no description", meta.TypeName)
+		}
+		for name, a := range resp.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("%s.%s has no description", meta.TypeName, name)
+			}
 		}
 	}
 
-	for _, newFn := range []func() function.Function{NewShardForKeyFunction, NewStreamKeyFunction, NewRedisSlotFunction} {
+	for _, newEph := range p.EphemeralResources(ctx) {
+		var meta ephemeral.MetadataResponse
+		e := newEph()
+		e.Metadata(ctx, ephemeral.MetadataRequest{ProviderTypeName: TypeName}, &meta)
+		var eph ephemeral.SchemaResponse
+		e.Schema(ctx, ephemeral.SchemaRequest{}, &eph)
+		if eph.Schema.MarkdownDescription == "" {
+			t.Errorf("%s has no description", meta.TypeName)
+		}
+		for name, a := range eph.Schema.Attributes {
+			if a.GetMarkdownDescription() == "" {
+				t.Errorf("%s.%s has no description", meta.TypeName, name)
+			}
+		}
+	}
+
+	for _, newFn := range p.Functions(ctx) {
 		fn := newFn()
 		var meta function.MetadataResponse
 		fn.Metadata(ctx, function.MetadataRequest{}, &meta)

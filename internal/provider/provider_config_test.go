@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 func nullModel() providerModel {
@@ -165,6 +166,7 @@ provider "redisstreamcoordinator" {
 
 func TestAccProvider_environmentFallbacks(t *testing.T) {
 	env := acctest.New(t, acctest.Options{})
+	c := env.RequireInRepo(t, "counts login requests")
 	p := acctest.RandomName("fromenv")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: providerFactoriesWithEnv(map[string]string{
@@ -187,4 +189,8 @@ provider "redisstreamcoordinator" {}
 			},
 		}},
 	})
+	// REDIS_STREAM_COORDINATOR_LOGIN=true took effect: Bearer tokens, not Basic.
+	if c.RequestCount("POST", coordinator.RouteLogin) == 0 {
+		t.Fatal("the LOGIN fallback was ignored: the provider never logged in")
+	}
 }
