@@ -1,6 +1,7 @@
 package acctest
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -31,17 +32,28 @@ func PrepareTerraform() error {
 	if os.Getenv("TF_ACC") == "" {
 		return nil
 	}
+	tf, err := FindTerraform()
+	if err != nil {
+		return err
+	}
+	return os.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+}
+
+// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH, else
+// terraform on PATH. It never downloads one: without it, it says how to get
+// it.
+func FindTerraform() (string, error) {
 	if tf := os.Getenv("TF_ACC_TERRAFORM_PATH"); tf != "" {
 		if !fileExists(tf) {
-			return fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s does not exist", tf)
+			return "", fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s does not exist", tf)
 		}
-		return nil
+		return tf, nil
 	}
 	tf, err := exec.LookPath("terraform")
 	if err != nil {
-		return fmt.Errorf("acceptance tests need terraform (>= 1.11) on PATH or TF_ACC_TERRAFORM_PATH; install it from your OS packages. Tests never download Terraform")
+		return "", errors.New("terraform not found on PATH (nor TF_ACC_TERRAFORM_PATH): install Terraform >= 1.11 from your OS packages; it is never downloaded")
 	}
-	return os.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+	return tf, nil
 }
 
 func fileExists(path string) bool {

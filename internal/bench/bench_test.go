@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
 
 func TestStatsOf(t *testing.T) {
@@ -81,12 +82,9 @@ func TestAccBenchSmoke(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	tfPath := os.Getenv("TF_ACC_TERRAFORM_PATH")
-	if tfPath == "" {
-		var err error
-		if tfPath, err = exec.LookPath("terraform"); err != nil {
-			t.Fatal("terraform not found on PATH (never downloaded)")
-		}
+	tfPath, err := acctest.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
 	}
 	tmp := t.TempDir()
 	tf, err := NewTerraform(tfPath, tmp, selfBinaries(t, tmp))

@@ -23,21 +23,9 @@ const ProviderSource = acctest.ProviderSource
 // in a dev override directory.
 const ProviderBinary = "terraform-provider-redisstreamcoordinator"
 
-// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH, else
-// PATH. It never downloads one.
-func FindTerraform() (string, error) {
-	if p := os.Getenv("TF_ACC_TERRAFORM_PATH"); p != "" {
-		if _, err := os.Stat(p); err != nil {
-			return "", fmt.Errorf("TF_ACC_TERRAFORM_PATH=%s: %w", p, err)
-		}
-		return p, nil
-	}
-	p, err := exec.LookPath("terraform")
-	if err != nil {
-		return "", errors.New("terraform not found on PATH (nor TF_ACC_TERRAFORM_PATH): install Terraform >= 1.8 from your OS packages; it is never downloaded")
-	}
-	return p, nil
-}
+// FindTerraform is acctest.FindTerraform: TF_ACC_TERRAFORM_PATH, else PATH,
+// never a download.
+func FindTerraform() (string, error) { return acctest.FindTerraform() }
 
 // BuildProvider compiles the provider in moduleRoot into dir and returns the
 // binary's path.

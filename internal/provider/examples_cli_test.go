@@ -39,7 +39,7 @@ func builtProvider(t *testing.T) string {
 // plan to be empty.
 func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
 	cfg := exampleConfig(t, env, c.files, c.rw)
-	tfBin, err := demo.FindTerraform()
+	tfBin, err := acctest.FindTerraform()
 	if err != nil {
 		t.Fatal(err)
 	}

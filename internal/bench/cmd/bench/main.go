@@ -8,12 +8,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench"
 )
 
@@ -137,19 +137,13 @@ func parseSizes(s string) ([]int, error) {
 	return ns, nil
 }
 
-// findTerraform never downloads Terraform: it uses the one configured or on
-// PATH, as the acceptance tests do.
+// findTerraform takes -terraform, else finds terraform as the acceptance
+// tests do (acctest.FindTerraform); it is never downloaded.
 func findTerraform(flagValue string) (string, error) {
-	for _, p := range []string{flagValue, os.Getenv("TF_ACC_TERRAFORM_PATH")} {
-		if p != "" {
-			return p, nil
-		}
+	if flagValue != "" {
+		return flagValue, nil
 	}
-	p, err := exec.LookPath("terraform")
-	if err != nil {
-		return "", fmt.Errorf("terraform not found on PATH; install it (>= 1.11) or pass -terraform. The benchmark never downloads it")
-	}
-	return p, nil
+	return acctest.FindTerraform()
 }
 
 func progress(msg string) {
