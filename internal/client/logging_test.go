@@ -36,12 +36,18 @@ func assertNotLogged(t *testing.T, out string, secrets map[string]string) {
 }
 
 func TestBasicCredentialsAreNotLogged(t *testing.T) {
+	// The fake echoes the credentials it received into the bodies the client
+	// logs at TRACE, so only the client's masking keeps them out of the log.
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		_, pw, _ := r.BasicAuth()
+		echo := pw + " " + r.Header.Get("Authorization")
 		if n == 1 {
-			writeCoordError(w, 409, CodeStateVersionConflict, "conflict")
+			writeCoordError(w, 409, CodeStateVersionConflict, "conflict seen with "+echo)
 			return
 		}
-		writeJSON(w, 200, groupJSON("orders", "billing", 4))
+		g := groupJSON("orders", "billing", 4)
+		g["consumerGroup"] = "billing " + echo
+		writeJSON(w, 200, g)
 	})
 	var buf bytes.Buffer
 	ctx := tflogtest.RootLogger(context.Background(), &buf)
