@@ -54,6 +54,14 @@ func TestRateLimitScope(t *testing.T) {
 			t.Fatalf("403 = %d", r.status)
 		}
 	}
+	// Rejected by auth before the limiter: no bucket for anyone was opened
+	// (r's 403s would otherwise open r's own bucket, which nothing below uses).
+	e.c.limiter.mu.Lock()
+	opened := len(e.c.limiter.windows)
+	e.c.limiter.mu.Unlock()
+	if opened != 0 {
+		t.Fatalf("401/403 responses opened %d rate-limit windows; auth must run before the limiter", opened)
+	}
 	e.mustStatus(e.do("POST", "/coord/v1/streams/orders", createBody(2), w1), 201)
 	want429(t, e.do("POST", "/coord/v1/streams/orders/scale", scaleBody(3), w1), "60")
 	e.mustStatus(e.do("POST", "/coord/v1/streams/orders/scale", scaleBody(3), w2), 202)
