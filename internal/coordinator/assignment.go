@@ -59,12 +59,7 @@ func (g *group) converged(m *member) bool {
 	return len(m.revoking) == 0 && sameSet(m.current, g.target[m.id])
 }
 
-func sameSet(a, b []int) bool {
-	x, y := slices.Clone(a), slices.Clone(b)
-	slices.Sort(x)
-	slices.Sort(y)
-	return slices.Equal(slices.Compact(x), slices.Compact(y))
-}
+func sameSet(a, b []int) bool { return slices.Equal(dedupe(a), dedupe(b)) }
 
 // heldByOthers is every shard another live member owns, was granted or is
 // revoking.
