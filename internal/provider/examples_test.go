@@ -34,9 +34,7 @@ import (
 // must belong to some case: TestExamplesAreAllTested fails otherwise, so
 // no example is left untested by accident.
 //
-// Examples are applied, followed by the harness's empty-plan check. An
-// example that cannot be applied is planned instead (planOnly, with the
-// reason); none needs that at present:
+// Examples are applied, followed by the harness's empty-plan check:
 //
 //	example                         | tested by            | why
 //	--------------------------------+----------------------+-------------------------------
@@ -72,8 +70,6 @@ type exampleCase struct {
 	// importScript is an import.sh whose commands run as `terraform import`
 	// steps after the apply.
 	importScript string
-	// planOnly, when set, is why the example is only planned.
-	planOnly string
 	// nonEmptyPlan, when set, is why the plan after apply is not empty.
 	nonEmptyPlan string
 }
@@ -350,11 +346,6 @@ func exampleTestCase(t *testing.T, env *acctest.Env, c exampleCase) resource.Tes
 			Config: exampleConfig(t, env, c.prior, c.rw), ConfigVariables: priorVars,
 			Check: func(*terraform.State) error { auditedBefore = len(coord.AuditEvents()); return nil },
 		})
-	}
-	if c.planOnly != "" {
-		t.Logf("examples %v are only planned: %s", c.files, c.planOnly)
-		steps = append(steps, resource.TestStep{Config: cfg, ConfigVariables: vars, PlanOnly: true, ExpectNonEmptyPlan: true})
-		return resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, TerraformVersionChecks: versionChecks(cfg), Steps: steps}
 	}
 	main := resource.TestStep{
 		Config: cfg, ConfigVariables: vars,
