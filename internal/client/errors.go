@@ -168,13 +168,15 @@ type DeadlineError struct {
 	Last           error
 }
 
-func (e *DeadlineError) Error() string {
+func (e *DeadlineError) Error() string { return e.Reason() + ": " + e.Last.Error() }
+
+// Reason says why the retry was abandoned, without the last failure.
+func (e *DeadlineError) Reason() string {
 	who := "the next retry would wait"
 	if e.FromRetryAfter {
 		who = "coordinator asked to retry after"
 	}
-	return fmt.Sprintf("%s %s, which is past the operation deadline (%s left): %v",
-		who, formatSeconds(e.Wait), formatSeconds(e.Remaining), e.Last)
+	return fmt.Sprintf("%s %s, which is past the operation deadline (%s left)", who, formatSeconds(e.Wait), formatSeconds(e.Remaining))
 }
 
 func (e *DeadlineError) Unwrap() error { return e.Last }

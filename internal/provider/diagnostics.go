@@ -21,7 +21,7 @@ func apiErrorDetail(err error, next string) string {
 	var deadlineErr *client.DeadlineError
 	if errors.As(err, &deadlineErr) {
 		// The wrapped answer follows; say first why it was not retried.
-		fmt.Fprintf(&b, "Not retried: %s.\n", strings.SplitN(deadlineErr.Error(), ": ", 2)[0])
+		fmt.Fprintf(&b, "Not retried: %s.\n", deadlineErr.Reason())
 		next = joinHints("Raise the resource's timeouts (or retry later, when the coordinator's rate-limit window has reset).", next)
 	}
 	if apiErr, ok := client.AsAPIError(err); ok {
@@ -80,7 +80,7 @@ func statusHint(e *client.APIError) string {
 		return "This answer carries no coordinator error code, so it came from a proxy or load balancer in front of the coordinator: " +
 			"the coordinator is probably restarting or unreachable behind it. Check the coordinator's health (GET /coord/v1/monitoring/health) " +
 			"and run terraform again."
-	case e.ErrorCode == "REDIS_NOT_CONFIGURED":
+	case e.ErrorCode == client.CodeRedisNotConfigured:
 		return "The coordinator has stream provisioning enabled but no Redis connection: its operators must fix its configuration."
 	}
 	return ""

@@ -249,9 +249,9 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, err error) {
 	switch {
 	case errors.Is(err, errCreatedByOther):
 		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
-	case client.IsConflict(err, "GROUP_ALREADY_EXISTS"):
+	case client.IsConflict(err, client.CodeGroupAlreadyExists):
 		addAPIError(diags, "Group already exists", err, importHint(p, g))
-	case client.IsConflict(err, "STREAM_PREFIX_ALREADY_EXISTS"):
+	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
 		addAPIError(diags, summary, err, fmt.Sprintf(
 			"Redis keys for stream prefix %q already exist (for example left behind by a group whose metadata was deleted: a "+
 				"metadata delete keeps the Redis streams). Either delete those keys (%s and %s:0..n-1) after making sure nothing "+
@@ -411,7 +411,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	switch {
 	case err == nil, client.IsNotFound(err):
 		return
-	case client.IsConflict(err, "GROUP_HAS_ACTIVE_MEMBERS"):
+	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
 			liveMembersHint(ctx, api, p, g)+"Stop those consumers (they must leave or let their lease expire), or set force_delete = true "+
 				"and apply before destroying, accepting that they fail their next heartbeat.")

@@ -146,7 +146,7 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 			"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups,
 		})
 		return out
-	case client.IsConflict(err, "ACTIVE_MIGRATION_EXISTS"):
+	case client.IsConflict(err, client.CodeActiveMigrationExists):
 		// A lost 202 that the transport re-sent, a stream scale that failed
 		// part-way, or a sibling's migration: find out which from the groups.
 		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
@@ -159,9 +159,9 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 
 func scaleErrorHint(err error) string {
 	switch client.ErrorCode(err) {
-	case "STREAM_NOT_FOUND":
+	case client.CodeStreamNotFound:
 		return "No group exists under this stream prefix any more."
-	case "REDIS_STREAM_PROVISIONING_FAILED":
+	case client.CodeRedisStreamProvisioningFailed:
 		return "The coordinator could not provision the new shards in Redis; the affected group's migration stays PREPARING. " +
 			"Run terraform apply again once Redis is healthy: the provider resumes it with the same target."
 	}

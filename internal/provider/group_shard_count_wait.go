@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
 // Migration polling: first check within ~250 ms, growing to 500 ms, so apply
@@ -216,9 +217,9 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 
 func shardRange(p string, from, to int32) string {
 	if to-from == 1 {
-		return fmt.Sprintf("%s:%d", p, from)
+		return routing.StreamKey(p, int(from))
 	}
-	return fmt.Sprintf("%s:%d..%s:%d", p, from, p, to-1)
+	return routing.StreamKey(p, int(from)) + ".." + routing.StreamKey(p, int(to-1))
 }
 
 func shardList(ids []client.ShardID) string {
