@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -234,6 +235,9 @@ func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
 			},
 		},
 	})
+	if c := a.env.Coordinator; c != nil {
+		expectAuditedByTerraform(t, auditEvents(c, p, "ROLLBACK_MIGRATION"), 2)
+	}
 }
 
 func TestAccGroupShardCount_blockedByOtherMigrationThenProceeds(t *testing.T) {
@@ -280,6 +284,8 @@ func TestAccGroupShardCount_partWayFailedStreamScaleIsRecovered(t *testing.T) {
 			),
 		}},
 	})
+	// "b" resumed and "c" finished through the per-group endpoint.
+	expectAuditedByTerraform(t, auditEvents(c, p, "SCALE_GROUP"), 2)
 }
 
 func TestAccGroupShardCount_outOfBandRollbackDuringWait(t *testing.T) {
@@ -485,6 +491,47 @@ func TestAccGroupShardCount_groupDeletedDuringWaitEndsIt(t *testing.T) {
 			ExpectError: regexp.MustCompile(`(?s)did not complete.*group "svc"\s+disappeared\s+while\s+its\s+migration\s+reshard-`),
 		}},
 	})
+}
+
+func TestAccGroupShardCount_groupDeletedOutOfBandIsRecreated(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("gone"), "svc"
+	config := a.env.ProviderConfig() + groupHCL("group", p, g, "initial_shard_count = 2") +
+		shardCountHCL("test", p, g, 1, "depends_on = [redisstreamcoordinator_group.group]")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				// Read of the shard count answers 404: it leaves state, and the plan creates both again.
+				PreConfig: func() {
+					if _, err := a.env.Client().DeleteGroup(ctxT(t), p, g, true, client.Mutation{Reason: "out-of-band delete"}); err != nil {
+						t.Fatalf("out-of-band delete: %v", err)
+					}
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				}},
+				Check: a.migrationFinished(p, g, 1),
+			},
+		},
+	})
+}
+
+// expectAuditedByTerraform checks that the provider's audited mutations
+// carry its request id, requestedBy and reason.
+func expectAuditedByTerraform(t *testing.T, events []coordinator.AuditEvent, want int) {
+	t.Helper()
+	if len(events) != want {
+		t.Fatalf("want %d audited calls, got %d: %+v", want, len(events), events)
+	}
+	for _, e := range events {
+		if !strings.HasPrefix(e.RequestID, "terraform-") || deref(e.RequestedBy) != "terraform" || !strings.HasPrefix(deref(e.Reason), "terraform apply ") {
+			t.Errorf("%s of %s: request id %q, requestedBy %q, reason %q", e.Action, deref(e.ConsumerGroup), e.RequestID, deref(e.RequestedBy), deref(e.Reason))
+		}
+	}
 }
 
 // scaleOutOfBand scales a prefix as another actor would.
