@@ -5,29 +5,24 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 )
 
 // PrepareTerraform makes the process environment safe for terraform-plugin-
-// testing, whether tests run through `make test` or a bare `go test`:
-// Terraform never phones home, never reads a missing or personal CLI
-// configuration, and is never downloaded. With TF_ACC set and no terraform to
-// be found it returns an error, so acceptance tests fail loudly instead of
-// being skipped. Call it from TestMain.
+// testing and for tests that run terraform themselves, whether tests run
+// through `make test` or a bare `go test`: Terraform never phones home, runs
+// in automation mode, never reads a missing or personal CLI configuration,
+// and is never downloaded. With TF_ACC set and no terraform to be found it
+// returns an error, so acceptance tests fail loudly instead of being skipped.
+// Call it from TestMain.
 func PrepareTerraform() error {
 	ClearProviderEnv()
 	_ = os.Setenv("CHECKPOINT_DISABLE", "1")
+	_ = os.Setenv("TF_IN_AUTOMATION", "1")
 	_ = os.Setenv("TF_ACC_PROVIDER_NAMESPACE", ProviderNamespace)
+	// The null device is an empty CLI configuration that leaves no file
+	// behind, however many test binaries start.
 	if cfg := os.Getenv("TF_CLI_CONFIG_FILE"); cfg == "" || !fileExists(cfg) {
-		dir, err := os.MkdirTemp("", "tfacc-cli-")
-		if err != nil {
-			return err
-		}
-		empty := filepath.Join(dir, "empty.tfrc")
-		if err := os.WriteFile(empty, nil, 0o600); err != nil {
-			return err
-		}
-		_ = os.Setenv("TF_CLI_CONFIG_FILE", empty)
+		_ = os.Setenv("TF_CLI_CONFIG_FILE", os.DevNull)
 	}
 	if os.Getenv("TF_ACC") == "" {
 		return nil

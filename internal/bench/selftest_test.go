@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log"
 	"os"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/noop"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/wrap"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
@@ -22,9 +24,16 @@ import (
 // the middle of every other package's acceptance tests in `make test`.
 const selfTestEnv = "BENCH_SELF_TEST"
 
+// TestMain prepares the environment as the provider's acceptance tests do
+// (acctest.PrepareTerraform), except when the binary plays a provider: a
+// provider needs the environment Terraform gave it.
 func TestMain(m *testing.M) {
 	if os.Getenv(selfTestEnv) == "1" {
 		os.Exit(playBinary())
+	}
+	if err := acctest.PrepareTerraform(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
 	}
 	os.Exit(m.Run())
 }

@@ -3,6 +3,7 @@ package demo
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -10,8 +11,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
+
+// TestMain prepares the environment as the provider's acceptance tests do:
+// the demo tests run terraform too.
+func TestMain(m *testing.M) {
+	if err := acctest.PrepareTerraform(); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+	os.Exit(m.Run())
+}
 
 func TestCleanEnvDropsSettingsThatRedirectTerraformOrTheProvider(t *testing.T) {
 	got := cleanEnv([]string{
