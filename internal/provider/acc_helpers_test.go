@@ -62,14 +62,11 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-func int32p(v int32) *int32 { return &v }
 
 // createGroupOutOfBand creates a group as another actor would.
 func (a *accTest) createGroupOutOfBand(t *testing.T, p, g string, shards int32) {
 	t.Helper()
-	if _, err := a.env.Client().CreateGroup(ctxT(t), p, g, int32p(shards), client.Mutation{}); err != nil {
-		t.Fatalf("out-of-band create of %s/%s: %v", p, g, err)
-	}
+	dsCreateGroup(t, a.env, p, g, shards)
 }
 
 func (a *accTest) group(t *testing.T, p, g string) (*client.Group, error) {

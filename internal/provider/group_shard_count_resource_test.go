@@ -537,9 +537,7 @@ func expectAuditedByTerraform(t *testing.T, events []coordinator.AuditEvent, wan
 // scaleOutOfBand scales a prefix as another actor would.
 func scaleOutOfBand(t *testing.T, a *accTest, p string, n int32) {
 	t.Helper()
-	if _, err := a.env.Client().ScaleStream(ctxT(t), p, n, client.Mutation{Reason: "out-of-band scale"}); err != nil {
-		t.Fatalf("out-of-band scale of %s to %d: %v", p, n, err)
-	}
+	dsScaleOutOfBand(t, a.env, p, n)
 }
 
 // waitForMigrationDone blocks until the group has no active migration.
