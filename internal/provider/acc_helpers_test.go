@@ -62,7 +62,6 @@ func ctxT(t *testing.T) context.Context {
 	return ctx
 }
 
-
 // createGroupOutOfBand creates a group as another actor would.
 func (a *accTest) createGroupOutOfBand(t *testing.T, p, g string, shards int32) {
 	t.Helper()
