@@ -13,6 +13,8 @@ import (
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
@@ -38,6 +40,9 @@ func builtProvider(t *testing.T) string {
 // checks on the saved plan), applies that plan, and requires a following
 // plan to be empty.
 func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
+	if ignored := cliIgnoredFields(c); len(ignored) > 0 {
+		t.Fatalf("case %s sets %s, which examples run through the terraform CLI do not honour", c.name, strings.Join(ignored, ", "))
+	}
 	cfg := exampleConfig(t, env, c.files, c.rw)
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {
@@ -142,20 +147,35 @@ func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
 	}
 }
 
-// skipBelowFloor skips when the terraform binary is older than the
-// configuration's declared floor (see versionChecks).
-func skipBelowFloor(t *testing.T, tfBin, cfg string) {
-	t.Helper()
-	floor := ""
-	for _, f := range terraformFeatureFloors {
-		if f.pattern.MatchString(cfg) && (floor == "" || f.floor.GreaterThan(version.Must(version.NewVersion(floor)))) {
-			floor = f.floor.String()
+// cliIgnoredFields names the fields c sets that runExampleWithCLI does not
+// honour, so that such a case fails instead of looking covered.
+func cliIgnoredFields(c exampleCase) []string {
+	var ignored []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{
+		{"consumer", c.consumer}, {"probe", c.probe}, {"stateChecks", len(c.stateChecks) > 0},
+		{"importScript", c.importScript != ""}, {"nonEmptyPlan", c.nonEmptyPlan != ""},
+	} {
+		if f.set {
+			ignored = append(ignored, f.name)
 		}
 	}
-	if floor == "" {
+	return ignored
+}
+
+// skipBelowFloor applies the configuration's declared Terraform floor
+// (versionChecks) to the terraform binary, as terraform-plugin-testing
+// applies TerraformVersionChecks.
+func skipBelowFloor(t *testing.T, tfBin, cfg string) {
+	t.Helper()
+	checks := versionChecks(cfg)
+	if len(checks) == 0 {
 		return
 	}
-	out, err := (&demo.Terraform{Bin: tfBin, Dir: t.TempDir()}).Output(context.Background(), "version", "-json")
+	ctx := context.Background()
+	out, err := (&demo.Terraform{Bin: tfBin, Dir: t.TempDir()}).Output(ctx, "version", "-json")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +185,38 @@ func skipBelowFloor(t *testing.T, tfBin, cfg string) {
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("terraform version -json: %v", err)
 	}
-	if version.Must(version.NewVersion(v.Version)).LessThan(version.Must(version.NewVersion(floor))) {
-		t.Skipf("needs Terraform >= %s, have %s", floor, v.Version)
+	tfVersion, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatalf("terraform version -json: %v", err)
+	}
+	for _, check := range checks {
+		var resp tfversion.CheckTerraformVersionResponse
+		check.CheckTerraformVersion(ctx, tfversion.CheckTerraformVersionRequest{TerraformVersion: tfVersion}, &resp)
+		if resp.Error != nil {
+			t.Fatal(resp.Error)
+		}
+		if resp.Skip != "" {
+			t.Skip(resp.Skip)
+		}
+	}
+}
+
+func TestCLIIgnoredFieldsNamesEachUnhonouredField(t *testing.T) {
+	all := exampleCase{
+		consumer: true, probe: true, stateChecks: []statecheck.StateCheck{nil},
+		importScript: "resources/redisstreamcoordinator_group/import.sh", nonEmptyPlan: "why",
+	}
+	want := "consumer, probe, stateChecks, importScript, nonEmptyPlan"
+	if got := strings.Join(cliIgnoredFields(all), ", "); got != want {
+		t.Errorf("cliIgnoredFields = %q, want %q", got, want)
+	}
+	// What the CLI path runs: setup, prior state, variables, plan checks
+	// and the no-mutation check.
+	honoured := exampleCase{
+		setup: func(*testing.T, *acctest.Env) {}, prior: []string{"x.tf"}, vars: func(*testing.T, *acctest.Env) config.Variables { return nil },
+		planChecks: []plancheck.PlanCheck{nil}, noMutations: true,
+	}
+	if got := cliIgnoredFields(honoured); len(got) != 0 {
+		t.Errorf("cliIgnoredFields = %q for a case the CLI path fully runs", got)
 	}
 }

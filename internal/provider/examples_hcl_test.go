@@ -119,13 +119,12 @@ func parseExample(t *testing.T, rel string) *hclwrite.File {
 var terraformFeatureFloors = []struct {
 	pattern *regexp.Regexp
 	floor   *version.Version
-	feature string
 }{
-	{regexp.MustCompile(`(?m)^\s*ephemeral\s+"`), tfversion.Version1_10_0, "ephemeral resources"},
-	{regexp.MustCompile(`provider::`), tfversion.Version1_8_0, "provider-defined functions"},
-	{regexp.MustCompile(`(?m)^\s*removed\s*\{`), tfversion.Version1_7_0, "removed blocks"},
-	{regexp.MustCompile(`(?m)^\s*import\s*\{`), tfversion.Version1_5_0, "import blocks"},
-	{regexp.MustCompile(`(?m)^\s*check\s+"`), tfversion.Version1_5_0, "check blocks"},
+	{regexp.MustCompile(`(?m)^\s*ephemeral\s+"`), tfversion.Version1_10_0}, // ephemeral resources
+	{regexp.MustCompile(`provider::`), tfversion.Version1_8_0},             // provider-defined functions
+	{regexp.MustCompile(`(?m)^\s*removed\s*\{`), tfversion.Version1_7_0},   // removed blocks
+	{regexp.MustCompile(`(?m)^\s*import\s*\{`), tfversion.Version1_5_0},    // import blocks
+	{regexp.MustCompile(`(?m)^\s*check\s+"`), tfversion.Version1_5_0},      // check blocks
 }
 
 // versionChecks declares the Terraform floor of a configuration.
