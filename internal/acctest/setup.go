@@ -19,11 +19,9 @@ func PrepareTerraform() error {
 	_ = os.Setenv("CHECKPOINT_DISABLE", "1")
 	_ = os.Setenv("TF_IN_AUTOMATION", "1")
 	_ = os.Setenv("TF_ACC_PROVIDER_NAMESPACE", ProviderNamespace)
-	// The null device is an empty CLI configuration that leaves no file
-	// behind, however many test binaries start.
-	if cfg := os.Getenv("TF_CLI_CONFIG_FILE"); cfg == "" || !fileExists(cfg) {
-		_ = os.Setenv("TF_CLI_CONFIG_FILE", os.DevNull)
-	}
+	// Always an empty CLI configuration: a developer's own one may hold dev
+	// overrides or credentials. The null device leaves no file behind.
+	_ = os.Setenv("TF_CLI_CONFIG_FILE", os.DevNull)
 	if os.Getenv("TF_ACC") == "" {
 		return nil
 	}

@@ -57,7 +57,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	p := printer{w: o.Out}
 
 	p.section("Terraform")
-	tfBin, err := FindTerraform()
+	tfBin, err := acctest.FindTerraform()
 	if err != nil {
 		return err
 	}
@@ -115,7 +115,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		"REDIS_STREAM_COORDINATOR_PASSWORD=" + run.writer.Password,
 		"REDIS_STREAM_COORDINATOR_RUN_ID=" + runID,
 	}
-	p.linef("%s: %s, and a CLI configuration with a dev override for %s", tf.Dir, filepath.Base(o.Config), ProviderSource)
+	p.linef("%s: %s, and a CLI configuration with a dev override for %s", tf.Dir, filepath.Base(o.Config), acctest.ProviderSource)
 	p.linef("(no terraform init: the provider comes from %s; Terraform warns that overrides are in effect)", binDir)
 	p.linef("REDIS_STREAM_COORDINATOR_ENDPOINT, _USERNAME, _PASSWORD and _RUN_ID=%s configure the provider", runID)
 

@@ -15,17 +15,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
 
-// ProviderSource is the source address dev overrides apply to; it must match
-// the required_providers entry of the configurations run with them.
-const ProviderSource = acctest.ProviderSource
-
 // ProviderBinary is the provider executable's name, as Terraform expects it
 // in a dev override directory.
 const ProviderBinary = "terraform-provider-redisstreamcoordinator"
-
-// FindTerraform is acctest.FindTerraform: TF_ACC_TERRAFORM_PATH, else PATH,
-// never a download.
-func FindTerraform() (string, error) { return acctest.FindTerraform() }
 
 // BuildProvider compiles the provider in moduleRoot into dir and returns the
 // binary's path.
@@ -50,7 +42,7 @@ type DevOverride struct{ Source, Dir string }
 func WriteCLIConfig(path, providerDir string, more ...DevOverride) error {
 	var cfg strings.Builder
 	cfg.WriteString("provider_installation {\n  dev_overrides {\n")
-	for _, o := range append([]DevOverride{{ProviderSource, providerDir}}, more...) {
+	for _, o := range append([]DevOverride{{acctest.ProviderSource, providerDir}}, more...) {
 		fmt.Fprintf(&cfg, "    %q = %q\n", o.Source, o.Dir)
 	}
 	cfg.WriteString("  }\n  direct {}\n}\n")
