@@ -23,6 +23,8 @@ type providerData struct {
 	// process: group creates that resolve their siblings' shard count, and
 	// stream-level scales (which touch every group of the prefix).
 	prefixLocks *keyedMutex
+	// plans records what this run plans (plan_registry.go).
+	plans planRegistry
 }
 
 func newProviderData(api *client.Client) *providerData {
