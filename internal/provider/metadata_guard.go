@@ -1,0 +1,157 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// The metadata guard: one mechanism for metadata durability (issue 11.7) and
+// stale plans (issue 10.3), shared by redisstreamcoordinator_group and
+// redisstreamcoordinator_group_shard_count.
+//
+//   - State records the highest metadataVersion seen for the group
+//     (metadata_version). Read never lowers it (observeMetadataVersion); a lower
+//     reported version is a regression: the group's metadata was deleted,
+//     corrupted, or restored from an old backup. Read records it in private
+//     state (setMetadataRegression).
+//   - ModifyPlan fails closed on a recorded regression (checkMetadataRegression)
+//     unless acknowledged_metadata_version equals the reported version; once
+//     applied, that version becomes the new baseline.
+//   - Create/Update re-read the group before any mutation and refuse when its
+//     version differs from the plan's basis (checkPlanBasis): higher is a stale
+//     plan, lower a regression.
+
+// privateMetadataRegression is the private-state key holding a regression
+// recorded by Read: JSON {"seen":N,"reported":M}.
+const privateMetadataRegression = "metadata_regression"
+
+// metadataRegression is what Read saw: the highest version state had recorded
+// and the lower version the coordinator then reported.
+type metadataRegression struct {
+	Seen     int64 `json:"seen"`
+	Reported int64 `json:"reported"`
+}
+
+// observeMetadataVersion is the Read-time rule: the version to store is the
+// highest seen (never lowered by a refresh), and regressed says the coordinator
+// reported a lower version than state had recorded. A null or unknown seen
+// (first read, import) stores the reported version and never regresses.
+func observeMetadataVersion(seen types.Int64, reported int64) (store types.Int64, regressed bool) {
+	if seen.IsNull() || seen.IsUnknown() {
+		return types.Int64Value(reported), false
+	}
+	if reported < seen.ValueInt64() {
+		return seen, true
+	}
+	return types.Int64Value(reported), false
+}
+
+// setMetadataRegression records a regression in private state; a nil reg
+// clears it.
+func setMetadataRegression(ctx context.Context, private privateSetter, reg *metadataRegression) diag.Diagnostics {
+	if private == nil {
+		return nil
+	}
+	if reg == nil {
+		return private.SetKey(ctx, privateMetadataRegression, nil)
+	}
+	b, err := json.Marshal(reg)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Cannot record the metadata regression", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, privateMetadataRegression, b)
+}
+
+// readMetadataRegression returns the regression Read recorded, or nil.
+func readMetadataRegression(ctx context.Context, private privateGetter) (*metadataRegression, diag.Diagnostics) {
+	if private == nil {
+		return nil, nil
+	}
+	b, diags := private.GetKey(ctx, privateMetadataRegression)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var reg metadataRegression
+	if err := json.Unmarshal(b, &reg); err != nil {
+		// Fail closed: an unreadable record is treated as a regression whose
+		// numbers are unknown, so the plan stops rather than proceeds.
+		diags.AddError("Cannot read the recorded metadata regression",
+			fmt.Sprintf("The provider's private state key %q holds %q, which is not {\"seen\":N,\"reported\":M}: %s.\n"+
+				"Run `terraform apply -refresh-only` to record the group's metadata version again.", privateMetadataRegression, b, err))
+		return nil, diags
+	}
+	return &reg, diags
+}
+
+// metadataRunbook is the procedure for a group whose metadata regressed.
+const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored from an old backup):\n" +
+	"  1. Stop admin mutations for this group (no scale, no recreate) until it is repaired; this plan fails closed until then.\n" +
+	"  2. Restore the group's metadata from a backup taken at or after metadataVersion %[1]d if you can; then run `terraform apply -refresh-only` and plan again.\n" +
+	"  3. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
+	"  Never rebuild the metadata from clients' caches, never force clients down to a lower metadata version, and never repair by bumping the rolled-back version numbers.\n"
+
+// metadataWayOut is the explicit way out once the runbook was followed.
+const metadataWayOut = "Once you have followed the runbook and accept metadataVersion %[1]d as the group's metadata, either:\n" +
+	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline), or\n" +
+	"  - `terraform state rm` this resource and import it again (a new lifecycle)."
+
+// checkMetadataRegression is the ModifyPlan-time rule: a recorded regression
+// fails the plan closed unless acknowledged equals the reported version.
+func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string, reg *metadataRegression, acknowledged types.Int64) {
+	if reg == nil {
+		return
+	}
+	if !acknowledged.IsNull() && !acknowledged.IsUnknown() && acknowledged.ValueInt64() == reg.Reported {
+		return
+	}
+	ack := ""
+	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
+		ack = fmt.Sprintf("acknowledged_metadata_version is %d, which is not the reported version %d.\n", acknowledged.ValueInt64(), reg.Reported)
+	}
+	diags.AddError(
+		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
+		fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
+			"but the coordinator now reports metadataVersion %d. The group's metadata was deleted, corrupted, or restored from an old backup; "+
+			"clients may hold newer routing than the coordinator.\n%s\n",
+			resourceType, g, reg.Seen, g, p, reg.Reported, ack)+
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported),
+	)
+}
+
+// checkPlanBasis is the apply-time rule, before any mutation: group is what the
+// coordinator reports now; basisVersion is the metadataVersion the plan was
+// based on. A higher version means the plan is stale; a lower one a
+// regression. It returns false when the caller must stop (an error was added).
+func checkPlanBasis(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) bool {
+	if group == nil || group.MetadataVersion == basisVersion {
+		return true
+	}
+	if group.MetadataVersion > basisVersion {
+		diags.AddError(
+			fmt.Sprintf("Stale plan for group %s/%s: its metadata changed since the plan", p, g),
+			fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports metadataVersion %d "+
+				"(shard count %d, state %s): something changed the group between plan and apply. Nothing was changed by this apply.\n"+
+				"Run `terraform plan` again and review the new plan before applying it.",
+				basisVersion, g, p, group.MetadataVersion, group.ShardCount, group.State),
+		)
+		return false
+	}
+	diags.AddError(
+		fmt.Sprintf("Metadata of group %s/%s regressed since the plan", p, g),
+		fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports the lower metadataVersion %d "+
+			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was changed by this apply.\n",
+			basisVersion, g, p, group.MetadataVersion, group.ShardCount)+
+			fmt.Sprintf(metadataRunbook, basisVersion)+"\n"+
+			"Then run `terraform apply -refresh-only` and `terraform plan` again; the plan will fail closed until the regression is acknowledged:\n"+
+			fmt.Sprintf(metadataWayOut, group.MetadataVersion),
+	)
+	return false
+}
