@@ -79,6 +79,11 @@ func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
 				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
 		return nil
 	}
+	if len(b.pd.configUnknown) > 0 {
+		diags.AddError("Provider configuration unknown until apply",
+			"This data source is read while planning, but "+b.pd.unknownConfigDetail())
+		return nil
+	}
 	return b.pd.api
 }
 
