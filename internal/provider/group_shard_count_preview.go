@@ -181,12 +181,12 @@ func (s prefixSnapshot) activeMigrations() []client.Group {
 type migrationVerdict int
 
 const (
-	verdictAdopt        migrationVerdict = iota // heading to the target: wait for it
-	verdictResume                               // PREPARING to the target: a scale to it resumes it
-	verdictRollback                             // ACTIVE from the target, rollback_on_revert set
-	verdictCannotRevert                         // from the target, but no rollback allowed
-	verdictPreparingElsewhere                   // PREPARING to another target: only that target moves it
-	verdictWaitFor                              // heading elsewhere: the scale waits for it
+	verdictAdopt              migrationVerdict = iota // heading to the target: wait for it
+	verdictResume                                     // PREPARING to the target: a scale to it resumes it
+	verdictRollback                                   // ACTIVE from the target, rollback_on_revert set
+	verdictCannotRevert                               // from the target, but no rollback allowed
+	verdictPreparingElsewhere                         // PREPARING to another target: only that target moves it
+	verdictWaitFor                                    // heading elsewhere: the scale waits for it
 )
 
 func judgeMigration(am *client.Migration, target int32, rollbackOnRevert bool) migrationVerdict {
@@ -304,7 +304,6 @@ func previewFatal(diags *diag.Diagnostics, p string, target int32, fatal string)
 	diags.AddError(fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, target), fatal+
 		"\n\nNothing was sent to the coordinator.")
 }
-
 
 // reshardingHasUnknowns reports a planned preview with values left for apply.
 func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {

@@ -421,7 +421,7 @@ func TestAccGroupShardCount_missingGroup(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config:      a.env.ProviderConfig() + shardCountHCL("test", acctest.RandomName("nothing"), "svc", 2),
+			Config: a.env.ProviderConfig() + shardCountHCL("test", acctest.RandomName("nothing"), "svc", 2),
 			// Known at plan time: the group neither exists nor is created here.
 			ExpectError: regexp.MustCompile(`(?s)does not exist.*this configuration does not create it.*create the group\s+with\s+redisstreamcoordinator_group`),
 		}},
