@@ -88,11 +88,20 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.MetadataVersion = types.Int64Unknown()
 	plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
 	switch {
-	case r.pd != nil && len(r.pd.configUnknown) > 0 && !plan.ShardCount.IsUnknown():
-		plan.Resharding = reshardingDeferred(plan.ShardCount.ValueInt64(), planCheckConfigUnknown)
-		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", r.pd.unknownConfigDetail())
+	case r.pd != nil && len(r.pd.configUnknown) > 0:
+		// Everything stays unknown: Terraform plans again during apply, with
+		// the provider configured, and any value known now would have to
+		// match what that plan computes.
+		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
+			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
-		r.preview(ctx, &plan, resp)
+		var seen *client.Group
+		if state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
+			var diags diag.Diagnostics
+			seen, diags = readGroupSeen(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
+		}
+		r.preview(ctx, &plan, seen, reg, resp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -144,7 +153,13 @@ func dedupeSorted(names []string) []string {
 
 // preview reads the prefix at plan time and fills the planned resharding
 // values, or fails the plan.
-func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, resp *resource.ModifyPlanResponse) {
+//
+// Terraform plans a resource again during apply and refuses values that
+// differ from the saved plan's, so the preview is built from what the
+// plan's refresh recorded for the group (seen, from Read), not from a newer
+// read. A newer read is compared with it instead: when the group changed
+// since that refresh, the plan is stale and fails with what changed.
+func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	all, err := r.pd.groupsForPlan(ctx)
@@ -156,12 +171,24 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		return
 	}
 	snap := newPrefixSnapshot(all, p, g, target)
+	if seen != nil {
+		if !checkSinceRefresh(&resp.Diagnostics, p, g, target, seen, snap.self, reg) {
+			return
+		}
+		snap = snap.withSelf(*seen)
+	}
 	check := planCheckRead
 	from := int32(-1)
 	extra := map[string]int32{}
 	basis := types.Int64Null()
+	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
+	if createdHere {
+		// Terraform plans again during apply, after the group exists:
+		// describe it the same way then as now.
+		snap = snap.without(g)
+	}
 	switch {
-	case snap.self != nil:
+	case snap.self != nil && !createdHere:
 		from = snap.self.ShardCount
 		if am := snap.self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
 			// Already heading there (the count switched when it was
@@ -170,8 +197,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 		basis = types.Int64Value(snap.self.MetadataVersion)
 	default:
-		created, ok := r.pd.plans.plannedGroupCreate(p, g)
-		if !ok {
+		if !createdHere {
 			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
 				"The coordinator has no group %q under stream prefix %q (groups of the prefix: %s), and this configuration does not create it. "+
 					"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
@@ -203,12 +229,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.MigrationState = types.StringNull()
 		return
 	}
-	completes, blockedBy, fatal, err := snap.assess(ctx, plan.RollbackOnRevert.ValueBool(), r.liveConsumers)
-	if err != nil {
-		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q: reading the consumers failed", g, p), err,
-			"The plan reads each affected group's members to tell whether the change can complete by itself. Fix the cause above and plan again.")
-		return
-	}
+	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
 	if fatal != "" {
 		previewFatal(&resp.Diagnostics, p, target, fatal)
 		return
@@ -261,12 +282,6 @@ func groupNames(groups []client.Group) string {
 	return strings.Join(names, ", ")
 }
 
-// liveConsumers counts a group's live members for the plan-time preview.
-func (r *groupShardCountResource) liveConsumers(ctx context.Context, p, g string) (int, error) {
-	live, err := liveMembers(ctx, r.pd.api, p, g)
-	return len(live), err
-}
-
 // warnAboutChange repeats the preview on the console: what producers must do
 // (the plan values cannot say that), and the groups it also rescales.
 func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, resp *resource.ModifyPlanResponse) {
@@ -297,4 +312,32 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	}
 	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": snap.p, "from": from, "to": snap.target})
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p), detail)
+}
+
+// checkSinceRefresh compares the group as the plan's refresh recorded it with
+// the coordinator now. They differ when someone changed the group after the
+// refresh: between the plan and the apply of a saved plan, or with
+// -refresh=false. A recorded metadata regression that was acknowledged is not
+// a change.
+func checkSinceRefresh(diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group, reg *metadataRegression) bool {
+	if now == nil {
+		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
+			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
+				"the group. Nothing was sent to the coordinator.\n\nRun terraform plan again and review the new plan.",
+			g, p, seen.ShardCount, seen.MetadataVersion))
+		return false
+	}
+	if now.MetadataVersion == seen.MetadataVersion && now.ShardCount == seen.ShardCount {
+		return true
+	}
+	if reg != nil && now.MetadataVersion == reg.Reported {
+		return true
+	}
+	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
+		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d. The coordinator "+
+			"now reports %d shards at metadataVersion %d%s: someone changed the group after the plan's refresh. Applying the plan now "+
+			"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
+			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+		p, target, g, seen.ShardCount, seen.MetadataVersion, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)))
+	return false
 }

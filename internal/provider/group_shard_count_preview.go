@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -45,7 +46,6 @@ var reshardingAttrTypes = map[string]attr.Type{
 const (
 	planCheckRead          = "read from the coordinator at plan time"
 	planCheckGroupCreated  = "partly deferred: the group is created in this apply, so its count is the planned initial_shard_count and its siblings were read at plan time"
-	planCheckConfigUnknown = "skipped: the provider configuration is unknown until apply; the checks run at apply, before any change"
 )
 
 func reshardingSchema() schema.SingleNestedAttribute {
@@ -106,21 +106,6 @@ func (m reshardingModel) object() types.Object {
 		panic(fmt.Sprintf("resharding object: %v", diags))
 	}
 	return v
-}
-
-// reshardingDeferred is the preview when the coordinator cannot be read at
-// plan time: everything but plan_check is known only after apply.
-func reshardingDeferred(target int64, check string) types.Object {
-	return reshardingModel{
-		FromShardCount:       types.Int64Unknown(),
-		ToShardCount:         types.Int64Value(target),
-		AffectedGroups:       types.MapUnknown(types.Int64Type),
-		MovedKeyPercent:      types.Float64Unknown(),
-		CompletesByItself:    types.BoolUnknown(),
-		BlockedBy:            types.StringUnknown(),
-		BasisMetadataVersion: types.Int64Unknown(),
-		PlanCheck:            types.StringValue(check),
-	}.object()
 }
 
 // movedKeyPercent is routing.MovedKeyShare in percent, two decimals.
@@ -238,34 +223,31 @@ func describeMigration(gi client.Group) string {
 	return fmt.Sprintf("migration %s of group %q (%d→%d shards, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State)
 }
 
-// liveConsumerCounter reports how many live consumers a group has.
-type liveConsumerCounter func(ctx context.Context, p, g string) (int, error)
+// hasLiveConsumer reads liveness from the group record itself: the
+// coordinator reports EMPTY exactly when a group has no live member. The
+// record is what the plan's basis captured, so the preview does not depend on
+// a separate, more volatile members read.
+func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
 // assess decides, from the plan-time snapshot, whether the change can
 // complete by itself and what it waits for. A non-empty fatal means the
 // change is known to fail: the plan fails with it.
-func (s prefixSnapshot) assess(ctx context.Context, rollbackOnRevert bool, live liveConsumerCounter) (completes bool, blockedBy string, fatal string, err error) {
+func (s prefixSnapshot) assess(rollbackOnRevert bool) (completes bool, blockedBy string, fatal string) {
 	var waits []string
 	active := s.activeMigrations()
 	for _, gi := range active {
 		am := gi.ActiveMigration
 		switch judgeMigration(am, s.target, rollbackOnRevert) {
 		case verdictPreparingElsewhere:
-			return false, "", preparingElsewhereDetail(s.p, s.target, gi), nil
+			return false, "", preparingElsewhereDetail(s.p, s.target, gi)
 		case verdictCannotRevert:
-			return false, "", revertRefusedDetail(s.p, s.target, rollbackOnRevert, active), nil
+			return false, "", revertRefusedDetail(s.p, s.target, rollbackOnRevert, active)
 		case verdictWaitFor:
-			if am.ToShardCount > am.FromShardCount && am.State == client.MigrationActive {
-				n, err := live(ctx, s.p, gi.ConsumerGroup)
-				if err != nil {
-					return false, "", "", err
-				}
-				if n == 0 {
-					return false, "", fmt.Sprintf("A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no "+
-						"live consumer: it stays ACTIVE until a consumer joins, so the apply would wait until it times out. Start a "+
-						"consumer of group %q, or roll the migration back (POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback), "+
-						"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, s.p, gi.ConsumerGroup, am.ReshardingID), nil
-				}
+			if am.ToShardCount > am.FromShardCount && am.State == client.MigrationActive && !hasLiveConsumer(gi) {
+				return false, "", fmt.Sprintf("A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no "+
+					"live consumer: it stays ACTIVE until a consumer joins, so the apply would wait until it times out. Start a "+
+					"consumer of group %q, or roll the migration back (POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback), "+
+					"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, s.p, gi.ConsumerGroup, am.ReshardingID)
 			}
 			waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
 		case verdictAdopt:
@@ -282,11 +264,7 @@ func (s prefixSnapshot) assess(ctx context.Context, rollbackOnRevert bool, live 
 		if gi.ShardCount >= s.target || !gi.ActiveMigration.Finished() {
 			continue
 		}
-		n, err := live(ctx, s.p, gi.ConsumerGroup)
-		if err != nil {
-			return false, "", "", err
-		}
-		if n == 0 {
+		if !hasLiveConsumer(gi) {
 			noConsumer = append(noConsumer, fmt.Sprintf("%q", gi.ConsumerGroup))
 		}
 	}
@@ -296,7 +274,7 @@ func (s prefixSnapshot) assess(ctx context.Context, rollbackOnRevert bool, live 
 			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
 			strings.Join(noConsumer, ", "), s.target))
 	}
-	return completes, strings.Join(waits, "; "), "", nil
+	return completes, strings.Join(waits, "; "), ""
 }
 
 // previewDiags converts a fatal assessment into the plan's error.
@@ -371,4 +349,68 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 		}
 	}
 	return m.object()
+}
+
+// withSelf replaces this group's record with the one the plan is based on.
+func (s prefixSnapshot) withSelf(seen client.Group) prefixSnapshot {
+	out := s
+	out.groups = nil
+	out.self = nil
+	found := false
+	for _, gi := range s.groups {
+		if gi.ConsumerGroup == s.g {
+			gi = seen
+			found = true
+		}
+		out.groups = append(out.groups, gi)
+	}
+	if !found {
+		out.groups = append(out.groups, seen)
+		sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
+	}
+	for i := range out.groups {
+		if out.groups[i].ConsumerGroup == s.g {
+			out.self = &out.groups[i]
+		}
+	}
+	return out
+}
+
+// privateGroupSeen holds, in private state, the group record the last
+// refresh read: the basis of the next plan's preview.
+const privateGroupSeen = "group_seen"
+
+func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
+	b, err := json.Marshal(g)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Cannot record the group read", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, privateGroupSeen, b)
+}
+
+func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, diag.Diagnostics) {
+	b, diags := private.GetKey(ctx, privateGroupSeen)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var g client.Group
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, diags // an unreadable record only means no basis: the plan reads afresh
+	}
+	return &g, diags
+}
+
+// without drops a group from the snapshot (one this run creates).
+func (s prefixSnapshot) without(g string) prefixSnapshot {
+	out := s
+	out.groups = nil
+	out.self = nil
+	for _, gi := range s.groups {
+		if gi.ConsumerGroup != g {
+			out.groups = append(out.groups, gi)
+		}
+	}
+	return out
 }

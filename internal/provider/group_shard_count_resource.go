@@ -438,6 +438,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
+	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
 	r.followMigration(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
