@@ -44,8 +44,8 @@ var reshardingAttrTypes = map[string]attr.Type{
 
 // How the preview was obtained (resharding.plan_check).
 const (
-	planCheckRead          = "read from the coordinator at plan time"
-	planCheckGroupCreated  = "partly deferred: the group is created in this apply, so its count is the planned initial_shard_count and its siblings were read at plan time"
+	planCheckRead         = "read from the coordinator at plan time"
+	planCheckGroupCreated = "partly deferred: the group is created in this apply, so its count is the planned initial_shard_count and its siblings were read at plan time"
 )
 
 func reshardingSchema() schema.SingleNestedAttribute {
