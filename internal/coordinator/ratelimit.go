@@ -11,6 +11,9 @@ import (
 type rateLimiter struct {
 	mu      sync.Mutex
 	windows map[string]*rateWindow
+	manual  bool // windows end only at ResetRateLimits
+	// refusals counts 429s, so a test can wait for the first one.
+	refusals int
 }
 
 type rateWindow struct {
@@ -25,7 +28,7 @@ func (l *rateLimiter) allow(key string, now time.Time, limit int, window time.Du
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	w := l.windows[key]
-	if w == nil || !now.Before(w.start.Add(window)) {
+	if w == nil || (!l.manual && !now.Before(w.start.Add(window))) {
 		w = &rateWindow{start: now}
 		l.windows[key] = w
 	}
@@ -33,7 +36,24 @@ func (l *rateLimiter) allow(key string, now time.Time, limit int, window time.Du
 	if limit > 0 && w.count <= limit {
 		return 0, true
 	}
-	remaining := w.start.Add(window).Sub(now)
+	l.refusals++
+	remaining := max(w.start.Add(window).Sub(now), 0)
 	secs := int((remaining + time.Second - 1) / time.Second)
 	return max(secs, 1), false
+}
+
+// ResetRateLimits ends every rate-limit window now: the next limited request
+// of each key opens a new window. With Options.RateLimitManualReset it is
+// the only way a window ends.
+func (c *Coordinator) ResetRateLimits() {
+	c.limiter.mu.Lock()
+	defer c.limiter.mu.Unlock()
+	clear(c.limiter.windows)
+}
+
+// RateLimitRefusals counts the 429 answers the rate limiter has given.
+func (c *Coordinator) RateLimitRefusals() int {
+	c.limiter.mu.Lock()
+	defer c.limiter.mu.Unlock()
+	return c.limiter.refusals
 }
