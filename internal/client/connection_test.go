@@ -133,7 +133,9 @@ func TestUnreachableFailsFast(t *testing.T) {
 // then succeeds; a create that never connected is sent exactly once.
 func TestConnectionBudgetRidesOutARestart(t *testing.T) {
 	closed := closedPort(t)
-	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ int) { writeJSON(w, 201, groupJSON("orders", "billing", 8)) })
+	f := newFake(t, func(w http.ResponseWriter, _ *http.Request, _ int) {
+		writeJSON(w, 201, groupJSON("orders", "billing", 8))
+	})
 	var dials atomic.Int32
 	base := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
 		var d net.Dialer
