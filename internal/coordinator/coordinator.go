@@ -265,6 +265,22 @@ func (c *Coordinator) Close() error {
 // `down`, then the same address serves again. State survives, as with a
 // persistent store; the background loop keeps running throughout.
 func (c *Coordinator) Restart(down time.Duration) error {
+	return c.RestartWith(func() {
+		if down > 0 {
+			select {
+			case <-time.After(down):
+			case <-c.closing:
+			}
+		}
+	})
+}
+
+// RestartWith is Restart with the downtime decided by the test: the listener
+// and every open connection are closed, then whileDown runs (connections are
+// refused meanwhile), then the same address serves again. A test waits in
+// whileDown for what must happen while the coordinator is down, such as
+// held requests being applied, instead of guessing a duration.
+func (c *Coordinator) RestartWith(whileDown func()) error {
 	c.life.Lock()
 	if !c.started || c.closed || c.restarting {
 		c.life.Unlock()
@@ -276,11 +292,8 @@ func (c *Coordinator) Restart(down time.Duration) error {
 
 	_ = srv.Close()
 	<-served
-	if down > 0 {
-		select {
-		case <-time.After(down):
-		case <-c.closing:
-		}
+	if whileDown != nil {
+		whileDown()
 	}
 
 	c.life.Lock()

@@ -65,6 +65,11 @@ type Fault struct {
 	// after Delay at the latest. Tests hold requests with it until something
 	// the coordinator cannot see has happened, such as a consumer joining.
 	Until func() bool
+	// OnMatch, when set, runs synchronously when the fault is taken by a
+	// request, before the fault is applied: a test makes something happen
+	// exactly at that moment (another actor's request, a flag), with no
+	// timing involved. It may send requests to the coordinator itself.
+	OnMatch func()
 }
 
 // untilPollInterval is how often a FaultDelay asks its Until.

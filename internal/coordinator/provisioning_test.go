@@ -265,3 +265,38 @@ func TestRateLimitManualReset(t *testing.T) {
 	e.scaleGroup("orders", "g", 2)
 	e.do("POST", groupPath("orders", "g")+"/scale", scaleBody(2)).wantAPIError(t, 429, "TOO_MANY_REQUESTS", CodeRateLimitExceeded)
 }
+
+// TestRateLimitResetAfterRefusals: exactly n refusals, then the next
+// request opens a new window.
+func TestRateLimitResetAfterRefusals(t *testing.T) {
+	e := newEnv(t, Options{RateLimitEnabled: true, RateLimitPerWindow: 1, RateLimitManualReset: true})
+	e.createGroup("orders", "g", 2) // spends orders:g
+	e.c.ResetRateLimitsAfterRefusals(2)
+	for range 2 {
+		e.do("POST", groupPath("orders", "g")+"/scale", scaleBody(2)).wantAPIError(t, 429, "TOO_MANY_REQUESTS", CodeRateLimitExceeded)
+	}
+	e.scaleGroup("orders", "g", 2)
+	e.do("POST", groupPath("orders", "g")+"/scale", scaleBody(2)).wantAPIError(t, 429, "TOO_MANY_REQUESTS", CodeRateLimitExceeded)
+}
+
+// TestRateLimitResetOfOnePrefix leaves other prefixes' windows alone.
+func TestRateLimitResetOfOnePrefix(t *testing.T) {
+	e := newEnv(t, Options{RateLimitEnabled: true, RateLimitPerWindow: 1, RateLimitManualReset: true})
+	e.createGroup("a", "g", 2)
+	e.createGroup("a:b", "g", 2)
+	e.c.ResetRateLimitsOf("a")
+	e.scaleGroup("a", "g", 2)
+	e.do("POST", groupPath("a:b", "g")+"/scale", scaleBody(2)).wantAPIError(t, 429, "TOO_MANY_REQUESTS", CodeRateLimitExceeded)
+}
+
+// TestFaultOnMatchRunsFirst: OnMatch runs when the fault is taken, before it
+// is applied, and may call the coordinator.
+func TestFaultOnMatchRunsFirst(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.c.InjectFault(Fault{Method: "POST", Route: RouteGroup, Kind: FaultRespond, Status: 503, ErrorCode: CodeCoordinatorTerminating,
+		OnMatch: func() { e.createGroup("orders", "other", 9) }})
+	e.do("POST", groupPath("orders", "g"), createBody(2)).wantAPIError(t, 503, "SERVICE_UNAVAILABLE", CodeCoordinatorTerminating)
+	if g := e.group("orders", "other"); g.ShardCount != 9 {
+		t.Fatalf("OnMatch create = %+v", g)
+	}
+}

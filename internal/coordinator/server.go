@@ -33,6 +33,9 @@ func (c *Coordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	routeKey := m.routeKey(rawPath)
 	c.counts.add(r.Method, routeKey)
 	if f, ok := c.faults.take(r.Method, rawPath, routeKey); ok {
+		if f.OnMatch != nil {
+			f.OnMatch()
+		}
 		if !c.applyFault(f, w, r, m, rawPath, rawQuery) {
 			return
 		}
@@ -137,7 +140,7 @@ func (x *exchange) checkRateLimit() bool {
 	if !limited {
 		return true
 	}
-	retryAfter, ok := x.c.limiter.allow(x.principal.name+":"+key, x.c.now(), x.c.opts.RateLimitPerWindow, x.c.opts.RateLimitWindow)
+	retryAfter, ok := x.c.limiter.allow(x.principal.name+":"+key, x.m.raw["streamPrefix"], x.c.now(), x.c.opts.RateLimitPerWindow, x.c.opts.RateLimitWindow)
 	if ok {
 		return true
 	}
