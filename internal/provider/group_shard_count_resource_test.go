@@ -252,7 +252,7 @@ func TestAccGroupShardCount_blockedByOtherMigrationThenProceeds(t *testing.T) {
 		Steps: []resource.TestStep{{
 			// The blocking migration drains once the provider is waiting on
 			// it (it polls assignments), not after a guessed delay.
-			PreConfig: func() { go drainOnceWaiting(t, c, p, g, 3) },
+			PreConfig:         func() { go drainOnceWaiting(t, c, p, g, 3) },
 			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
 			ConfigStateChecks: append(expectShardCountState(2, "DEPRECATED"), statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(3))),
 			Check:             a.migrationFinished(p, g, 2),

@@ -31,7 +31,7 @@ func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) 
 					scaleOutOfBand(t, a, p, 4) // a noop that uses the window's one mutation
 					c.ResetRateLimitsAfterRefusals(1)
 				},
-				Config:    a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, g, 3),
 					func(*terraform.State) error {
