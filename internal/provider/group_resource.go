@@ -2,17 +2,13 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema/booldefault"
@@ -51,17 +47,22 @@ func NewGroupResource() resource.Resource { return &groupResource{} }
 type groupResource struct{ pd *providerData }
 
 type groupResourceModel struct {
-	ID                types.String   `tfsdk:"id"`
-	StreamPrefix      types.String   `tfsdk:"stream_prefix"`
-	ConsumerGroup     types.String   `tfsdk:"consumer_group"`
-	InitialShardCount types.Int64    `tfsdk:"initial_shard_count"`
-	ShardCount        types.Int64    `tfsdk:"shard_count"`
-	StreamKeyPattern  types.String   `tfsdk:"stream_key_pattern"`
-	RequestedBy       types.String   `tfsdk:"requested_by"`
-	Reason            types.String   `tfsdk:"reason"`
-	DeletionPolicy    types.String   `tfsdk:"deletion_policy"`
-	ForceDelete       types.Bool     `tfsdk:"force_delete"`
-	Timeouts          timeouts.Value `tfsdk:"timeouts"`
+	ID                types.String `tfsdk:"id"`
+	StreamPrefix      types.String `tfsdk:"stream_prefix"`
+	ConsumerGroup     types.String `tfsdk:"consumer_group"`
+	InitialShardCount types.Int64  `tfsdk:"initial_shard_count"`
+	ShardCount        types.Int64  `tfsdk:"shard_count"`
+	StreamKeyPattern  types.String `tfsdk:"stream_key_pattern"`
+	RequestedBy       types.String `tfsdk:"requested_by"`
+	Reason            types.String `tfsdk:"reason"`
+	DeletionPolicy    types.String `tfsdk:"deletion_policy"`
+	ForceDelete       types.Bool   `tfsdk:"force_delete"`
+	// MetadataVersion is the highest metadataVersion seen (metadata_guard.go).
+	MetadataVersion             types.Int64    `tfsdk:"metadata_version"`
+	AcknowledgedMetadataVersion types.Int64    `tfsdk:"acknowledged_metadata_version"`
+	Recreation                  types.Object   `tfsdk:"recreation"`
+	SiblingShardCounts          types.Map      `tfsdk:"sibling_shard_counts"`
+	Timeouts                    timeouts.Value `tfsdk:"timeouts"`
 }
 
 func (r *groupResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -75,7 +76,18 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"`redisstreamcoordinator_group_shard_count`. Runtime state (epochs, assignments, migrations) is read with the " +
 			"`redisstreamcoordinator_group` data source.\n\n" +
 			"By default destroying this resource only removes it from Terraform state (`deletion_policy = \"ABANDON\"`), " +
-			"because the coordinator's governance keeps deletes an explicit, audited decision.",
+			"because the coordinator's governance keeps deletes an explicit, audited decision.\n\n" +
+			"**Metadata durability.** `metadata_version` records the highest `metadataVersion` this resource has seen for the group. " +
+			"When a refresh finds a lower one, the group's metadata was deleted, corrupted, or restored from an old backup, and every " +
+			"later plan fails closed with the coordinator's runbook: stop admin mutations for the group, restore the metadata from a " +
+			"backup if possible, otherwise recreate the group explicitly with the expected shard count and treat its consumers and " +
+			"producers as a new lifecycle; never rebuild it from clients' caches, never force clients down to a lower version, never " +
+			"bump the rolled-back version numbers. Once repaired, the way out is explicit: set `acknowledged_metadata_version` to the " +
+			"version the coordinator now reports and apply (it becomes the new baseline), or `terraform state rm` the resource and " +
+			"import it again (a new lifecycle).\n\n" +
+			"**A group that vanished** (the coordinator answers 404 on refresh) stays in state and is planned for re-creation " +
+			"(`-/+`); the planned `recreation` attribute says that this starts a new lifecycle, with the previous shard count and the " +
+			"last metadata version seen.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
@@ -143,6 +155,49 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
 			},
+			"metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: a lower " +
+					"version reported by the coordinator is a metadata regression, and plans fail closed until it is acknowledged " +
+					"(see `acknowledged_metadata_version`).",
+				Computed: true,
+			},
+			"acknowledged_metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "The explicit way out of a metadata regression. After following the runbook in the plan's error, set it " +
+					"to the `metadataVersion` the coordinator now reports and apply: that version becomes the new baseline of " +
+					"`metadata_version`. Any other value keeps the plan failing. It has no effect while there is no regression; remove " +
+					"it once applied.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"sibling_shard_counts": schema.MapAttribute{
+				MarkdownDescription: "The plan's basis for a create: every other group of the stream prefix that existed when the create " +
+					"was planned, with its shard count (`initial_shard_count` is resolved from them). Before creating the group, the apply " +
+					"re-reads these groups (one GET each; one listing when there are more than 8; none when the plan saw no other group) " +
+					"and refuses a stale plan, before anything is sent, when one of them was deleted or changed its shard count. " +
+					"Null when the plan could not read the coordinator (provider configuration unknown at plan time) or for an imported group.",
+				Computed:    true,
+				ElementType: types.Int64Type,
+			},
+			"recreation": schema.SingleNestedAttribute{
+				MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (404 on refresh): the " +
+					"re-creation starts a new lifecycle. Null for an ordinary create. Known in the plan, so a reviewer reads it in " +
+					"`terraform show`.",
+				Computed: true,
+				Attributes: map[string]schema.Attribute{
+					"previous_shard_count": schema.Int64Attribute{
+						MarkdownDescription: "The shard count the vanished group had when this resource last read it.",
+						Computed:            true,
+					},
+					"last_metadata_version_seen": schema.Int64Attribute{
+						MarkdownDescription: "The highest `metadataVersion` this resource had seen for the vanished group. The new group starts again at 1.",
+						Computed:            true,
+					},
+					"new_lifecycle": schema.StringAttribute{
+						MarkdownDescription: "What the re-creation means for clients: consumers and producers must rejoin as new.",
+						Computed:            true,
+					},
+				},
+			},
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
@@ -152,188 +207,6 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 
 func (r *groupResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
-	var plan groupResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	timeout, diags := plan.Timeouts.Create(ctx, defaultGroupCreateTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	api := r.pd.api
-	// Siblings created in the same apply must see each other, so sibling
-	// resolution and the create are one step per prefix.
-	defer r.pd.prefixLocks.Lock(p)()
-
-	count, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-
-	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
-	group, err := api.CreateGroup(ctx, p, g, count, m)
-	if client.IsAmbiguous(err) {
-		group, err = r.settleAmbiguousCreate(ctx, p, g, count, m, &resp.Diagnostics)
-	}
-	if err != nil {
-		addCreateGroupError(&resp.Diagnostics, p, g, err)
-		return
-	}
-	plan.fill(group)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
-}
-
-// settleAmbiguousCreate decides what happened to a create whose response was
-// lost: the group exists as we would have created it (adopt, with a warning),
-// does not exist (send the same create again, same request id), or exists
-// otherwise (someone else created it: an error with the import hint).
-func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
-	api := r.pd.api
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		tflog.Warn(ctx, "create group response lost; checking whether the coordinator applied it", map[string]any{
-			"stream_prefix": p, "consumer_group": g, "request_id": m.RequestID, "attempt": attempt + 1,
-		})
-		group, err := api.GetGroup(ctx, p, g)
-		switch {
-		case err == nil:
-			if group.MetadataVersion == 1 && (count == nil || group.ShardCount == *count) {
-				diags.AddWarning("Adopted a group whose create response was lost",
-					fmt.Sprintf("The connection to the coordinator was lost after sending the create of group %q under stream prefix %q "+
-						"(request id %s). The group now exists with %d shards and metadataVersion 1, as this create would have made it, so "+
-						"it was adopted into state. Adoption is likely but unproven: if another actor created the same group at the same "+
-						"moment, check the coordinator's audit log for request id %s.", g, p, m.RequestID, group.ShardCount, m.RequestID))
-				return group, nil
-			}
-			return nil, fmt.Errorf("%w: after the create's response was lost (request id %s), the group exists with %d shards and "+
-				"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
-		case client.IsNotFound(err):
-			group, err = api.CreateGroup(ctx, p, g, count, m)
-			if err == nil || !client.IsAmbiguous(err) {
-				return group, err
-			}
-			lastErr = err
-		default:
-			return nil, err
-		}
-	}
-	return nil, lastErr
-}
-
-// errCreatedByOther: after a lost create response, the group turned out to
-// exist in a shape this create would not have made.
-var errCreatedByOther = errors.New("the group was created by someone else")
-
-func importHint(p, g string) string {
-	return fmt.Sprintf(
-		"Group %q under stream prefix %q already exists on the coordinator. The provider never adopts an existing group silently. "+
-			"To manage it with Terraform, import it:\n\n"+
-			"  import {\n    to = redisstreamcoordinator_group.<name>\n    id = %q\n  }\n\n"+
-			"or run: terraform import redisstreamcoordinator_group.<name> %s\n\n"+
-			"With deletion_policy = \"ABANDON\" (the default), a destroy or -replace leaves the group on the coordinator, so the "+
-			"next create meets it here: import it back, or set deletion_policy = \"DELETE\" before replacing.", g, p, groupID(p, g), groupID(p, g))
-}
-
-func addCreateGroupError(diags *diag.Diagnostics, p, g string, err error) {
-	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
-	switch {
-	case errors.Is(err, errCreatedByOther):
-		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
-	case client.IsConflict(err, client.CodeGroupAlreadyExists):
-		addAPIError(diags, "Group already exists", err, importHint(p, g))
-	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
-		addAPIError(diags, summary, err, fmt.Sprintf(
-			"Redis keys for stream prefix %q already exist (for example left behind by a group whose metadata was deleted: a "+
-				"metadata delete keeps the Redis streams). Either delete those keys (%s and %s:0..n-1) after making sure nothing "+
-				"still reads them, or choose another stream_prefix.", p, p, p))
-	case client.IsAmbiguous(err):
-		addAPIError(diags, summary, err, "The coordinator could not be reached reliably; nothing is known to have been created. "+
-			"Run terraform apply again: the provider checks for the group before creating it again.")
-	default:
-		addAPIError(diags, summary, err, "")
-	}
-}
-
-// resolveInitialShardCount picks the shard count for a new group so it routes
-// like its siblings: the configured count, which must match the siblings';
-// otherwise the siblings' count; otherwise nil (the coordinator's default).
-// With strict = false (plan time) mismatches are warnings.
-func resolveInitialShardCount(ctx context.Context, listGroups func(context.Context) ([]client.Group, error), p, g string, configured types.Int64, strict bool) (*int32, diag.Diagnostics) {
-	var diags diag.Diagnostics
-	groups, err := listGroups(ctx)
-	if err != nil {
-		if strict {
-			addAPIError(&diags, "Failed to list the groups under stream prefix "+p, err,
-				"The provider reads the other groups of the prefix before creating a group, so that the new group routes with their shard count.")
-		}
-		return nil, diags
-	}
-	counts := map[int32][]string{}
-	for _, sib := range groups {
-		if sib.StreamPrefix == p && sib.ConsumerGroup != g {
-			counts[sib.ShardCount] = append(counts[sib.ShardCount], sib.ConsumerGroup)
-		}
-	}
-	report := diags.AddError
-	if !strict {
-		report = diags.AddWarning
-	}
-	siblingList := describeSiblings(counts)
-	if !configured.IsNull() && !configured.IsUnknown() {
-		want := int32(configured.ValueInt64())
-		if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
-			return &want, diags
-		}
-		report("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
-			"Stream prefix %q already has %s. A new group %q with initial_shard_count = %d would route differently: producers use one "+
-				"shard count per prefix, so messages would be stranded on shards this group never reads. Nothing was sent to the coordinator.\n\n"+
-				"Omit initial_shard_count to take the siblings' count, set it to theirs, or change the prefix's count first with "+
-				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want))
-		return nil, diags
-	}
-	switch len(counts) {
-	case 0:
-		return nil, diags
-	case 1:
-		for c := range counts {
-			if c < 1 {
-				report("Cannot inherit a shard count of 0", fmt.Sprintf(
-					"Stream prefix %q has %s: it is drained to 0 shards, and a group needs at least 1. Set initial_shard_count explicitly.", p, siblingList))
-				return nil, diags
-			}
-			tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
-			return &c, diags
-		}
-	}
-	report("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
-		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+
-			"and align the existing groups with redisstreamcoordinator_group_shard_count.", p, siblingList, g))
-	return nil, diags
-}
-
-func describeSiblings(counts map[int32][]string) string {
-	var parts []string
-	for c, names := range counts {
-		sort.Strings(names)
-		for _, n := range names {
-			parts = append(parts, fmt.Sprintf("%q (%d shards)", n, c))
-		}
-	}
-	sort.Strings(parts)
-	if len(parts) == 1 {
-		return "group " + parts[0]
-	}
-	return "groups " + strings.Join(parts, ", ")
 }
 
 func (m *groupResourceModel) fill(g *client.Group) {
@@ -354,15 +227,39 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	group, err := r.pd.api.GetGroup(ctx, p, g)
 	if client.IsNotFound(err) {
-		tflog.Warn(ctx, "group no longer exists on the coordinator; removing it from state", map[string]any{"stream_prefix": p, "consumer_group": g})
-		resp.State.RemoveResource(ctx)
+		// Keep it in state, marked as vanished: the plan then shows its
+		// re-creation as a new lifecycle instead of a bare create.
+		tflog.Warn(ctx, "group no longer exists on the coordinator; planning its re-creation", map[string]any{"stream_prefix": p, "consumer_group": g})
+		vanished, diags := readGroupVanished(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+		if vanished == nil {
+			vanished = &groupVanished{ShardCount: state.ShardCount.ValueInt64(), MetadataVersion: state.MetadataVersion.ValueInt64()}
+		}
+		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
 		return
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err, "")
 		return
 	}
+	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
+	store, regressed := observeMetadataVersion(state.MetadataVersion, group.MetadataVersion)
+	var reg *metadataRegression
+	if regressed {
+		reg = &metadataRegression{Seen: store.ValueInt64(), Reported: group.MetadataVersion}
+		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
+			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
+		})
+	}
+	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	state.fill(group)
+	state.MetadataVersion = store
+	if state.Recreation.IsUnknown() || state.Recreation.IsNull() {
+		state.Recreation = recreationNull()
+	}
+	if state.SiblingShardCounts.IsUnknown() {
+		state.SiblingShardCounts = types.MapNull(types.Int64Type)
+	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
 }
 
@@ -376,8 +273,21 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		return
 	}
 	plan.ID, plan.ShardCount, plan.StreamKeyPattern = state.ID, state.ShardCount, state.StreamKeyPattern
+	plan.Recreation, plan.SiblingShardCounts = state.Recreation, state.SiblingShardCounts
 	if plan.InitialShardCount.IsUnknown() {
 		plan.InitialShardCount = state.InitialShardCount
+	}
+	// ModifyPlan planned metadata_version: unchanged, or, for an
+	// acknowledged regression, the reported version as the new baseline.
+	if plan.MetadataVersion.IsUnknown() {
+		plan.MetadataVersion = state.MetadataVersion
+	}
+	if plan.MetadataVersion.ValueInt64() != state.MetadataVersion.ValueInt64() {
+		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
+			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
+			"from": state.MetadataVersion.ValueInt64(), "to": plan.MetadataVersion.ValueInt64(),
+		})
+		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
@@ -389,6 +299,13 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	vanished, diags := readGroupVanished(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if vanished != nil {
+		// Already gone from the coordinator: nothing to delete or abandon.
+		vanishedInRun.Store(vanishedKey{r.pd, p, g}, vanished)
+		return
+	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {
 		resp.Diagnostics.AddWarning("Group left on the coordinator", fmt.Sprintf(
 			"deletion_policy is %q, so group %q under stream prefix %q was only removed from Terraform state; its metadata stays on "+
@@ -451,42 +368,4 @@ func liveMembers(ctx context.Context, api *client.Client, p, g string) ([]client
 
 func (r *groupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
 	importGroupID(ctx, req.ID, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
-}
-
-func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
-	if req.Plan.Raw.IsNull() {
-		var state groupResourceModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-		if !resp.Diagnostics.HasError() && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
-			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
-				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
-				state.ConsumerGroup.ValueString(), state.StreamPrefix.ValueString(), state.DeletionPolicy.ValueString()))
-		}
-		return
-	}
-	var plan groupResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if req.State.Raw.IsNull() {
-		// Best effort: the authoritative check runs again in Create, since
-		// siblings created in the same apply are not visible yet.
-		if r.pd != nil && !plan.StreamPrefix.IsUnknown() && !plan.ConsumerGroup.IsUnknown() && !plan.InitialShardCount.IsUnknown() {
-			_, diags := resolveInitialShardCount(ctx, r.pd.groupsForPlan, plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString(), plan.InitialShardCount, false)
-			resp.Diagnostics.Append(diags...)
-		}
-		return
-	}
-	var state groupResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	if !plan.InitialShardCount.IsUnknown() && !plan.InitialShardCount.Equal(state.InitialShardCount) {
-		resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), "initial_shard_count only applies at creation", fmt.Sprintf(
-			"Changing initial_shard_count of the existing group %q changes nothing on the coordinator (it has %d shards now). "+
-				"To change the shard count, use a redisstreamcoordinator_group_shard_count resource for stream prefix %q.",
-			state.ConsumerGroup.ValueString(), state.ShardCount.ValueInt64(), state.StreamPrefix.ValueString()))
-	}
 }

@@ -1,0 +1,364 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// createSettleBound is how long a create whose response was lost may still
+// be queued or running on the coordinator: critical sections queue on a JVM
+// lock and then wait up to 5 s for the state mutex (CONTRACT §4.2). A group
+// seen during that window may still be deleted again if provisioning fails,
+// so it is adopted only if it is still there after the bound.
+var createSettleBound = 6 * time.Second
+
+// siblingBasisGetLimit: up to this many siblings in the plan's basis are
+// re-read one by one at apply; more are re-read with one listing.
+const siblingBasisGetLimit = 8
+
+func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
+	var plan groupResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	timeout, diags := plan.Timeouts.Create(ctx, defaultGroupCreateTimeout)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	api := r.pd.api
+	// Siblings created in the same apply must see each other, so sibling
+	// resolution and the create are one step per prefix.
+	defer r.pd.prefixLocks.Lock(p)()
+
+	var count *int32
+	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() {
+		// The plan could not read the coordinator (configuration unknown at
+		// plan time): resolve now, from a full listing.
+		c, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+		count = c
+	} else {
+		if !r.verifySiblingBasis(ctx, p, g, plan, &resp.Diagnostics) {
+			return
+		}
+		if !plan.InitialShardCount.IsNull() && !plan.InitialShardCount.IsUnknown() {
+			c := int32(plan.InitialShardCount.ValueInt64())
+			count = &c
+		}
+	}
+	firstOfPrefix := !plan.SiblingShardCounts.IsUnknown() && !plan.SiblingShardCounts.IsNull() && len(plan.SiblingShardCounts.Elements()) == 0
+
+	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
+	group, err := api.CreateGroup(ctx, p, g, count, m)
+	if isAmbiguousCreate(err) {
+		group, err = r.settleAmbiguousCreate(ctx, p, g, count, m, &resp.Diagnostics)
+	}
+	if err != nil {
+		addCreateGroupError(&resp.Diagnostics, p, g, count, firstOfPrefix, err)
+		return
+	}
+	plan.fill(group)
+	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	if plan.SiblingShardCounts.IsUnknown() {
+		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
+	}
+	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+}
+
+// isAmbiguousCreate: no answer, or a generic 500 without an errorCode (a
+// store or mutex failure that may or may not have committed, CONTRACT §9).
+func isAmbiguousCreate(err error) bool {
+	if client.IsAmbiguous(err) {
+		return true
+	}
+	apiErr, ok := client.AsAPIError(err)
+	return ok && apiErr.HTTPStatus == http.StatusInternalServerError && apiErr.ErrorCode == ""
+}
+
+// verifySiblingBasis re-checks, before the POST, the siblings the plan
+// resolved the count from (sibling_shard_counts). The rule: every sibling of
+// the basis is re-read (one GET each, or one listing when there are more
+// than siblingBasisGetLimit) and must still exist with the same shard count;
+// a plan that saw no sibling re-reads nothing. Groups of the prefix created
+// since the plan by this apply were checked against each other at plan time.
+func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, plan groupResourceModel, diags *diag.Diagnostics) bool {
+	basis := map[string]int64{}
+	for name, v := range plan.SiblingShardCounts.Elements() {
+		if iv, ok := v.(types.Int64); ok {
+			basis[name] = iv.ValueInt64()
+		}
+	}
+	if len(basis) == 0 {
+		return true
+	}
+	names := make([]string, 0, len(basis))
+	for n := range basis {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	now := map[string]int64{}
+	if len(names) > siblingBasisGetLimit {
+		groups, err := r.pd.api.Groups(ctx)
+		if err != nil {
+			addAPIError(diags, fmt.Sprintf("Failed to re-check the siblings of group %q under stream prefix %q", g, p), err,
+				"Before creating the group, the provider re-reads the groups its planned shard count was based on. Nothing was created.")
+			return false
+		}
+		for _, grp := range groups {
+			if grp.StreamPrefix == p {
+				now[grp.ConsumerGroup] = int64(grp.ShardCount)
+			}
+		}
+	} else {
+		for _, n := range names {
+			grp, err := r.pd.api.GetGroup(ctx, p, n)
+			if client.IsNotFound(err) {
+				continue
+			}
+			if err != nil {
+				addAPIError(diags, fmt.Sprintf("Failed to re-check sibling %q of group %q under stream prefix %q", n, g, p), err,
+					"Before creating the group, the provider re-reads the groups its planned shard count was based on. Nothing was created.")
+				return false
+			}
+			now[n] = int64(grp.ShardCount)
+		}
+	}
+	var changes []string
+	for _, n := range names {
+		c, ok := now[n]
+		switch {
+		case !ok:
+			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
+		case c != basis[n]:
+			changes = append(changes, fmt.Sprintf("%q went from %d to %d shards", n, basis[n], c))
+		}
+	}
+	if len(changes) == 0 {
+		return true
+	}
+	diags.AddError(fmt.Sprintf("Stale plan for group %s/%s: its siblings changed since the plan", p, g), fmt.Sprintf(
+		"The plan resolved initial_shard_count = %s for group %q from the other groups of stream prefix %q, and they changed since: %s. "+
+			"Creating the group now could give the prefix two shard counts. Nothing was sent to the coordinator.\n\n"+
+			"Run `terraform plan` again and review the new plan before applying it.",
+		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; ")))
+	return false
+}
+
+func int64String(v types.Int64) string {
+	if v.IsNull() || v.IsUnknown() {
+		return "(the coordinator's default)"
+	}
+	return fmt.Sprint(v.ValueInt64())
+}
+
+// settleAmbiguousCreate decides what happened to a create whose outcome is
+// unknown (no answer, or a generic 500). The lost create may still be queued
+// or running on the coordinator, and a group visible during provisioning is
+// deleted again if provisioning fails. So:
+//   - the group exists as this create would make it (metadataVersion 1, our
+//     count): it is adopted once it is still there after createSettleBound;
+//   - the group does not exist: the same create is sent again (same request
+//     id); a 409 GROUP_ALREADY_EXISTS then means the lost create (ours, most
+//     likely) landed meanwhile, and the group is checked as above;
+//   - the group exists otherwise: someone else made or changed it.
+func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
+	api := r.pd.api
+	var lastErr error
+	resent := false
+	for attempt := 0; attempt < 4; attempt++ {
+		tflog.Warn(ctx, "create group outcome unknown; checking whether the coordinator applied it", map[string]any{
+			"stream_prefix": p, "consumer_group": g, "request_id": m.RequestID, "attempt": attempt + 1,
+		})
+		group, err := api.GetGroup(ctx, p, g)
+		switch {
+		case err == nil:
+			if !(group.MetadataVersion == 1 && (count == nil || group.ShardCount == *count)) {
+				return nil, fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and "+
+					"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
+			}
+			settled, err := r.confirmSettled(ctx, p, g, group)
+			if err != nil {
+				return nil, err
+			}
+			if settled == nil {
+				// Deleted again: the lost create failed while provisioning.
+				return nil, fmt.Errorf("%w (request id %s): the group appeared with metadataVersion 1 and was deleted again "+
+					"by the coordinator within %s", errCreateRolledBack, m.RequestID, createSettleBound)
+			}
+			how := "The group now exists"
+			if resent {
+				how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
+			}
+			diags.AddWarning("Adopted a group whose create response was lost",
+				fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) was lost. %s with %d shards "+
+					"and metadataVersion 1, as this create would have made it, and was still there after the coordinator's %s "+
+					"critical-section bound, so it was adopted into state as this apply's own group. If another actor created the same "+
+					"group at the same moment, the coordinator's audit log tells (request id %s).",
+					g, p, m.RequestID, how, settled.ShardCount, createSettleBound, m.RequestID))
+			return settled, nil
+		case client.IsNotFound(err):
+			resent = true
+			group, err = api.CreateGroup(ctx, p, g, count, m)
+			switch {
+			case err == nil:
+				return group, nil
+			case client.IsConflict(err, client.CodeGroupAlreadyExists):
+				lastErr = err
+				continue // the lost create landed meanwhile: check it
+			case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
+				return nil, &lostCreatePrefixError{requestID: m.RequestID, err: err}
+			case isAmbiguousCreate(err):
+				lastErr = err
+				continue
+			default:
+				return nil, err
+			}
+		default:
+			return nil, err
+		}
+	}
+	return nil, lastErr
+}
+
+// confirmSettled waits out createSettleBound and reads the group again: nil
+// when it is gone (the coordinator deleted it again).
+func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
+	t := time.NewTimer(createSettleBound)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+	}
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if client.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if group.MetadataVersion < seen.MetadataVersion {
+		return nil, nil
+	}
+	return group, nil
+}
+
+// errCreatedByOther: after a lost create response, the group turned out to
+// exist in a shape this create would not have made.
+var errCreatedByOther = errors.New("the group was created by someone else")
+
+// errCreateRolledBack: the lost create was seen and then deleted again.
+var errCreateRolledBack = errors.New("the lost create was rolled back by the coordinator")
+
+// lostCreatePrefixError: the re-send of a lost create met 409
+// STREAM_PREFIX_ALREADY_EXISTS.
+type lostCreatePrefixError struct {
+	requestID string
+	err       error
+}
+
+func (e *lostCreatePrefixError) Error() string { return e.err.Error() }
+func (e *lostCreatePrefixError) Unwrap() error { return e.err }
+
+func importHint(p, g string) string {
+	return fmt.Sprintf(
+		"Group %q under stream prefix %q already exists on the coordinator. The provider never adopts an existing group silently. "+
+			"To manage it with Terraform, import it:\n\n"+
+			"  import {\n    to = redisstreamcoordinator_group.<name>\n    id = %q\n  }\n\n"+
+			"or run: terraform import redisstreamcoordinator_group.<name> %s\n\n"+
+			"With deletion_policy = \"ABANDON\" (the default), a destroy or -replace leaves the group on the coordinator, so the "+
+			"next create meets it here: import it back, or set deletion_policy = \"DELETE\" before replacing.", g, p, groupID(p, g), groupID(p, g))
+}
+
+// leftoverKeys names the Redis keys a failed provisioning may have left.
+func leftoverKeys(p string, count *int32) string {
+	n := "n"
+	if count != nil {
+		n = fmt.Sprint(*count)
+	}
+	keys := fmt.Sprintf("%s:0 … %s:%s-1", p, p, n)
+	if count != nil {
+		keys = fmt.Sprintf("%s:0 … %s:%d", p, p, *count-1)
+	}
+	return keys
+}
+
+func clearKeysHint(p string, count *int32) string {
+	last := "<n-1>"
+	if count != nil {
+		last = fmt.Sprint(*count - 1)
+	}
+	return fmt.Sprintf("After checking that nothing reads them (redis-cli --scan --pattern '%s:*' lists them; XINFO GROUPS shows readers), "+
+		"remove them, e.g. `redis-cli UNLINK %s` and `redis-cli UNLINK %s:0 … %s:%s` (DEL works too), then run terraform apply again.",
+		p, p, p, p, last)
+}
+
+func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, firstOfPrefix bool, err error) {
+	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
+	var lostPrefix *lostCreatePrefixError
+	switch {
+	case errors.Is(err, errCreatedByOther):
+		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
+	case errors.Is(err, errCreateRolledBack):
+		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
+			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. "+
+			"Provisioning may have left the stream keys %s (and %s) in Redis. %s",
+			err, leftoverKeys(p, count), p, clearKeysHint(p, count)))
+	case errors.As(err, &lostPrefix):
+		addAPIError(diags, summary, err, fmt.Sprintf(
+			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
+				"stream prefix %q. Most likely the first attempt itself failed while provisioning the streams (503 "+
+				"REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's metadata again but kept the keys it had "+
+				"already made, %s. Choosing another stream_prefix is not the fix. Check the coordinator's log and audit for request "+
+				"id %s and the Redis failure, then clear the keys. %s",
+			lostPrefix.requestID, p, leftoverKeys(p, count), lostPrefix.requestID, clearKeysHint(p, count)))
+	case client.IsConflict(err, client.CodeGroupAlreadyExists):
+		addAPIError(diags, "Group already exists", err, importHint(p, g))
+	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
+		addAPIError(diags, summary, err, fmt.Sprintf(
+			"Redis keys for stream prefix %q already exist although the coordinator has no group for it. Either an earlier create "+
+				"of the prefix's first group failed while provisioning (503 REDIS_STREAM_PROVISIONING_FAILED deletes the metadata "+
+				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
+				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
+	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
+		next := "Provisioning for a later group of an existing prefix is safe to retry: fix the Redis problem above, then run terraform apply again."
+		if firstOfPrefix {
+			next = fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
+				"metadata again, but the stream keys it had already made stay in Redis: any of %s (the coordinator does not say how "+
+				"far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, so the provider did not re-send "+
+				"the create. Fix the Redis problem above first. %s", leftoverKeys(p, count), clearKeysHint(p, count))
+		}
+		addAPIError(diags, summary, err, next)
+	case isAmbiguousCreate(err):
+		addAPIError(diags, summary, err, "The coordinator's answer was lost or failed without an error code, and reading the group back "+
+			"did not settle it. Run terraform apply again: the provider reads the group before creating it again.")
+	default:
+		addAPIError(diags, summary, err, "")
+	}
+}
+
+func errorCodeIs(err error, code string) bool {
+	apiErr, ok := client.AsAPIError(err)
+	return ok && apiErr.ErrorCode == code
+}

@@ -1,0 +1,399 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
+)
+
+// Plan-time rules of redisstreamcoordinator_group:
+//
+//   - A create reads the coordinator's groups at plan time; that read is
+//     authoritative: when it fails, the plan fails with the cause and the fix.
+//     Only a provider configuration unknown at plan time skips it, with a
+//     warning, leaving initial_shard_count unknown unless configured.
+//   - The create's count is resolved at plan time from the prefix's existing
+//     groups (and from the groups of the prefix this run also creates), so
+//     initial_shard_count is known in the plan; a mismatch fails the plan.
+//   - The plan records its basis, sibling_shard_counts: every other existing
+//     group of the prefix with its shard count. Create re-checks it before the
+//     POST (see verifySiblingBasis) and refuses a stale plan.
+//   - A group that vanished (404 on refresh) is planned for re-creation (-/+)
+//     with the planned recreation attribute saying it starts a new lifecycle.
+//   - A recorded metadata regression fails the plan closed
+//     (checkMetadataRegression) until acknowledged.
+
+// privateGroupVanished is the private-state key Read sets when the
+// coordinator answered 404 for a group in state: JSON groupVanished.
+const privateGroupVanished = "group_vanished"
+
+type groupVanished struct {
+	ShardCount      int64 `json:"shard_count"`
+	MetadataVersion int64 `json:"metadata_version"`
+}
+
+var recreationAttrTypes = map[string]attr.Type{
+	"previous_shard_count":       types.Int64Type,
+	"last_metadata_version_seen": types.Int64Type,
+	"new_lifecycle":              types.StringType,
+}
+
+func recreationNull() types.Object { return types.ObjectNull(recreationAttrTypes) }
+
+func recreationValue(p, g string, v *groupVanished) types.Object {
+	return types.ObjectValueMust(recreationAttrTypes, map[string]attr.Value{
+		"previous_shard_count":       types.Int64Value(v.ShardCount),
+		"last_metadata_version_seen": types.Int64Value(v.MetadataVersion),
+		"new_lifecycle": types.StringValue(fmt.Sprintf("Group %q of stream prefix %q vanished from the coordinator (404 on refresh) "+
+			"after this resource had seen it with %d shards at metadataVersion %d. Re-creating it starts a new lifecycle: the new "+
+			"group starts again at metadataVersion 1 with no members; consumers and producers must rejoin as new (restart consumers "+
+			"so they join with new member ids; producers re-read routing). Nothing carries over from the old group.",
+			g, p, v.ShardCount, v.MetadataVersion)),
+	})
+}
+
+func readGroupVanished(ctx context.Context, private privateGetter) (*groupVanished, diag.Diagnostics) {
+	if private == nil {
+		return nil, nil
+	}
+	b, diags := private.GetKey(ctx, privateGroupVanished)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var v groupVanished
+	if err := json.Unmarshal(b, &v); err != nil {
+		diags.AddError("Cannot read the provider's record of a vanished group", err.Error())
+		return nil, diags
+	}
+	return &v, diags
+}
+
+// vanishedInRun remembers, within one provider process, the vanished groups
+// whose no-op delete ran: Terraform plans the create of a -/+ again during
+// apply, after the delete, with no private state, and the re-plan must keep
+// the recreation value of the saved plan.
+var vanishedInRun sync.Map // vanishedKey → *groupVanished
+
+type vanishedKey struct {
+	pd   *providerData
+	p, g string
+}
+
+func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanished) diag.Diagnostics {
+	if v == nil {
+		return private.SetKey(ctx, privateGroupVanished, nil)
+	}
+	b, _ := json.Marshal(v)
+	return private.SetKey(ctx, privateGroupVanished, b)
+}
+
+// configUnknownAtPlan: the provider configuration could not be resolved at
+// plan time (values from resources not yet created), so no coordinator is
+// reachable and plan-time checks are skipped.
+func configUnknownAtPlan(pd *providerData) bool { return pd == nil || pd.api == nil }
+
+func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.Plan.Raw.IsNull() {
+		var state groupResourceModel
+		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		vanished, diags := readGroupVanished(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
+			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
+				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
+				state.ConsumerGroup.ValueString(), state.StreamPrefix.ValueString(), state.DeletionPolicy.ValueString()))
+		}
+		return
+	}
+	var plan groupResourceModel
+	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if req.State.Raw.IsNull() {
+		r.planCreate(ctx, req, resp, &plan)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		}
+		return
+	}
+	var state groupResourceModel
+	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+
+	vanished, diags := readGroupVanished(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if vanished != nil {
+		// -/+: Terraform plans the create again from a null prior state,
+		// handing it this private state, and planCreate fills recreation.
+		plan.Recreation = recreationValue(p, g, vanished)
+		plan.MetadataVersion = types.Int64Unknown()
+		plan.ShardCount = types.Int64Unknown()
+		// metadata_version is unknown, so this replaces even when an earlier
+		// recreation recorded the same values.
+		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("recreation"), path.Root("metadata_version"))
+		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		return
+	}
+
+	reg, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, plan.AcknowledgedMetadataVersion)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	plan.MetadataVersion = state.MetadataVersion
+	if reg != nil {
+		// Acknowledged: the reported version becomes the new baseline, shown
+		// in the plan as metadata_version going down.
+		plan.MetadataVersion = types.Int64Value(reg.Reported)
+	}
+	plan.Recreation = state.Recreation
+	plan.SiblingShardCounts = state.SiblingShardCounts
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+
+	if !plan.InitialShardCount.IsUnknown() && !plan.InitialShardCount.Equal(state.InitialShardCount) {
+		resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), "initial_shard_count only applies at creation", fmt.Sprintf(
+			"Changing initial_shard_count of the existing group %q changes nothing on the coordinator (it has %d shards now). "+
+				"To change the shard count, use a redisstreamcoordinator_group_shard_count resource for stream prefix %q.",
+			state.ConsumerGroup.ValueString(), state.ShardCount.ValueInt64(), state.StreamPrefix.ValueString()))
+	}
+}
+
+// planCreate plans a create: the authoritative plan-time read, the resolved
+// count, the sibling basis and, for a re-creation, the recreation value.
+func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
+	plan.Recreation = recreationNull()
+	plan.MetadataVersion = types.Int64Unknown()
+	if plan.StreamPrefix.IsUnknown() || plan.ConsumerGroup.IsUnknown() {
+		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
+		return
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	plan.ID = types.StringValue(groupID(p, g))
+	plan.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
+
+	vanished, diags := readGroupVanished(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if v, ok := vanishedInRun.Load(vanishedKey{r.pd, p, g}); ok && vanished == nil {
+		vanished = v.(*groupVanished)
+	}
+	if vanished != nil {
+		plan.Recreation = recreationValue(p, g, vanished)
+	}
+
+	if configUnknownAtPlan(r.pd) {
+		// Nothing to read: the count is resolved at apply, with a listing.
+		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
+		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
+			"The provider cannot reach the coordinator while planning, so the create of group %q under stream prefix %q was planned "+
+				"without reading the prefix's other groups: initial_shard_count is (known after apply) unless set, and the sibling "+
+				"shard-count check runs at apply instead, before anything is sent. To see it in the plan, configure the provider from "+
+				"literals, variables or REDIS_STREAM_COORDINATOR_* environment variables.", g, p))
+		if r.pd != nil {
+			r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
+		}
+		return
+	}
+	if plan.InitialShardCount.IsUnknown() && !req.Config.Raw.IsNull() {
+		// A configured count that is unknown (from another resource) stays
+		// unknown; so does everything derived from it.
+		var configured types.Int64
+		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("initial_shard_count"), &configured)...)
+		if configured.IsUnknown() {
+			plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
+			r.pd.plans.registerGroupCreate(p, g, nil)
+			return
+		}
+	}
+
+	groups, err := r.pd.groupsForPlan(ctx)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
+			"The plan reads the prefix's existing groups to resolve the new group's shard count, and fails rather than pass unchecked. "+
+				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
+		return
+	}
+	siblings := map[string]attr.Value{}
+	for _, grp := range groups {
+		if grp.StreamPrefix != p {
+			continue
+		}
+		if grp.ConsumerGroup == g {
+			// The create would fail with 409 GROUP_ALREADY_EXISTS.
+			resp.Diagnostics.AddError("Group already exists",
+				fmt.Sprintf("The coordinator already has group %q under stream prefix %q (%d shards, metadataVersion %d), so creating it would fail. Nothing was sent.\n\n",
+					g, p, grp.ShardCount, grp.MetadataVersion)+importHint(p, g))
+			return
+		}
+		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
+	}
+	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
+
+	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return groups, nil }, p, g, plan.InitialShardCount, true)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if len(siblings) == 0 {
+		// No existing sibling: groups of the prefix this run also creates
+		// must agree (the later one planned sees the earlier one).
+		count = r.resolveAgainstPlannedSiblings(p, g, plan.InitialShardCount, count, &resp.Diagnostics)
+		if resp.Diagnostics.HasError() {
+			return
+		}
+	}
+	if count != nil {
+		plan.InitialShardCount = types.Int64Value(int64(*count))
+		plan.ShardCount = types.Int64Value(int64(*count))
+	}
+	r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
+}
+
+// resolveAgainstPlannedSiblings checks a create on a prefix with no existing
+// group against the other creates of that prefix planned so far in this run.
+func (r *groupResource) resolveAgainstPlannedSiblings(p, g string, configured types.Int64, count *int32, diags *diag.Diagnostics) *int32 {
+	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
+	counts := map[int32][]string{}
+	for name, c := range planned {
+		if c != nil {
+			counts[int32(*c)] = append(counts[int32(*c)], name)
+		}
+	}
+	if len(counts) == 0 {
+		return count
+	}
+	if count != nil && len(counts) == 1 && len(counts[*count]) > 0 {
+		return count
+	}
+	if count == nil && len(counts) == 1 {
+		for c := range counts {
+			return &c
+		}
+	}
+	what := "initial_shard_count is not set (the coordinator's default applies)"
+	if !configured.IsNull() && !configured.IsUnknown() {
+		what = fmt.Sprintf("initial_shard_count = %d", configured.ValueInt64())
+	}
+	diags.AddError("Groups created together under one stream prefix disagree on the shard count", fmt.Sprintf(
+		"This configuration creates %s under stream prefix %q, and group %q with %s. Producers route with one shard count per "+
+			"prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count on every "+
+			"group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, what))
+	return nil
+}
+
+// plannedCreatesOfPrefix lists the other groups of prefix p this run plans to
+// create, with their counts (nil when unknown).
+func plannedCreatesOfPrefix(reg *planRegistry, p, g string) map[string]*int64 {
+	reg.mu.Lock()
+	defer reg.mu.Unlock()
+	out := map[string]*int64{}
+	for k, c := range reg.groupCreates {
+		if k.prefix == p && k.group != g {
+			out[k.group] = c.InitialShardCount
+		}
+	}
+	return out
+}
+
+func int64Ptr(v types.Int64) *int64 {
+	if v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	n := v.ValueInt64()
+	return &n
+}
+
+// resolveInitialShardCount picks the shard count for a new group so it routes
+// like its siblings: the configured count, which must match the siblings';
+// otherwise the siblings' count; otherwise nil (the coordinator's default).
+// With strict = false mismatches are warnings.
+func resolveInitialShardCount(ctx context.Context, listGroups func(context.Context) ([]client.Group, error), p, g string, configured types.Int64, strict bool) (*int32, diag.Diagnostics) {
+	var diags diag.Diagnostics
+	groups, err := listGroups(ctx)
+	if err != nil {
+		if strict {
+			addAPIError(&diags, "Failed to list the groups under stream prefix "+p, err,
+				"The provider reads the other groups of the prefix before creating a group, so that the new group routes with their shard count.")
+		}
+		return nil, diags
+	}
+	counts := map[int32][]string{}
+	for _, sib := range groups {
+		if sib.StreamPrefix == p && sib.ConsumerGroup != g {
+			counts[sib.ShardCount] = append(counts[sib.ShardCount], sib.ConsumerGroup)
+		}
+	}
+	report := diags.AddError
+	if !strict {
+		report = diags.AddWarning
+	}
+	siblingList := describeSiblings(counts)
+	if !configured.IsNull() && !configured.IsUnknown() {
+		want := int32(configured.ValueInt64())
+		if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
+			return &want, diags
+		}
+		report("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
+			"Stream prefix %q already has %s. A new group %q with initial_shard_count = %d would route differently: producers use one "+
+				"shard count per prefix, so messages would be stranded on shards this group never reads. Nothing was sent to the coordinator.\n\n"+
+				"Omit initial_shard_count to take the siblings' count, set it to theirs, or change the prefix's count first with "+
+				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want))
+		return nil, diags
+	}
+	switch len(counts) {
+	case 0:
+		return nil, diags
+	case 1:
+		for c := range counts {
+			if c < 1 {
+				report("Cannot inherit a shard count of 0", fmt.Sprintf(
+					"Stream prefix %q has %s: it is drained to 0 shards, and a group needs at least 1. Set initial_shard_count explicitly.", p, siblingList))
+				return nil, diags
+			}
+			tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
+			return &c, diags
+		}
+	}
+	report("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
+		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+
+			"and align the existing groups with redisstreamcoordinator_group_shard_count.", p, siblingList, g))
+	return nil, diags
+}
+
+func describeSiblings(counts map[int32][]string) string {
+	var parts []string
+	for c, names := range counts {
+		sort.Strings(names)
+		for _, n := range names {
+			parts = append(parts, fmt.Sprintf("%q (%d shards)", n, c))
+		}
+	}
+	sort.Strings(parts)
+	if len(parts) == 1 {
+		return "group " + parts[0]
+	}
+	return "groups " + strings.Join(parts, ", ")
+}
