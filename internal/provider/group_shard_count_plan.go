@@ -170,7 +170,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"Fix the cause above and plan again.")
 		return
 	}
-	snap := newPrefixSnapshot(all, p, g, target)
+	// Groups this run creates are left out: they do not exist while
+	// planning, and Terraform plans again during apply, after some exist.
+	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans)
 	if seen != nil {
 		if !checkSinceRefresh(&resp.Diagnostics, p, g, target, seen, snap.self, reg) {
 			return

@@ -412,5 +412,31 @@ func (s prefixSnapshot) without(g string) prefixSnapshot {
 			out.groups = append(out.groups, gi)
 		}
 	}
+	for i := range out.groups {
+		if out.groups[i].ConsumerGroup == s.g {
+			out.self = &out.groups[i]
+		}
+	}
+	return out
+}
+
+// withoutPlannedCreates drops the other groups this run plans to create.
+func (s prefixSnapshot) withoutPlannedCreates(reg *planRegistry) prefixSnapshot {
+	out := s
+	for _, gi := range s.groups {
+		if gi.ConsumerGroup == s.g {
+			continue
+		}
+		if _, planned := reg.plannedGroupCreate(s.p, gi.ConsumerGroup); planned {
+			out = out.without(gi.ConsumerGroup)
+		}
+	}
+	if out.self == nil {
+		for i := range out.groups {
+			if out.groups[i].ConsumerGroup == s.g {
+				out.self = &out.groups[i]
+			}
+		}
+	}
 	return out
 }

@@ -363,6 +363,9 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 		}
 	}
 	for _, name := range sortedKeys(now) {
+		if _, createdHere := r.pd.plans.plannedGroupCreate(s.p, name); createdHere {
+			continue // created by this apply: not part of the reviewed basis
+		}
 		if _, planned := want[name]; !planned {
 			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, now[name]))
 		}

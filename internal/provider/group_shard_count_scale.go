@@ -159,6 +159,12 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 			"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups,
 		})
 		return out
+	case client.IsAmbiguous(err):
+		// The coordinator failed mid-request (a generic 500: store or mutex
+		// failure): the scale may or may not have been applied. Read the
+		// groups back and continue from what they show.
+		tflog.Warn(ctx, "stream scale answer was ambiguous; reading the groups back", map[string]any{"stream_prefix": s.p, "error": err.Error()})
+		return s.takeOver(ctx, "read back after an ambiguous answer")
 	case client.IsConflict(err, client.CodeActiveMigrationExists):
 		// A lost 202 that the transport re-sent, a stream scale that failed
 		// part-way, or a sibling's migration: find out which from the groups.
