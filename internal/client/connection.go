@@ -57,8 +57,8 @@ type ConnectionError struct {
 }
 
 func (e *ConnectionError) Error() string {
-	return fmt.Sprintf("%s %s: cannot reach the coordinator at %s: %s (request id %s, %d attempt(s) in %s): %v. %s",
-		e.Method, e.Path, e.Endpoint, e.Kind, e.RequestID, e.Attempts, formatSeconds(e.Elapsed), e.Err, e.Fix())
+	return fmt.Sprintf("%s %s: cannot reach the coordinator at %s (%s): %v (request id %s, %d attempt(s) in %s). %s",
+		e.Method, e.Path, e.Endpoint, e.Kind, e.Err, e.RequestID, e.Attempts, formatSeconds(e.Elapsed), e.Fix())
 }
 
 func (e *ConnectionError) Unwrap() error { return e.Err }

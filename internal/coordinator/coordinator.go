@@ -1,8 +1,14 @@
 // Package coordinator is an in-process stand-in for the Redis Stream
 // Coordinator server (API v1, server 0.1.0) running with the in-memory store
-// and stream provisioning disabled. Acceptance tests and the demo run against
-// it, so it reproduces the real server's behaviour, including the places
-// where the server's code disagrees with its own documentation.
+// and, unless Options.StreamProvisioning is set, stream provisioning
+// disabled. Acceptance tests and the demo run against it, so it reproduces
+// the real server's behaviour, including the places where the server's code
+// disagrees with its own documentation. Test hooks model what the real
+// server does under failure without timing: faults (InjectFault, including
+// Spring's generic 500 of a store failure), provisioning failures
+// (FailProvisioning, FailStreamScaleAt), held creates (HoldCreate), Redis
+// keys (RedisKeys, DeleteRedisKeys), restarts (Restart, RestartWith), rate
+// limit windows (RateLimitManualReset, ResetRateLimits*) and the loop (Tick).
 package coordinator
 
 import (

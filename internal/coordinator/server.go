@@ -61,14 +61,14 @@ func (c *Coordinator) serveWith(w http.ResponseWriter, r *http.Request, m *match
 		// The handler answers into a buffer (its status goes to the audit
 		// record). A request the coordinator refused is answered as usual;
 		// a successful one gets the 500 instead.
-		real, buf := w, &bufferedWriter{h: http.Header{}}
+		clientW, buf := w, &bufferedWriter{h: http.Header{}}
 		w = buf
 		defer func() {
 			if buf.status >= 400 {
-				buf.copyTo(real)
+				buf.copyTo(clientW)
 				return
 			}
-			writeFrameworkError(real, http.StatusInternalServerError, rawPath, c.now())
+			writeFrameworkError(clientW, http.StatusInternalServerError, rawPath, c.now())
 		}()
 	}
 	x := &exchange{c: c, w: &statusWriter{ResponseWriter: w}, r: r, m: m, rawPath: rawPath, rawQuery: rawQuery, start: c.now()}
