@@ -49,9 +49,11 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer r.pd.prefixLocks.Lock(p)()
 
 	var count *int32
-	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() {
-		// The plan could not read the coordinator (configuration unknown at
-		// plan time): resolve now, from a full listing.
+	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() || plan.InitialShardCount.IsUnknown() {
+		// The plan could not resolve the count (provider configuration
+		// unknown at plan time, or a new prefix whose other groups this run
+		// also creates without a count): resolve now, from a full listing,
+		// under the prefix lock so groups created in this apply see each other.
 		c, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {

@@ -236,7 +236,13 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
 		return
 	}
+	// The basis: the prefix's other groups that this run does not create.
+	// Terraform plans each create again during apply, and that plan must
+	// give the same values: a group this run created meanwhile is visible
+	// then, but it was registered (its own plan ran first) and is left out.
+	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
 	siblings := map[string]attr.Value{}
+	var basis []client.Group
 	for _, grp := range groups {
 		if grp.StreamPrefix != p {
 			continue
@@ -248,19 +254,25 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 					g, p, grp.ShardCount, grp.MetadataVersion)+importHint(p, g))
 			return
 		}
+		if _, ours := planned[grp.ConsumerGroup]; ours {
+			continue
+		}
 		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
+		basis = append(basis, grp)
 	}
 	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
 
-	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return groups, nil }, p, g, plan.InitialShardCount, true)
+	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return basis, nil }, p, g, plan.InitialShardCount, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if len(siblings) == 0 {
 		// No existing sibling: groups of the prefix this run also creates
-		// must agree (the later one planned sees the earlier one).
-		count = r.resolveAgainstPlannedSiblings(p, g, plan.InitialShardCount, count, &resp.Diagnostics)
+		// must agree where their counts are known (the later one planned
+		// sees the earlier one). A count that is not known stays unknown
+		// and is resolved by the create, under the prefix lock.
+		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -272,36 +284,26 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 }
 
-// resolveAgainstPlannedSiblings checks a create on a prefix with no existing
-// group against the other creates of that prefix planned so far in this run.
-func (r *groupResource) resolveAgainstPlannedSiblings(p, g string, configured types.Int64, count *int32, diags *diag.Diagnostics) *int32 {
-	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
+// checkPlannedSiblings fails the plan when groups of one prefix created by
+// this run have different known counts.
+func checkPlannedSiblings(p, g string, planned map[string]*int64, configured types.Int64, diags *diag.Diagnostics) {
+	if configured.IsNull() || configured.IsUnknown() {
+		return
+	}
 	counts := map[int32][]string{}
 	for name, c := range planned {
 		if c != nil {
 			counts[int32(*c)] = append(counts[int32(*c)], name)
 		}
 	}
-	if len(counts) == 0 {
-		return count
-	}
-	if count != nil && len(counts) == 1 && len(counts[*count]) > 0 {
-		return count
-	}
-	if count == nil && len(counts) == 1 {
-		for c := range counts {
-			return &c
-		}
-	}
-	what := "initial_shard_count is not set (the coordinator's default applies)"
-	if !configured.IsNull() && !configured.IsUnknown() {
-		what = fmt.Sprintf("initial_shard_count = %d", configured.ValueInt64())
+	want := int32(configured.ValueInt64())
+	if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
+		return
 	}
 	diags.AddError("Groups created together under one stream prefix disagree on the shard count", fmt.Sprintf(
-		"This configuration creates %s under stream prefix %q, and group %q with %s. Producers route with one shard count per "+
-			"prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count on every "+
-			"group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, what))
-	return nil
+		"This configuration creates %s under stream prefix %q, and group %q with initial_shard_count = %d. Producers route with one "+
+			"shard count per prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count "+
+			"on every group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, want))
 }
 
 // plannedCreatesOfPrefix lists the other groups of prefix p this run plans to

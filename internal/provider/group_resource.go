@@ -171,10 +171,13 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"sibling_shard_counts": schema.MapAttribute{
 				MarkdownDescription: "The plan's basis for a create: every other group of the stream prefix that existed when the create " +
-					"was planned, with its shard count (`initial_shard_count` is resolved from them). Before creating the group, the apply " +
-					"re-reads these groups (one GET each; one listing when there are more than 8; none when the plan saw no other group) " +
-					"and refuses a stale plan, before anything is sent, when one of them was deleted or changed its shard count. " +
-					"Null when the plan could not read the coordinator (provider configuration unknown at plan time) or for an imported group.",
+					"was planned (groups this configuration creates itself are left out), with its shard count; `initial_shard_count` is " +
+					"resolved from them, so it is known in the plan. A saved plan whose basis changed is refused before anything is sent: " +
+					"Terraform plans the create again during apply, reading the groups once for the whole apply, and refuses the apply " +
+					"when the result differs from the saved plan (its error names the attribute, e.g. `sibling_shard_counts[\"billing\"]: " +
+					"was 4, but now 6`): run `terraform plan` again. Right before the create, the apply re-reads each sibling of the basis " +
+					"(one GET each; one listing when there are more than 8; none when the plan saw no other group). " +
+					"Null when the plan could not read the coordinator (provider configuration unknown at plan time) and for an imported group.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},
