@@ -100,6 +100,35 @@ func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanish
 	return private.SetKey(ctx, privateGroupVanished, b)
 }
 
+// privateGroupSeen is the private-state key holding what the last refresh
+// saw of the group: JSON groupSeen.
+const privateGroupSeen = "group_seen"
+
+type groupSeen struct {
+	MetadataVersion int64 `json:"metadata_version"`
+	ShardCount      int64 `json:"shard_count"`
+}
+
+func readGroupSeen(ctx context.Context, private privateGetter) (groupSeen, diag.Diagnostics) {
+	var seen groupSeen
+	if private == nil {
+		return seen, nil
+	}
+	b, diags := private.GetKey(ctx, privateGroupSeen)
+	if diags.HasError() || len(b) == 0 {
+		return seen, diags
+	}
+	if err := json.Unmarshal(b, &seen); err != nil {
+		diags.AddError("Cannot read the provider's record of the group", err.Error())
+	}
+	return seen, diags
+}
+
+func setGroupSeen(ctx context.Context, private privateSetter, seen groupSeen) diag.Diagnostics {
+	b, _ := json.Marshal(seen)
+	return private.SetKey(ctx, privateGroupSeen, b)
+}
+
 // configUnknownAtPlan: the provider configuration could not be resolved at
 // plan time (values from resources not yet created), so no coordinator is
 // reachable and plan-time checks are skipped.
@@ -167,8 +196,12 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
 		// Acknowledged: the reported version becomes the new baseline, shown
-		// in the plan as metadata_version going down.
+		// in the plan as metadata_version going to it (unknown when it is
+		// already the attribute's value, so the apply still records it).
 		plan.MetadataVersion = types.Int64Value(reg.Reported)
+		if state.MetadataVersion.ValueInt64() == reg.Reported {
+			plan.MetadataVersion = types.Int64Unknown()
+		}
 	}
 	plan.Recreation = state.Recreation
 	plan.SiblingShardCounts = state.SiblingShardCounts

@@ -119,9 +119,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's current shard count as the coordinator reports it (refreshed on every plan).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The shard count the group was created (or imported, or re-created) with. A refresh does not change it: " +
+					"the count of an existing group is managed by `redisstreamcoordinator_group_shard_count` (read the current count " +
+					"there, or with the `redisstreamcoordinator_group` data source), and reflecting its scales here would make Terraform " +
+					"report this configuration's own scales as changes made outside of Terraform.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"stream_key_pattern": schema.StringAttribute{
 				MarkdownDescription: "`<stream_prefix>:{shardIndex}`, the pattern producers substitute the shard index into.",
@@ -156,9 +159,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Default:  booldefault.StaticBool(false),
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: a lower " +
-					"version reported by the coordinator is a metadata regression, and plans fail closed until it is acknowledged " +
-					"(see `acknowledged_metadata_version`).",
+				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or the " +
+					"version last acknowledged with `acknowledged_metadata_version`: the baseline of the metadata guard. A refresh never " +
+					"lowers it, nor raises it (scales raise the coordinator's version; like `shard_count`, this attribute does not follow " +
+					"them, so a scale is not reported as a change outside of Terraform). The provider keeps the highest version each " +
+					"refresh has seen in its private state: a lower version reported by the coordinator is a metadata regression, and " +
+					"plans fail closed until it is acknowledged (see `acknowledged_metadata_version`).",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
@@ -237,6 +243,9 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.Append(diags...)
 		if vanished == nil {
 			vanished = &groupVanished{ShardCount: state.ShardCount.ValueInt64(), MetadataVersion: state.MetadataVersion.ValueInt64()}
+			if seen, _ := readGroupSeen(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
+				vanished = &groupVanished{ShardCount: seen.ShardCount, MetadataVersion: seen.MetadataVersion}
+			}
 		}
 		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
 		return
@@ -246,17 +255,37 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
-	store, regressed := observeMetadataVersion(state.MetadataVersion, group.MetadataVersion)
+	// The highest metadataVersion seen is kept in private state, and the
+	// shard_count and metadata_version attributes are not raised by a
+	// refresh: scales (this configuration's own, through
+	// redisstreamcoordinator_group_shard_count, included) are not changes of
+	// this resource, and Terraform would report every one of them as
+	// "changed outside of Terraform" (issue 10.6).
+	seen, diags := readGroupSeen(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	highest := seen.MetadataVersion
+	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
+		highest = v.ValueInt64()
+	}
 	var reg *metadataRegression
-	if regressed {
-		reg = &metadataRegression{Seen: store.ValueInt64(), Reported: group.MetadataVersion}
+	if highest > 0 && group.MetadataVersion < highest {
+		reg = &metadataRegression{Seen: highest, Reported: group.MetadataVersion}
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
+	} else {
+		seen = groupSeen{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	state.fill(group)
-	state.MetadataVersion = store
+	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, seen)...)
+	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
+		// Import (or state from an older provider version): take the
+		// group as it is now.
+		state.fill(group)
+		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	state.ID = types.StringValue(groupID(p, g))
+	state.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
 	if state.Recreation.IsUnknown() || state.Recreation.IsNull() {
 		state.Recreation = recreationNull()
 	}
@@ -282,15 +311,21 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	}
 	// ModifyPlan planned metadata_version: unchanged, or, for an
 	// acknowledged regression, the reported version as the new baseline.
+	reg, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = state.MetadataVersion
 	}
-	if plan.MetadataVersion.ValueInt64() != state.MetadataVersion.ValueInt64() {
+	if reg != nil && plan.AcknowledgedMetadataVersion.ValueInt64() == reg.Reported && !plan.AcknowledgedMetadataVersion.IsNull() {
+		// ModifyPlan let this through: the acknowledged version becomes the
+		// new baseline.
 		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
 			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
-			"from": state.MetadataVersion.ValueInt64(), "to": plan.MetadataVersion.ValueInt64(),
+			"from": reg.Seen, "to": reg.Reported,
 		})
+		plan.MetadataVersion = types.Int64Value(reg.Reported)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
+		resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, groupSeen{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
