@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"testing"
 
@@ -30,6 +31,12 @@ func TestAccGroup_planFailsWhenTheCoordinatorCannotBeRead(t *testing.T) {
 				Config:      a.env.ProviderConfigAs(wrong, "max_retries = 0") + groupHCL("test", p, g, "initial_shard_count = 2"),
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(`(?s)Cannot plan group "svc".*listing the coordinator's groups failed.*401.*Check\s+username/password`),
+			},
+			{
+				// Nothing listens there: the plan fails with the transport error.
+				Config:      a.withEndpoint(closedEndpoint(t)).ProviderConfig("max_retries = 0") + groupHCL("test", p, g, "initial_shard_count = 2"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot plan group "svc".*listing the coordinator.s groups failed.*connection\s+refused.*Could\s+not\s+connect\s+to\s+the\s+coordinator`),
 			},
 			{
 				// A READ principal plans (the PR job); nothing is applied.
@@ -141,4 +148,16 @@ func TestAccGroup_groupsCreatedTogetherMustAgree(t *testing.T) {
 			t.Fatalf("nothing may be sent; got %+v", events)
 		}
 	}
+}
+
+// closedEndpoint is a loopback URL where nothing listens.
+func closedEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return "http://" + addr
 }

@@ -110,8 +110,11 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"initial_shard_count": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Shard count the group is created with (1 to %d). When omitted, the group takes the current "+
 					"shard count of the other groups under the same stream prefix (producers route with one count per prefix), or the "+
-					"coordinator's default (12) for a new prefix. Creating a group whose count differs from its siblings' fails before "+
-					"anything is sent. Changing it later changes nothing on the coordinator: use `redisstreamcoordinator_group_shard_count`.",
+					"coordinator's default (12) for a new prefix. The count is resolved at plan time, so it is known in the plan "+
+					"(`sibling_shard_counts` records what it was resolved from); a count that differs from the siblings', or from "+
+					"another group of the prefix this configuration creates, fails the plan. The plan reads the coordinator's groups "+
+					"for this (a READ principal is enough) and fails when it cannot. Changing it later changes nothing on the "+
+					"coordinator: use `redisstreamcoordinator_group_shard_count`.",
 					MaxShardCount),
 				Optional:      true,
 				Computed:      true,
