@@ -147,3 +147,39 @@ func (c *Consumer) Stop() {
 		RuntimeConsumerCapacity: client.RuntimeConsumerCapacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 0},
 	})
 }
+
+// JoinSilentMember joins {p,g} with a single heartbeat and never sends
+// another: a member that stays live until its lease expires
+// (Options.MemberLeaseTTL) and never converges, like a consumer that hung
+// right after joining. It returns once the coordinator has accepted the
+// member, so a test needs no wait for the join, and nothing can converge
+// behind its back. It returns the member id.
+func (e *Env) JoinSilentMember(t testing.TB, p, g string) string {
+	t.Helper()
+	creds := e.Member
+	if creds.Username == "" {
+		creds = e.Writer
+	}
+	api, err := client.New(client.Config{
+		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
+		RunID: "tfacc", MaxRetries: 3, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatalf("silent member client: %v", err)
+	}
+	id := RandomName("tfacc-silent")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	resp, err := api.Heartbeat(ctx, p, g, client.HeartbeatRequest{
+		MemberID: id, MemberName: "tfacc-silent-consumer",
+		RuntimeConsumerCapacity: client.RuntimeConsumerCapacity{RuntimeMaxConcurrency: 4, AvailableConcurrency: 4},
+	})
+	if err != nil {
+		t.Fatalf("silent member %s could not join %s/%s: %v", id, p, g, err)
+	}
+	switch resp.Status {
+	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest, client.HeartbeatUnsupportedProtocol:
+		t.Fatalf("silent member %s was not accepted by %s/%s: %s", id, p, g, resp.Status)
+	}
+	return id
+}

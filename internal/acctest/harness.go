@@ -68,8 +68,15 @@ type Options struct {
 	// RateLimitPerWindow > 0 enables the admin mutation rate limit.
 	RateLimitPerWindow int
 	RateLimitWindow    time.Duration
+	// RateLimitManualReset keeps rate-limit windows open until the test calls
+	// Coordinator.ResetRateLimits, so a slow machine cannot let a window
+	// lapse before the provider's request.
+	RateLimitManualReset bool
 	// MemberLeaseTTL defaults to 3 s so silent consumers expire quickly.
 	MemberLeaseTTL time.Duration
+	// StreamProvisioning turns on the in-repo coordinator's Redis stream
+	// provisioning (keys p:i, see Coordinator.RedisKeys).
+	StreamProvisioning bool
 }
 
 // IsReal reports whether tests run against a real coordinator.
@@ -109,14 +116,16 @@ func New(t testing.TB, opts Options) *Env {
 			{Username: inRepoReader.Username, Password: inRepoReader.Password, Roles: []coordinator.Role{"READ"}},
 			{Username: inRepoMember.Username, Password: inRepoMember.Password, Roles: []coordinator.Role{"MEMBER"}},
 		},
-		TokenSecret:        "tfacc-secret",
-		RateLimitEnabled:   opts.RateLimitPerWindow > 0,
-		RateLimitPerWindow: opts.RateLimitPerWindow,
-		RateLimitWindow:    opts.RateLimitWindow,
-		TickInterval:       50 * time.Millisecond,
-		HeartbeatInterval:  100 * time.Millisecond,
-		MemberLeaseTTL:     leaseTTL,
-		RebalanceTimeout:   5 * time.Second,
+		TokenSecret:          "tfacc-secret",
+		RateLimitEnabled:     opts.RateLimitPerWindow > 0,
+		RateLimitPerWindow:   opts.RateLimitPerWindow,
+		RateLimitWindow:      opts.RateLimitWindow,
+		RateLimitManualReset: opts.RateLimitManualReset,
+		StreamProvisioning:   opts.StreamProvisioning,
+		TickInterval:         50 * time.Millisecond,
+		HeartbeatInterval:    100 * time.Millisecond,
+		MemberLeaseTTL:       leaseTTL,
+		RebalanceTimeout:     5 * time.Second,
 	})
 	if err := c.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("start in-repo coordinator: %v", err)

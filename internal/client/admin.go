@@ -101,7 +101,7 @@ func (c *Client) CreateStream(ctx context.Context, p string, initialShardCount *
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "create-stream", requestID: m.RequestID,
 		body:   createBody{InitialShardCount: initialShardCount, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, out: &out,
+		resend: resendNever, create: true, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -122,7 +122,7 @@ func (c *Client) CreateGroup(ctx context.Context, p, g string, initialShardCount
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "create-group", requestID: m.RequestID,
 		body:   createBody{InitialShardCount: initialShardCount, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, out: &out,
+		resend: resendNever, create: true, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -149,7 +149,7 @@ func (c *Client) DeleteGroup(ctx context.Context, p, g string, force bool, m Mut
 	err = c.do(ctx, &call{
 		method: http.MethodDelete, path: path, operation: "delete-group", requestID: m.RequestID,
 		body:   deleteBody{RequestedBy: m.RequestedBy, Reason: m.Reason, Force: force},
-		resend: resendSafe, out: &out,
+		resend: resendIdempotent, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -189,7 +189,7 @@ func (c *Client) ScaleStream(ctx context.Context, p string, target int32, m Muta
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-stream", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendSafe, out: &out,
+		resend: resendAfterNetworkError, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (c *Client) ScaleGroup(ctx context.Context, p, g string, target int32, m Mu
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-group", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendSafe, out: &out,
+		resend: resendAfterNetworkError, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -244,7 +244,7 @@ func (c *Client) RollbackMigration(ctx context.Context, p, g, reshardingID strin
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "rollback-migration", requestID: m.RequestID,
 		body:   auditBody{RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendSafe, out: &out,
+		resend: resendIdempotent, out: &out,
 	})
 	if err != nil {
 		return nil, err

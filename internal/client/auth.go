@@ -197,7 +197,7 @@ func (c *Client) login(ctx context.Context, username, password string, auth auth
 		path:      "/auth/login",
 		operation: "login",
 		body:      loginRequest{Username: username, Password: password},
-		resend:    resendSafe, // issuing a token changes nothing on the server
+		resend:    resendIdempotent, // issuing a token changes nothing on the server
 		fixedAuth: &auth,
 		authMode:  authModeLoginCall,
 		out:       &out,

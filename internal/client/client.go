@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -29,10 +30,18 @@ const APIBasePath = "/coord/v1"
 // Defaults applied by New. MaxRetries has no implicit default (0 means no
 // retries); DefaultMaxRetries is what the provider passes when unset.
 const (
-	DefaultMaxRetries      = 10
-	DefaultRetryWaitMin    = time.Second
-	DefaultRetryWaitMax    = 30 * time.Second
-	DefaultRequestTimeout  = 30 * time.Second
+	DefaultMaxRetries     = 10
+	DefaultRetryWaitMin   = time.Second
+	DefaultRetryWaitMax   = 30 * time.Second
+	DefaultRequestTimeout = 30 * time.Second
+	// DefaultConnectRetryBudget bounds how long a run of connection failures
+	// (refused, network unreachable, temporary DNS failure) is retried: long
+	// enough to ride out a coordinator restart, short enough that a wrong
+	// endpoint fails in seconds rather than after max_retries × backoff.
+	DefaultConnectRetryBudget = 6 * time.Second
+	// DefaultConnectTimeout bounds one TCP connect with the default
+	// transport. A connect timeout is not retried.
+	DefaultConnectTimeout  = 3 * time.Second
 	DefaultRequestedBy     = "terraform"
 	DefaultRequestIDPrefix = "terraform"
 	DefaultUserAgent       = "terraform-provider-redisstreamcoordinator"
@@ -69,6 +78,12 @@ type Config struct {
 	RetryWaitMin, RetryWaitMax time.Duration
 	// RequestTimeout bounds each attempt (default 30s).
 	RequestTimeout time.Duration
+	// ConnectRetryBudget bounds how long connection failures are retried
+	// (default DefaultConnectRetryBudget); MaxRetries bounds them as well.
+	ConnectRetryBudget time.Duration
+	// ConnectTimeout bounds one TCP connect of the default transport (default
+	// DefaultConnectTimeout); it does not apply to HTTPTransport.
+	ConnectTimeout time.Duration
 	// CACertPEM is an extra CA bundle trusted in addition to the system roots.
 	CACertPEM string
 	// InsecureSkipVerify disables TLS certificate verification.
@@ -98,6 +113,7 @@ type Client struct {
 	maxRetries      int
 	retryWaitMin    time.Duration
 	retryWaitMax    time.Duration
+	connectBudget   time.Duration
 
 	// now is the clock for Retry-After dates, deadlines and token expiry.
 	now func() time.Time
@@ -128,8 +144,12 @@ func New(cfg Config) (*Client, error) {
 	if c.maxRetries < 0 {
 		return nil, fmt.Errorf("coordinator client: max retries must not be negative, got %d", cfg.MaxRetries)
 	}
-	if cfg.RetryWaitMin < 0 || cfg.RetryWaitMax < 0 || cfg.RequestTimeout < 0 {
-		return nil, errors.New("coordinator client: retry waits and request timeout must not be negative")
+	if cfg.RetryWaitMin < 0 || cfg.RetryWaitMax < 0 || cfg.RequestTimeout < 0 || cfg.ConnectRetryBudget < 0 || cfg.ConnectTimeout < 0 {
+		return nil, errors.New("coordinator client: retry waits, timeouts and the connect retry budget must not be negative")
+	}
+	c.connectBudget = cfg.ConnectRetryBudget
+	if c.connectBudget == 0 {
+		c.connectBudget = DefaultConnectRetryBudget
 	}
 	if c.retryWaitMin == 0 {
 		c.retryWaitMin = DefaultRetryWaitMin
@@ -249,6 +269,11 @@ func buildTransport(cfg Config) (http.RoundTripper, error) {
 		// Pooled cleanhttp transport: proxy from environment, sane timeouts,
 		// no shared global state.
 		t := cleanhttp.DefaultPooledTransport()
+		connectTimeout := cfg.ConnectTimeout
+		if connectTimeout == 0 {
+			connectTimeout = DefaultConnectTimeout
+		}
+		t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
 		if tlsConfig != nil {
 			t.TLSClientConfig = tlsConfig
 		}

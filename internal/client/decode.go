@@ -33,6 +33,7 @@ type responseInfo struct {
 	role                    string // role a 403 lacks: READ, WRITE or MEMBER
 	authMode                string // how a 401 is explained
 	now                     time.Time
+	traits                  callTraits // the request, for IsTransient; zero = derived from method
 }
 
 // decodeError turns any non-2xx response into an APIError, whatever the
@@ -45,6 +46,7 @@ func decodeError(r responseInfo) *APIError {
 		Method:     r.method,
 		Path:       r.path,
 		Attempts:   r.attempts,
+		traits:     r.traits,
 	}
 	if d, ok := parseRetryAfter(r.header.Get("Retry-After"), r.now); ok {
 		e.RetryAfter = d

@@ -25,6 +25,7 @@ type call struct {
 	requestID string // "" = generate
 	body      any    // nil = no body
 	resend    resendPolicy
+	create    bool        // create stream/group: a provisioning failure is not re-sent
 	role      string      // role named by a 403; "" = derived from method
 	fixedAuth *authHeader // used instead of the client's auth (login), never re-logged in
 	authMode  string      // overrides the client's mode in 401 messages
@@ -91,11 +92,18 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			if mode == "" {
 				mode = auth.mode
 			}
-			return decodeError(responseInfo{
+			apiErr := decodeError(responseInfo{
 				method: cl.method, path: c.apiPath + cl.path, requestID: cl.requestID,
 				status: resp.StatusCode, header: resp.Header, body: respBody,
-				attempts: st.attempt, role: cl.role, authMode: mode, now: c.now(),
+				attempts: st.attempt, role: cl.role, authMode: mode, now: c.now(), traits: cl.traits(),
 			})
+			switch {
+			case plainHTTPToTLSServer(resp.StatusCode, respBody):
+				return st.connectionError(ConnectionHTTPToHTTPS, apiErr)
+			case classifyCall(cl.traits(), apiErr.HTTPStatus, apiErr.ErrorCode) == classAmbiguous:
+				return &AmbiguousError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Attempts: st.attempt, Err: apiErr}
+			}
+			return apiErr
 		}
 		if cl.out == nil {
 			return nil
@@ -170,15 +178,19 @@ func (c *Client) send(ctx context.Context, cl *call, body []byte, auth authHeade
 	return nil, st, c.networkFailure(cl, st, err)
 }
 
-// networkFailure wraps a failure without a usable response. For a create
-// whose bytes may have left the machine it is ambiguous; otherwise it is a
-// plain transport error.
+// networkFailure wraps a failure without a usable response. One that never
+// reached the coordinator is a ConnectionError; for a create whose bytes may
+// have left the machine it is ambiguous; otherwise it is a plain transport
+// error.
 func (c *Client) networkFailure(cl *call, st *attemptState, err error) error {
 	attempts := 0
 	if st != nil {
 		attempts = st.attempt
 	}
-	if cl.resend == resendNever && !isDialError(err) && !isPermanentNetworkError(err) {
+	if kind, _, ok := connectionFailure(err); ok && st != nil {
+		return st.connectionError(kind, err)
+	}
+	if cl.resend == resendNever {
 		return &AmbiguousError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Attempts: attempts, Err: err}
 	}
 	return &transportError{method: cl.method, path: c.apiPath + cl.path, requestID: cl.requestID, attempts: attempts, err: err}
@@ -191,19 +203,40 @@ func newAbortedError(cl *call, path string, ctxErr, last error) error {
 // attemptState follows the attempts of one call. retryablehttp runs the
 // hooks sequentially for a request, so no locking is needed.
 type attemptState struct {
-	c         *Client
-	call      *call
-	attempt   int
-	started   time.Time
-	wait      time.Duration // decided by checkRetry, returned by backoff
-	willRetry bool
-	lastErr   error // the failure behind the latest retry decision
+	c       *Client
+	call    *call
+	attempt int
+	first   time.Time // start of the first attempt
+	started time.Time // start of the current attempt
+	// connFailSince is the start of the attempt that began the current run
+	// of connection failures (zero after any answer); the run may last
+	// c.connectBudget.
+	connFailSince time.Time
+	wait          time.Duration // decided by checkRetry, returned by backoff
+	willRetry     bool
+	lastErr       error // the failure behind the latest retry decision
 }
 
 func (st *attemptState) beforeAttempt(_ retryablehttp.Logger, _ *http.Request, retryNumber int) {
 	st.attempt = retryNumber + 1
 	st.started = time.Now()
+	if retryNumber == 0 {
+		st.first = st.started
+	}
 	st.willRetry = false
+}
+
+// connectionError builds the ConnectionError of this call.
+func (st *attemptState) connectionError(kind ConnectionErrorKind, err error) *ConnectionError {
+	cl := st.call
+	return &ConnectionError{
+		Kind: kind, Endpoint: st.c.origin, Method: cl.method, Path: st.c.apiPath + cl.path, RequestID: cl.requestID,
+		Attempts: st.attempt, Elapsed: time.Since(st.first), Err: err,
+	}
+}
+
+func (cl *call) traits() callTraits {
+	return callTraits{method: cl.method, create: cl.create, resend: cl.resend}
 }
 
 func (st *attemptState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
@@ -225,20 +258,28 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		reason     string
 		retryAfter time.Duration
 		hasAfter   bool
+		connRetry  bool // a connection failure, retried within c.connectBudget
 	)
+	if err == nil {
+		st.connFailSince = time.Time{}
+	}
 	switch {
 	case err != nil:
 		fields["error"] = err.Error()
+		kind, retryable, isConn := connectionFailure(err)
 		switch {
 		case ctx.Err() != nil:
 			logDebug(ctx, cl.method+" "+path+" failed: "+ctx.Err().Error(), fields)
 			// Not retrying; the caller reports the context error with the last failure.
 			return false, nil //nolint:nilerr // the error is surfaced by send, not by CheckRetry
 
-		case isPermanentNetworkError(err):
-			reason = "permanent network error"
-		case isDialError(err):
-			retry, reason = true, "could not connect"
+		case isConn && !retryable:
+			reason = "retrying cannot fix it: " + string(kind)
+		case isConn:
+			if st.connFailSince.IsZero() {
+				st.connFailSince = st.started
+			}
+			retry, reason, connRetry = true, "could not connect: "+string(kind), true
 		case cl.resend == resendNever:
 			reason = "not re-sent: the request may have reached the coordinator"
 		default:
@@ -260,8 +301,8 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 			"method": cl.method, "path": path, "request_id": cl.requestID, "status": resp.StatusCode,
 		}, body)
 		fields["error_code"] = apiErr.ErrorCode
-		class := classifyCall(cl.method, resp.StatusCode, apiErr.ErrorCode)
-		retry = class != classPermanent
+		class := classifyCall(cl.traits(), resp.StatusCode, apiErr.ErrorCode)
+		retry = class == classTransient || class == classRateLimited
 		reason = fmt.Sprintf("%d %s is %s", resp.StatusCode, apiErr.ErrorCode, class)
 		retryAfter, hasAfter = parseRetryAfter(resp.Header.Get("Retry-After"), c.now())
 		st.lastErr = apiErr
@@ -282,6 +323,17 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 	wait := backoff(c.retryWaitMin, c.retryWaitMax, st.attempt)
 	if hasAfter {
 		wait = c.scaleRetryAfter(retryAfter)
+	}
+	if connRetry {
+		// Connection failures get their own short budget: enough to ride
+		// out a restart, not max_retries × backoff against a wrong endpoint.
+		left := c.connectBudget - time.Since(st.connFailSince)
+		if left <= 0 {
+			fields["connect_budget_ms"] = c.connectBudget.Milliseconds()
+			logDebug(ctx, line+"; connection retry budget spent", fields)
+			return false, nil
+		}
+		wait = min(wait, left)
 	}
 	if deadline, ok := ctx.Deadline(); ok {
 		if remaining := max(deadline.Sub(c.now()), 0); wait > remaining {

@@ -44,6 +44,8 @@ type APIError struct {
 	Path       string
 	RetryAfter time.Duration // from the Retry-After header, 0 if absent
 	Attempts   int
+
+	traits callTraits // the request behind the answer; zero for hand-built errors
 }
 
 // Error renders e.g.
@@ -130,10 +132,14 @@ func IsUnauthorized(err error) bool { return hasStatus(err, http.StatusUnauthori
 // IsRateLimited reports a 429.
 func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
 
-// AmbiguousError means a non-idempotent request (create stream/group,
-// heartbeat) may have reached the coordinator, but no response arrived. It
-// is never re-sent automatically: the caller must read the resource to find
-// out whether it was applied, and re-send with the same RequestID if not.
+// AmbiguousError means a mutation may or may not have been applied: a
+// non-idempotent request (create stream/group, heartbeat) may have reached
+// the coordinator but no response arrived, or a mutation that is not safe to
+// repeat (create, scale, heartbeat) was answered with Spring's generic 500
+// without an errorCode (a store or state-mutex failure, CONTRACT §9; Err is
+// then the *APIError). It is never re-sent automatically: the caller must
+// read the resource to find out whether it was applied, and re-send with the
+// same RequestID if not.
 type AmbiguousError struct {
 	Method    string
 	Path      string
@@ -143,6 +149,11 @@ type AmbiguousError struct {
 }
 
 func (e *AmbiguousError) Error() string {
+	if apiErr, ok := e.Err.(*APIError); ok {
+		return fmt.Sprintf("%s %s: the coordinator answered %d without an errorCode (a Redis store or state-mutex failure), "+
+			"so the change may or may not have been committed; read the current state before re-sending it (request id %s): %v",
+			e.Method, e.Path, apiErr.HTTPStatus, e.RequestID, apiErr)
+	}
 	return fmt.Sprintf("%s %s: no response received, so the request may have been applied by the coordinator; "+
 		"read the current state before re-sending it (request id %s): %v", e.Method, e.Path, e.RequestID, e.Err)
 }
@@ -232,7 +243,12 @@ func IsTransient(err error) bool {
 		return false
 	}
 	if apiErr, ok := AsAPIError(err); ok {
-		return classifyCall(apiErr.Method, apiErr.HTTPStatus, apiErr.ErrorCode) != classPermanent
+		tr := apiErr.traits
+		if tr.method == "" {
+			tr = traitsOf(apiErr.Method)
+		}
+		rc := classifyCall(tr, apiErr.HTTPStatus, apiErr.ErrorCode)
+		return rc == classTransient || rc == classRateLimited
 	}
 	return isNetworkError(err)
 }

@@ -1,8 +1,6 @@
 package client
 
 import (
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"io"
 	"math"
@@ -25,6 +23,10 @@ const (
 	classTransient
 	// classRateLimited is retried after the server's Retry-After.
 	classRateLimited
+	// classAmbiguous is not retried and is returned as an AmbiguousError:
+	// the mutation may or may not have been committed, and repeating it is
+	// not known to be harmless, so the caller must read back first.
+	classAmbiguous
 )
 
 func (rc retryClass) String() string {
@@ -33,6 +35,8 @@ func (rc retryClass) String() string {
 		return "transient"
 	case classRateLimited:
 		return "rate limited"
+	case classAmbiguous:
+		return "ambiguous"
 	default:
 		return "permanent"
 	}
@@ -46,15 +50,31 @@ type retryKey struct {
 // retryTable is CONTRACT §3/§9 "retry class" column. Anything not listed is
 // permanent, including 409 ACTIVE_MIGRATION_EXISTS: that one needs the caller
 // to wait for the migration and re-evaluate, not a blind re-send.
+// classifyCall refines it per request:
+//
+//   - 503 REDIS_STREAM_PROVISIONING_FAILED is transient for a scale (the
+//     migration stays PREPARING and a re-send with the same target resumes
+//     it) but permanent for a create (§4.2): the failed create leaves the
+//     keys p:0..k-1, so for the first group of a prefix a re-send gets 409
+//     STREAM_PREFIX_ALREADY_EXISTS and hides the real failure.
+//   - 500 without an errorCode is Spring's generic error: a Redis store or
+//     state-mutex failure (§9). It is transient for calls the contract makes
+//     safe to repeat (GETs, login, rollback, which is idempotent, and delete,
+//     whose repeat answers 404 = already gone). On any other mutation (create,
+//     scale, heartbeat) the change may or may not have been committed, so it
+//     is classAmbiguous: never re-sent, returned as an AmbiguousError for the
+//     caller to read back. (A scale IS re-sent after a connection reset,
+//     because its 202 was lost only after the coordinator answered; a 500 may
+//     come from a half-done stream scale, which a blind re-send would hide.)
+//   - 502, 503 and 504 without an errorCode come from a proxy; they are
+//     retried on GETs only.
 var retryTable = map[retryKey]retryClass{
 	{http.StatusTooManyRequests, ""}:                                      classRateLimited,
 	{http.StatusConflict, CodeStateVersionConflict}:                       classTransient,
 	{http.StatusConflict, CodeMetadataSyncInProgress}:                     classTransient,
 	{http.StatusServiceUnavailable, CodeCoordinatorStateMutexUnavailable}: classTransient,
 	{http.StatusServiceUnavailable, CodeCoordinatorTerminating}:           classTransient,
-	// Provisioning failures roll a create back and leave a scale PREPARING,
-	// which a re-send with the same target resumes; both are safe to repeat.
-	{http.StatusServiceUnavailable, CodeRedisStreamProvisioningFailed}: classTransient,
+	{http.StatusServiceUnavailable, CodeRedisStreamProvisioningFailed}:    classTransient, // scale only, see above
 }
 
 func classify(status int, code string) retryClass {
@@ -67,30 +87,60 @@ func classify(status int, code string) retryClass {
 	return classPermanent
 }
 
-// classifyCall refines classify for one request. A 502, 503 or 504 without
-// a coordinator errorCode comes from a proxy or load balancer in front of the
-// coordinator, typically while it restarts. A GET changes nothing, so it is
-// retried like the network error behind it; a mutation is not, because the
-// proxy may have forwarded it before failing.
-func classifyCall(method string, status int, code string) retryClass {
+// callTraits is what the retry rules need to know about the request behind
+// an answer.
+type callTraits struct {
+	method string
+	create bool         // create stream or create group
+	resend resendPolicy // what repeating the request may do
+}
+
+// traitsOf describes a request known only by its method (hand-built errors).
+func traitsOf(method string) callTraits {
+	if method == http.MethodGet || method == http.MethodHead {
+		return callTraits{method: method, resend: resendIdempotent}
+	}
+	return callTraits{method: method, resend: resendAfterNetworkError}
+}
+
+// classifyCall refines classify for one request (see retryTable).
+func classifyCall(tr callTraits, status int, code string) retryClass {
 	rc := classify(status, code)
-	if rc == classPermanent && method == http.MethodGet && code == "" &&
-		(status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout) {
+	switch {
+	case tr.create && status == http.StatusServiceUnavailable && code == CodeRedisStreamProvisioningFailed:
+		return classPermanent
+	case rc != classPermanent || code != "":
+		return rc
+	case status == http.StatusInternalServerError:
+		if tr.resend == resendIdempotent {
+			return classTransient
+		}
+		return classAmbiguous
+	case tr.method == http.MethodGet &&
+		(status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout):
+		// A proxy in front of a restarting coordinator; a GET changes
+		// nothing. A mutation is not retried: the proxy may have forwarded it.
 		return classTransient
 	}
 	return rc
 }
 
-// resendPolicy says whether a network failure after the request may have
-// been written can be re-sent.
+// resendPolicy says whether a request may be sent again after a failure
+// that may have happened after the coordinator received it.
 type resendPolicy int
 
 const (
-	// resendSafe: re-sending cannot apply the operation twice (GET, DELETE,
-	// rollback, login, scale).
-	resendSafe resendPolicy = iota
-	// resendNever: a second copy would be a second operation (create). A
-	// failure after a possible write becomes an AmbiguousError.
+	// resendIdempotent: the contract makes repeating it harmless (GET, login,
+	// rollback, delete: a repeat of an applied delete answers 404, which the
+	// caller treats as already gone). Re-sent after network errors and
+	// generic 500s.
+	resendIdempotent resendPolicy = iota
+	// resendAfterNetworkError: re-sent after a network error (a scale whose
+	// 202 was lost is applied, and its re-send's 409 ACTIVE_MIGRATION_EXISTS
+	// leads the caller to read and adopt it) but not after a generic 500.
+	resendAfterNetworkError
+	// resendNever: a second copy would be a second operation (create,
+	// heartbeat). A failure after a possible write becomes an AmbiguousError.
 	resendNever
 )
 
@@ -167,22 +217,14 @@ func isDialError(err error) bool {
 }
 
 // isPermanentNetworkError reports failures a retry cannot fix: certificate
-// verification and unknown host names.
+// verification, unknown host names, a TLS/plain-HTTP mismatch, a connect
+// timeout.
 func isPermanentNetworkError(err error) bool {
-	var verifyErr *tls.CertificateVerificationError
-	var unknownAuthority x509.UnknownAuthorityError
-	var hostnameErr x509.HostnameError
-	var invalidCert x509.CertificateInvalidError
-	var dnsErr *net.DNSError
-	switch {
-	case errors.As(err, &verifyErr), errors.As(err, &unknownAuthority),
-		errors.As(err, &hostnameErr), errors.As(err, &invalidCert):
-		return true
-	case errors.As(err, &dnsErr):
-		return dnsErr.IsNotFound
-	}
-	return false
+	_, retry, ok := connectionFailure(err)
+	return ok && !retry
 }
+
+func isRefused(err error) bool { return errors.Is(err, syscall.ECONNREFUSED) }
 
 // isNetworkError reports connection-level failures (resets, refusals,
 // timeouts, truncated responses) that may clear up on their own.

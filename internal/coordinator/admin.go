@@ -74,12 +74,16 @@ func (x *exchange) createStream() {
 	c := x.c
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.groupsOfPrefix(p)) > 0 {
+	n := x.initialShardCount(req)
+	if len(c.groupsOfPrefix(p)) > 0 || (c.opts.StreamProvisioning && c.prefixKeysExist(p, n)) {
 		x.fail(errorf(http.StatusConflict, CodeStreamPrefixAlreadyExists, "Stream prefix already exists: "+p))
 		return
 	}
-	g := newGroup(p, p, x.initialShardCount(req))
-	c.groups[groupKey{p, p}] = g
+	g := newGroup(p, p, n)
+	if e := c.provisionNewGroupLocked(g); e != nil {
+		x.fail(e)
+		return
+	}
 	x.reply(http.StatusCreated, streamCreateView{StreamPrefix: p, ShardCount: g.shardCount, MetadataVersion: g.metadataVersion})
 }
 
@@ -102,8 +106,18 @@ func (x *exchange) createGroup() {
 		x.fail(e)
 		return
 	}
-	g := newGroup(p, name, x.initialShardCount(req))
-	c.groups[groupKey{p, name}] = g
+	n := x.initialShardCount(req)
+	// With provisioning on, only the first group of a prefix checks the
+	// Redis keys; a later group's create provisions over existing keys.
+	if c.opts.StreamProvisioning && len(c.groupsOfPrefix(p)) == 0 && c.prefixKeysExist(p, n) {
+		x.fail(errorf(http.StatusConflict, CodeStreamPrefixAlreadyExists, "Stream prefix already exists: "+p))
+		return
+	}
+	g := newGroup(p, name, n)
+	if e := c.provisionNewGroupLocked(g); e != nil {
+		x.fail(e)
+		return
+	}
 	x.reply(http.StatusCreated, g.view())
 }
 
@@ -131,9 +145,18 @@ func (x *exchange) getGroup() {
 func (x *exchange) producerRouting() {
 	x.c.mu.Lock()
 	defer x.c.mu.Unlock()
-	if g := x.lookupGroup(); g != nil {
-		x.reply(http.StatusOK, g.routingView())
+	g := x.lookupGroup()
+	if g == nil {
+		return
 	}
+	// DOC≠CODE (§4.5): with provisioning on, routing re-provisions every shard.
+	if x.c.opts.StreamProvisioning && g.shardCount > 0 {
+		if e := x.c.provisionLocked(g, g.shardCount, ProvisionRouting); e != nil {
+			x.fail(e)
+			return
+		}
+	}
+	x.reply(http.StatusOK, g.routingView())
 }
 
 // deleteGroup removes coordinator metadata only (§4.4). Live members block

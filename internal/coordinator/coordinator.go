@@ -41,6 +41,17 @@ type Options struct {
 	RateLimitPerWindow int
 	// RateLimitWindow is the fixed window length, default 60s.
 	RateLimitWindow time.Duration
+	// RateLimitManualReset keeps every rate-limit window open until
+	// ResetRateLimits is called, however much time passes, so a test decides
+	// when a refused client may get through. Retry-After is still computed
+	// from RateLimitWindow.
+	RateLimitManualReset bool
+	// StreamProvisioning is COORDINATOR_STREAMS_PROVISIONING_ENABLED: creates,
+	// scales and producer routing provision the shards' Redis stream keys
+	// (kept in memory, see RedisKeys), and the first group of a prefix is
+	// refused with 409 STREAM_PREFIX_ALREADY_EXISTS while key p or any of
+	// p:0..n-1 exists.
+	StreamProvisioning bool
 	// TickInterval is the background loop period, default 1s.
 	TickInterval time.Duration
 	// HeartbeatInterval is returned to members as heartbeatIntervalMs.
@@ -84,10 +95,13 @@ type Coordinator struct {
 	users       []User
 	tokenSecret []byte
 
-	mu        sync.Mutex // guards the store below
-	groups    map[groupKey]*group
-	failScale map[string]int               // stream prefix → group index whose provisioning fails
-	undrained map[shardKey]map[string]bool // removed key p:i → consumer groups with backlog
+	mu         sync.Mutex // guards the store below
+	groups     map[groupKey]*group
+	failScale  map[string]int               // stream prefix → group index whose provisioning fails
+	undrained  map[shardKey]map[string]bool // removed key p:i → consumer groups with backlog
+	redisKeys  map[string]bool              // Redis keys made by provisioning ("p:i") or SetRedisKey
+	provFaults []*ProvisioningFault
+	holds      []*CreateHold
 
 	limiter  rateLimiter
 	audit    auditLog
@@ -137,11 +151,13 @@ func New(opts Options) *Coordinator {
 		groups:    map[groupKey]*group{},
 		failScale: map[string]int{},
 		undrained: map[shardKey]map[string]bool{},
+		redisKeys: map[string]bool{},
 		closing:   make(chan struct{}),
 	}
 	c.users = effectiveUsers(opts.Users, opts.AdminPassword)
 	c.tokenSecret = deriveTokenSecret(opts.TokenSecret, opts.AdminPassword)
 	c.limiter.windows = map[string]*rateWindow{}
+	c.limiter.manual = opts.RateLimitManualReset
 	c.counts.m = map[string]int{}
 	c.audit.sink = opts.AuditLog
 	return c
@@ -249,6 +265,22 @@ func (c *Coordinator) Close() error {
 // `down`, then the same address serves again. State survives, as with a
 // persistent store; the background loop keeps running throughout.
 func (c *Coordinator) Restart(down time.Duration) error {
+	return c.RestartWith(func() {
+		if down > 0 {
+			select {
+			case <-time.After(down):
+			case <-c.closing:
+			}
+		}
+	})
+}
+
+// RestartWith is Restart with the downtime decided by the test: the listener
+// and every open connection are closed, then whileDown runs (connections are
+// refused meanwhile), then the same address serves again. A test waits in
+// whileDown for what must happen while the coordinator is down, such as
+// held requests being applied, instead of guessing a duration.
+func (c *Coordinator) RestartWith(whileDown func()) error {
 	c.life.Lock()
 	if !c.started || c.closed || c.restarting {
 		c.life.Unlock()
@@ -260,11 +292,8 @@ func (c *Coordinator) Restart(down time.Duration) error {
 
 	_ = srv.Close()
 	<-served
-	if down > 0 {
-		select {
-		case <-time.After(down):
-		case <-c.closing:
-		}
+	if whileDown != nil {
+		whileDown()
 	}
 
 	c.life.Lock()

@@ -24,6 +24,18 @@ const (
 	// FaultDelay waits Delay (or until Until reports true), then handles the
 	// request normally.
 	FaultDelay
+	// FaultStoreError is a Redis store or state-mutex failure that escaped
+	// the coordinator's error handler (CONTRACT §9): after authentication and
+	// the rate limit, the request fails before it changes anything and is
+	// answered with Spring's generic 500 ({"timestamp","status":500,"error",
+	// "path"}, no errorCode). It is audited (status 500, outcome ERROR).
+	FaultStoreError
+	// FaultStoreErrorAfterCommit applies the request (mutation committed,
+	// audited with the status the coordinator reached, rate-limit counted)
+	// and then answers Spring's generic 500 instead of the real response: the
+	// store failed after the commit. On a GET it is the same as
+	// FaultStoreError except that nothing is audited either way.
+	FaultStoreErrorAfterCommit
 )
 
 // Fault is a one-shot (or Times-shot) disturbance of matching requests.
@@ -53,6 +65,11 @@ type Fault struct {
 	// after Delay at the latest. Tests hold requests with it until something
 	// the coordinator cannot see has happened, such as a consumer joining.
 	Until func() bool
+	// OnMatch, when set, runs synchronously when the fault is taken by a
+	// request, before the fault is applied: a test makes something happen
+	// exactly at that moment (another actor's request, a flag), with no
+	// timing involved. It may send requests to the coordinator itself.
+	OnMatch func()
 }
 
 // untilPollInterval is how often a FaultDelay asks its Until.
@@ -104,6 +121,10 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 	case FaultResetAfterApply:
 		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
 		resetConnection(w)
+	case FaultStoreError:
+		c.serveWith(w, r, m, rawPath, rawQuery, storeFailBeforeCommit)
+	case FaultStoreErrorAfterCommit:
+		c.serveWith(w, r, m, rawPath, rawQuery, storeFailAfterCommit)
 	default:
 		respondFault(w, f)
 	}

@@ -4,6 +4,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -140,5 +141,43 @@ func TestCloseAbortsDelaysAndIsIdempotent(t *testing.T) {
 func TestRestartNeedsStart(t *testing.T) {
 	if err := New(Options{}).Restart(0); err == nil {
 		t.Fatal("Restart before Start must fail")
+	}
+}
+
+// TestRestartWithAppliesHeldRequestWhileDown: a create held until the
+// connections are cut is applied while the coordinator is down, and whileDown
+// decides when it serves again; connections are refused in between.
+func TestRestartWithAppliesHeldRequestWhileDown(t *testing.T) {
+	c := startCoordinator(t, Options{})
+	url := c.URL()
+	var cut atomic.Bool
+	c.InjectFault(Fault{Method: "POST", Route: RouteGroup, Kind: FaultDelay, Delay: time.Minute, Until: cut.Load})
+	errc := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest("POST", url+groupPath("orders", "g"), strings.NewReader(`{"requestedBy":"t","initialShardCount":3}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.SetBasicAuth("admin", "password")
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		errc <- err
+	}()
+	waitFor(t, "the held create to arrive", func() bool { return c.RequestCount("POST", RouteGroup) == 1 })
+	err := c.RestartWith(func() {
+		cut.Store(true)
+		waitFor(t, "the held create to be applied", func() bool { return len(c.AuditEvents()) == 1 })
+		if _, err := http.Get(url + RouteHealth); err == nil {
+			t.Error("the coordinator answered while down")
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err == nil {
+		t.Fatal("the held request should have lost its connection")
+	}
+	if status, _ := call(t, c, "GET", groupPath("orders", "g"), ""); status != 200 {
+		t.Fatalf("the held create was not applied: %d", status)
 	}
 }

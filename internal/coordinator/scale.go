@@ -65,7 +65,7 @@ func (x *exchange) scaleStream() {
 	now := c.now()
 	resp := streamScaleView{StreamPrefix: p, TargetShardCount: target, AffectedConsumerGroups: []string{}, Migrations: []migrationView{}}
 	for i, g := range groups {
-		mv, e := scaleGroupLocked(g, target, now, armed && i == failAt)
+		mv, e := c.scaleGroupLocked(g, target, now, armed && i == failAt)
 		if e != nil {
 			x.fail(e)
 			return
@@ -93,7 +93,7 @@ func (x *exchange) scaleGroup() {
 		x.fail(e)
 		return
 	}
-	mv, e := scaleGroupLocked(g, target, c.now(), false)
+	mv, e := c.scaleGroupLocked(g, target, c.now(), false)
 	if e != nil {
 		x.fail(e)
 		return
@@ -109,8 +109,11 @@ func blockingMigration(g *group, target int) *apiError {
 	if m == nil || (m.state == MigrationPreparing && m.to == target) {
 		return nil
 	}
-	return errorf(http.StatusConflict, CodeActiveMigrationExists, fmt.Sprintf(
-		"Active migration %s (%s, %d -> %d) exists for %s/%s", m.id, m.state, m.from, m.to, g.prefix, g.name))
+	msg := fmt.Sprintf("Active migration %s (%s, %d -> %d) exists for %s/%s", m.id, m.state, m.from, m.to, g.prefix, g.name)
+	if m.state == MigrationPreparing {
+		msg += fmt.Sprintf("; a PREPARING migration only resumes with a scale to its own target %d", m.to)
+	}
+	return errorf(http.StatusConflict, CodeActiveMigrationExists, msg)
 }
 
 // scaleGroupLocked runs the synchronous scale step of one group: record
@@ -118,7 +121,7 @@ func blockingMigration(g *group, target int) *apiError {
 // metadataVersion and groupEpoch and a recomputed target assignment. A scale
 // to the current count is a noop that is never stored. failProvisioning
 // simulates XGROUP CREATE failing, which leaves the migration PREPARING.
-func scaleGroupLocked(g *group, target int, now time.Time, failProvisioning bool) (migrationView, *apiError) {
+func (c *Coordinator) scaleGroupLocked(g *group, target int, now time.Time, failProvisioning bool) (migrationView, *apiError) {
 	m := g.active()
 	switch {
 	case m != nil:
@@ -131,9 +134,14 @@ func scaleGroupLocked(g *group, target int, now time.Time, failProvisioning bool
 		g.migrations = append(g.migrations, m)
 		g.activeID = m.id
 	}
-	if failProvisioning && target > 0 { // a scale to 0 provisions nothing
-		return migrationView{}, errorf(http.StatusServiceUnavailable, CodeRedisProvisioningFailed, fmt.Sprintf(
-			"Failed to provision Redis stream shards %s:0..%d for consumer group %s", g.prefix, target-1, g.name))
+	if target > 0 { // a scale to 0 provisions nothing
+		if failProvisioning {
+			return migrationView{}, errorf(http.StatusServiceUnavailable, CodeRedisProvisioningFailed, fmt.Sprintf(
+				"Failed to provision Redis stream shards %s:0..%d for consumer group %s", g.prefix, target-1, g.name))
+		}
+		if e := c.provisionLocked(g, target, ProvisionScale); e != nil {
+			return migrationView{}, e
+		}
 	}
 	m.state, m.updatedAt = MigrationActive, now
 	g.shardCount = target

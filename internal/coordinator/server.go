@@ -33,6 +33,9 @@ func (c *Coordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	routeKey := m.routeKey(rawPath)
 	c.counts.add(r.Method, routeKey)
 	if f, ok := c.faults.take(r.Method, rawPath, routeKey); ok {
+		if f.OnMatch != nil {
+			f.OnMatch()
+		}
 		if !c.applyFault(f, w, r, m, rawPath, rawQuery) {
 			return
 		}
@@ -40,7 +43,34 @@ func (c *Coordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.serve(w, r, m, rawPath, rawQuery)
 }
 
+// storeFailure says where an injected store failure hits a request.
+type storeFailure int
+
+const (
+	storeOK storeFailure = iota
+	storeFailBeforeCommit
+	storeFailAfterCommit
+)
+
 func (c *Coordinator) serve(w http.ResponseWriter, r *http.Request, m *match, rawPath, rawQuery string) {
+	c.serveWith(w, r, m, rawPath, rawQuery, storeOK)
+}
+
+func (c *Coordinator) serveWith(w http.ResponseWriter, r *http.Request, m *match, rawPath, rawQuery string, sf storeFailure) {
+	if sf == storeFailAfterCommit {
+		// The handler answers into a buffer (its status goes to the audit
+		// record). A request the coordinator refused is answered as usual;
+		// a successful one gets the 500 instead.
+		real, buf := w, &bufferedWriter{h: http.Header{}}
+		w = buf
+		defer func() {
+			if buf.status >= 400 {
+				buf.copyTo(real)
+				return
+			}
+			writeFrameworkError(real, http.StatusInternalServerError, rawPath, c.now())
+		}()
+	}
 	x := &exchange{c: c, w: &statusWriter{ResponseWriter: w}, r: r, m: m, rawPath: rawPath, rawQuery: rawQuery, start: c.now()}
 	switch {
 	case m.badURI:
@@ -66,6 +96,10 @@ func (c *Coordinator) serve(w http.ResponseWriter, r *http.Request, m *match, ra
 		// Unknown path under /coord/v1: the static-resource handler answers
 		// after the interceptors ran.
 		x.frameworkError(http.StatusNotFound)
+		return
+	}
+	if sf == storeFailBeforeCommit {
+		x.frameworkError(http.StatusInternalServerError)
 		return
 	}
 	m.ep.handle(x)
@@ -106,7 +140,7 @@ func (x *exchange) checkRateLimit() bool {
 	if !limited {
 		return true
 	}
-	retryAfter, ok := x.c.limiter.allow(x.principal.name+":"+key, x.c.now(), x.c.opts.RateLimitPerWindow, x.c.opts.RateLimitWindow)
+	retryAfter, ok := x.c.limiter.allow(x.principal.name+":"+key, x.m.raw["streamPrefix"], x.c.now(), x.c.opts.RateLimitPerWindow, x.c.opts.RateLimitWindow)
 	if ok {
 		return true
 	}
@@ -163,4 +197,35 @@ func (s *statusWriter) code() int {
 		return http.StatusOK
 	}
 	return s.status
+}
+
+// bufferedWriter keeps a response so it can be sent later, or not at all.
+type bufferedWriter struct {
+	h      http.Header
+	status int
+	body   []byte
+}
+
+func (b *bufferedWriter) Header() http.Header { return b.h }
+
+func (b *bufferedWriter) WriteHeader(code int) {
+	if b.status == 0 {
+		b.status = code
+	}
+}
+
+func (b *bufferedWriter) Write(p []byte) (int, error) {
+	if b.status == 0 {
+		b.status = http.StatusOK
+	}
+	b.body = append(b.body, p...)
+	return len(p), nil
+}
+
+func (b *bufferedWriter) copyTo(w http.ResponseWriter) {
+	for k, v := range b.h {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(b.status)
+	_, _ = w.Write(b.body)
 }

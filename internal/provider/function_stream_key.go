@@ -2,9 +2,7 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"math"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/function"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -33,7 +31,7 @@ func (f *streamKeyFunction) Definition(_ context.Context, _ function.DefinitionR
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "stream_prefix",
-				MarkdownDescription: "The stream prefix. It must not be empty and must not contain `{`, `}` (the coordinator rejects hash tags) or `/`.",
+				MarkdownDescription: "The stream prefix: any name a group can have, so not blank, not `.` or `..`, and without `{`, `}` (the coordinator rejects hash tags), `/`, `;` or `%2F`.",
 			},
 			function.NumberParameter{
 				Name:                "shard_index",
@@ -51,17 +49,8 @@ func (f *streamKeyFunction) Run(ctx context.Context, req function.RunRequest, re
 	if resp.Error != nil {
 		return
 	}
-	switch {
-	case prefix == "":
-		resp.Error = function.NewArgumentFuncError(0, "stream_prefix must not be empty.")
-		return
-	case strings.ContainsAny(prefix, "{}"):
-		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("stream_prefix %q contains a brace: the coordinator rejects "+
-			"prefixes with Redis Cluster hash tag braces, so no shard can have this key.", prefix))
-		return
-	case strings.Contains(prefix, "/"):
-		resp.Error = function.NewArgumentFuncError(0, fmt.Sprintf("stream_prefix %q contains '/': a stream prefix is a single "+
-			"URL path segment, so no group can have it.", prefix))
+	if msg := nameProblem("stream_prefix", prefix, true); msg != "" {
+		resp.Error = function.NewArgumentFuncError(0, msg+" No group can have this stream prefix.")
 		return
 	}
 	// Shard indexes are 32-bit ints in the coordinator's API.

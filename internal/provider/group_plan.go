@@ -153,6 +153,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if req.State.Raw.IsNull() {
+		resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
 		r.planCreate(ctx, req, resp, &plan)
 		if !resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)

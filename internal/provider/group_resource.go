@@ -95,14 +95,14 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"stream_prefix": schema.StringAttribute{
-				MarkdownDescription: "The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Letters, digits, " +
-					"`.`, `_`, `:` and `-` (no braces, which would form a Redis Cluster hash tag). Changing it replaces the group.",
+				MarkdownDescription: "The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Any name the coordinator accepts " +
+					"except braces (a Redis Cluster hash tag), `/`, `;`, `%2F`, `.`, `..` or blank; a new name outside letters, digits, `.`, `_`, `:`, `-` gets a plan warning. Changing it replaces the group.",
 				Required:      true,
 				Validators:    []validator.String{streamPrefixValidator},
 				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"consumer_group": schema.StringAttribute{
-				MarkdownDescription: "The consumer group name. Same character rules as `stream_prefix`. Changing it replaces the group.",
+				MarkdownDescription: "The consumer group name: any name except `/`, `;`, `%2F`, `.`, `..` or blank (braces allowed); a new name outside letters, digits, `.`, `_`, `:`, `-` gets a plan warning. Changing it replaces the group.",
 				Required:            true,
 				Validators:          []validator.String{consumerGroupValidator},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},

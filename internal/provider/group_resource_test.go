@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
@@ -201,22 +200,14 @@ func TestAccGroup_lostCreateResponseButSomeoneElsesGroup(t *testing.T) {
 	c := a.env.RequireInRepo(t, "drops the create response and lets another actor create the group")
 	p, g := acctest.RandomName("raced"), "svc"
 	// The create never reaches the coordinator, but before the provider looks,
-	// someone else creates the group with another shard count.
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultResetBeforeApply})
-	// Hold the provider's check long enough for the other actor's create.
-	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Delay: 500 * time.Millisecond})
+	// someone else creates the group with another shard count: the other
+	// actor's create runs when the provider's create arrives, before its
+	// connection is reset, so it is there whenever the provider looks.
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultResetBeforeApply,
+		OnMatch: func() { a.createGroupOutOfBand(t, p, g, 9) }})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				go func() {
-					// Create it out of band as soon as the provider's create was refused.
-					for c.RequestCount("POST", coordinator.RouteGroup) == 0 {
-						time.Sleep(2 * time.Millisecond)
-					}
-					a.createGroupOutOfBand(t, p, g, 9)
-				}()
-			},
 			Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2"),
 			ExpectError: regexp.MustCompile(`(?s)Group already exists.*outcome\s+of\s+this\s+create\s+was\s+lost.*exists\s+with\s+9\s+shards.*import \{.*` +
 				`deletion_policy\s+=\s+"DELETE"\s+before\s+replacing`),

@@ -5,13 +5,20 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// ModifyPlan warns about what a shard count change does to producers and to
-// sibling groups, and proposes an update when an earlier wait did not finish.
+// ModifyPlan puts what a reviewer needs into the plan's values: the
+// resharding preview (from, to, affected groups, moved keys, whether it
+// completes by itself) and the basis a saved plan is checked against at
+// apply. What the provider knows will fail fails the plan; a plan-time read
+// that fails fails the plan too.
 func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		resp.Diagnostics.AddWarning("Destroy keeps the shard count",
@@ -31,71 +38,306 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			return
 		}
 	}
+	known := !plan.StreamPrefix.IsUnknown() && !plan.ConsumerGroup.IsUnknown() && !plan.ShardCount.IsUnknown()
+	if r.pd != nil && known {
+		r.checkOnePerPrefix(plan, resp)
+	}
+	var reg *metadataRegression
+	if state != nil {
+		reg = r.checkMetadataRegression(ctx, req, plan, *state, resp)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
 
+	pending := false
+	if state != nil {
+		var diags diag.Diagnostics
+		pending, diags = readPendingWait(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+	}
 	countChanges := state == nil || !plan.ShardCount.Equal(state.ShardCount)
 	if state != nil && !countChanges {
-		pending, diags := readPendingWait(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
+		// Nothing to send: the values of the last change stand.
+		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
+		plan.MetadataVersion, plan.Resharding = state.MetadataVersion, state.Resharding
+		if reg != nil {
+			// Acknowledged (checked above): the reported version becomes the baseline.
+			plan.MetadataVersion = types.Int64Value(reg.Reported)
+		}
 		if pending && plan.WaitFor.ValueString() == waitForCompletion {
 			resp.Diagnostics.AddWarning("Resuming an unfinished resharding wait", fmt.Sprintf(
 				"The last apply of %s timed out or failed while waiting for migration(s) %s to complete (state %s). "+
 					"This apply resumes the wait.", groupID(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()),
 				state.MigrationIDs.String(), state.MigrationState.ValueString()))
-			markMigrationUnknown(&plan)
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			plan.MigrationState = types.StringUnknown()
+			plan.MetadataVersion = types.Int64Unknown()
 		}
-		return
-	}
-	if state != nil {
-		// A new change: the last change's migration details no longer apply.
-		markMigrationUnknown(&plan)
 		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
-	}
-	if r.pd == nil || plan.StreamPrefix.IsUnknown() || plan.ConsumerGroup.IsUnknown() || plan.ShardCount.IsUnknown() {
 		return
 	}
-	r.warnAboutChange(ctx, plan, resp)
-}
 
-// warnAboutChange is best effort: plan-time reads may be stale or denied, and
-// apply re-checks everything.
-func (r *groupShardCountResource) warnAboutChange(ctx context.Context, plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	target := plan.ShardCount.ValueInt64()
-	groups, err := r.pd.groupsForPlan(ctx)
-	if err != nil {
-		return
+	// A change: the last change's details no longer apply.
+	plan.ID = types.StringUnknown()
+	if known {
+		plan.ID = types.StringValue(groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()))
 	}
-	current := int64(-1)
-	var siblings []string
-	for _, gi := range groups {
-		if gi.StreamPrefix != p {
-			continue
-		}
-		if gi.ConsumerGroup == g {
-			current = int64(gi.ShardCount)
-			continue
-		}
-		siblings = append(siblings, fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount))
-	}
-	if current < 0 || current == target {
-		return
-	}
-	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: producers "+
-		"that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the migration "+
-		"completes and their routing is refreshed. Terraform cannot verify that they were paused.", g, p, current, target)
-	if target == 0 {
-		detail += " A count of 0 retires every shard: producers refuse to publish until the count is raised again."
-	}
-	if len(siblings) > 0 {
-		detail += fmt.Sprintf("\n\nThe stream-level scale also rescales the other groups of the prefix: %s. Manage one "+
-			"redisstreamcoordinator_group_shard_count per stream prefix.", strings.Join(siblings, ", "))
-	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", p), detail)
-}
-
-func markMigrationUnknown(plan *groupShardCountModel) {
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()
 	plan.PreviousShardCount = types.Int64Unknown()
+	plan.MetadataVersion = types.Int64Unknown()
+	plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+	switch {
+	case r.pd != nil && len(r.pd.configUnknown) > 0:
+		// Everything stays unknown: Terraform plans again during apply, with
+		// the provider configured, and any value known now would have to
+		// match what that plan computes.
+		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
+			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
+	case r.pd != nil && known:
+		var seen *client.Group
+		if state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
+			var diags diag.Diagnostics
+			seen, diags = readGroupSeen(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
+		}
+		r.preview(ctx, &plan, seen, reg, resp)
+	}
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+}
+
+// checkMetadataRegression fails the plan closed when a refresh recorded a
+// metadata regression that the configuration has not acknowledged.
+func (r *groupShardCountResource) checkMetadataRegression(ctx context.Context, req resource.ModifyPlanRequest, plan, state groupShardCountModel, resp *resource.ModifyPlanResponse) *metadataRegression {
+	reg, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group_shard_count", state.StreamPrefix.ValueString(),
+		state.ConsumerGroup.ValueString(), reg, plan.AckMetadataVersion)
+	return reg
+}
+
+// checkOnePerPrefix fails the plan when the configuration manages a stream
+// prefix's shard count from two groups: a stream-level scale rescales every
+// group of the prefix, so two resources would race (one scales, the other
+// gets 409 or scales it back).
+func (r *groupShardCountResource) checkOnePerPrefix(plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	groups := dedupeSorted(r.pd.plans.registerShardCount(p, g))
+	if len(groups) < 2 {
+		return
+	}
+	quoted := make([]string, len(groups))
+	for i, name := range groups {
+		quoted[i] = fmt.Sprintf("%q", name)
+	}
+	resp.Diagnostics.AddAttributeError(path.Root("stream_prefix"), fmt.Sprintf("Stream prefix %q has more than one shard count resource", p),
+		fmt.Sprintf("This configuration declares redisstreamcoordinator_group_shard_count resources for groups %s, all under stream prefix %q. "+
+			"The coordinator scales a stream prefix as a whole (every group of the prefix gets the new count), so two resources "+
+			"would race: one scales, the other is refused with 409 ACTIVE_MIGRATION_EXISTS or scales the prefix back.\n\n"+
+			"Keep one redisstreamcoordinator_group_shard_count per stream prefix (on any one of its groups) and remove the others "+
+			"(removing one only forgets it; the groups keep their counts).", strings.Join(quoted, ", "), p))
+}
+
+func dedupeSorted(names []string) []string {
+	var out []string
+	for i, n := range names {
+		if i == 0 || names[i-1] != n {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// preview reads the prefix at plan time and fills the planned resharding
+// values, or fails the plan.
+//
+// Terraform plans a resource again during apply and refuses values that
+// differ from the saved plan's, so the preview is built from what the
+// plan's refresh recorded for the group (seen, from Read), not from a newer
+// read. A newer read is compared with it instead: when the group changed
+// since that refresh, the plan is stale and fails with what changed.
+func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	target := int32(plan.ShardCount.ValueInt64())
+	all, err := r.pd.groupsForPlan(ctx)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
+			"The plan reads the prefix's groups (GET /coord/v1/monitoring/groups, which the READ role allows) to show the resharding "+
+				"it causes and to refuse changes that cannot succeed; without that read the plan cannot be trusted, so it fails. "+
+				"Fix the cause above and plan again.")
+		return
+	}
+	snap := newPrefixSnapshot(all, p, g, target)
+	if seen != nil {
+		if !checkSinceRefresh(&resp.Diagnostics, p, g, target, seen, snap.self, reg) {
+			return
+		}
+		snap = snap.withSelf(*seen)
+	}
+	check := planCheckRead
+	from := int32(-1)
+	extra := map[string]int32{}
+	basis := types.Int64Null()
+	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
+	if createdHere {
+		// Terraform plans again during apply, after the group exists:
+		// describe it the same way then as now.
+		snap = snap.without(g)
+	}
+	switch {
+	case snap.self != nil && !createdHere:
+		from = snap.self.ShardCount
+		if am := snap.self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
+			// Already heading there (the count switched when it was
+			// accepted): the change being completed started from its from.
+			from = am.FromShardCount
+		}
+		basis = types.Int64Value(snap.self.MetadataVersion)
+	default:
+		if !createdHere {
+			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
+				"The coordinator has no group %q under stream prefix %q (groups of the prefix: %s), and this configuration does not create it. "+
+					"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
+					"with redisstreamcoordinator_group and reference that resource's attributes here "+
+					"(stream_prefix = redisstreamcoordinator_group.<name>.stream_prefix, consumer_group = redisstreamcoordinator_group.<name>.consumer_group), "+
+					"so Terraform plans and creates the group first.", g, p, groupNames(snap.groups)))
+			return
+		}
+		check = planCheckGroupCreated
+		if created.InitialShardCount != nil {
+			from = int32(*created.InitialShardCount)
+			extra[g] = from
+		}
+	}
+	if snap.self != nil && from == target && snap.self.ActiveMigration.Finished() {
+		// The group already has the count: nothing will be sent.
+		plan.Resharding = reshardingNull()
+		plan.PreviousShardCount = types.Int64Null()
+		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
+		plan.MigrationState = types.StringNull()
+		plan.MetadataVersion = basis
+		return
+	}
+	if snap.self == nil && from == target {
+		// A group created in this apply with the same count: nothing to scale.
+		plan.Resharding = reshardingNull()
+		plan.PreviousShardCount = types.Int64Null()
+		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
+		plan.MigrationState = types.StringNull()
+		return
+	}
+	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
+	if fatal != "" {
+		previewFatal(&resp.Diagnostics, p, target, fatal)
+		return
+	}
+	if snap.self == nil {
+		// A new group has no consumers: a scale-out of it waits for one.
+		if from < 0 || target > from {
+			completes = false
+			blockedBy = joinClauses(blockedBy, fmt.Sprintf("group %q is created in this apply and has no consumers yet: a scale-out "+
+				"stays ACTIVE until a consumer joins (create the group first, start its consumers, then scale)", g))
+		}
+	}
+	m := reshardingModel{
+		FromShardCount:       types.Int64Unknown(),
+		ToShardCount:         types.Int64Value(int64(target)),
+		AffectedGroups:       snap.affectedGroups(extra),
+		MovedKeyPercent:      types.Float64Unknown(),
+		CompletesByItself:    types.BoolValue(completes),
+		BlockedBy:            types.StringNull(),
+		BasisMetadataVersion: basis,
+		PlanCheck:            types.StringValue(check),
+	}
+	if from >= 0 {
+		m.FromShardCount = types.Int64Value(int64(from))
+		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(from, target))
+		plan.PreviousShardCount = types.Int64Value(int64(from))
+	}
+	if blockedBy != "" {
+		m.BlockedBy = types.StringValue(blockedBy)
+	}
+	plan.Resharding = m.object()
+	r.warnAboutChange(ctx, snap, from, completes, blockedBy, resp)
+}
+
+func joinClauses(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+func groupNames(groups []client.Group) string {
+	if len(groups) == 0 {
+		return "none"
+	}
+	names := make([]string, len(groups))
+	for i, gi := range groups {
+		names[i] = fmt.Sprintf("%q", gi.ConsumerGroup)
+	}
+	return strings.Join(names, ", ")
+}
+
+// warnAboutChange repeats the preview on the console: what producers must do
+// (the plan values cannot say that), and the groups it also rescales.
+func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, resp *resource.ModifyPlanResponse) {
+	if from < 0 {
+		return
+	}
+	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards; %.2f%% of partition keys move to another shard. "+
+		"Producers that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the "+
+		"migration completes and their routing is refreshed. Terraform cannot verify that they were paused.",
+		snap.g, snap.p, from, snap.target, movedKeyPercent(from, snap.target))
+	if snap.target == 0 {
+		detail += " A count of 0 retires every shard: producers refuse to publish until the count is raised again."
+	}
+	var siblings []string
+	for _, gi := range snap.groups {
+		if gi.ConsumerGroup != snap.g {
+			siblings = append(siblings, fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount))
+		}
+	}
+	if len(siblings) > 0 {
+		detail += fmt.Sprintf("\n\nThe stream-level scale also rescales the other groups of the prefix: %s.", strings.Join(siblings, ", "))
+	}
+	if blockedBy != "" {
+		detail += "\n\nThe change " + blockedBy + "."
+	}
+	if !completes {
+		detail += " It does not complete by itself."
+	}
+	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": snap.p, "from": from, "to": snap.target})
+	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p), detail)
+}
+
+// checkSinceRefresh compares the group as the plan's refresh recorded it with
+// the coordinator now. They differ when someone changed the group after the
+// refresh: between the plan and the apply of a saved plan, or with
+// -refresh=false. A recorded metadata regression that was acknowledged is not
+// a change.
+func checkSinceRefresh(diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group, reg *metadataRegression) bool {
+	if now == nil {
+		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
+			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
+				"the group. Nothing was sent to the coordinator.\n\nRun terraform plan again and review the new plan.",
+			g, p, seen.ShardCount, seen.MetadataVersion))
+		return false
+	}
+	if now.MetadataVersion == seen.MetadataVersion && now.ShardCount == seen.ShardCount {
+		return true
+	}
+	if reg != nil && now.MetadataVersion == reg.Reported {
+		return true
+	}
+	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
+		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d. The coordinator "+
+			"now reports %d shards at metadataVersion %d%s: someone changed the group after the plan's refresh. Applying the plan now "+
+			"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
+			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+		p, target, g, seen.ShardCount, seen.MetadataVersion, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)))
+	return false
 }

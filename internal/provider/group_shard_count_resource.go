@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -20,6 +21,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -59,6 +62,9 @@ type groupShardCountModel struct {
 	MigrationIDs       types.Map      `tfsdk:"migration_ids"`
 	MigrationState     types.String   `tfsdk:"migration_state"`
 	PreviousShardCount types.Int64    `tfsdk:"previous_shard_count"`
+	MetadataVersion    types.Int64    `tfsdk:"metadata_version"`
+	AckMetadataVersion types.Int64    `tfsdk:"acknowledged_metadata_version"`
+	Resharding         types.Object   `tfsdk:"resharding"`
 	Timeouts           timeouts.Value `tfsdk:"timeouts"`
 }
 
@@ -139,10 +145,25 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"previous_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's shard count before the last change this resource applied; null when no change was needed.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The group's shard count before the last change this resource applied; null when no change was needed. " +
+					"For a planned change it is the count read at plan time, so the plan shows it.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
+			"metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: when the " +
+					"coordinator reports a lower version (its metadata was deleted, corrupted or restored from an old backup), plans fail " +
+					"closed with the coordinator's runbook until `acknowledged_metadata_version` accepts the reported version.",
+				Computed: true,
+			},
+			"acknowledged_metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "Set only after a metadata regression, and after following the runbook in the plan's error: the " +
+					"`metadataVersion` the coordinator now reports, which you accept as the group's new baseline. Any other value keeps " +
+					"the plan failing closed. It can be removed again after the apply.",
+				Optional:   true,
+				Validators: []validator.Int64{int64validator.AtLeast(0)},
+			},
+			"resharding": reshardingSchema(),
 		},
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true}),
@@ -178,8 +199,16 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
-		// Only Terraform-side settings changed; nothing to send.
+		// Only Terraform-side settings changed (or an acknowledged metadata
+		// regression, whose version ModifyPlan planned as the new baseline).
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
+		if plan.MetadataVersion.IsUnknown() {
+			plan.MetadataVersion = state.MetadataVersion
+		}
+		if plan.Resharding.IsUnknown() {
+			plan.Resharding = state.Resharding
+		}
+		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 		return
 	}
@@ -236,13 +265,20 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 	}
+	if resumed == nil {
+		s.checkBasis = func(ctx context.Context, group *client.Group) bool { return r.checkPlanBasis(ctx, s, plan, group) }
+	}
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		plan.MigrationIDs = out.migrationIDsValue()
 		plan.MigrationState = out.stateValue()
-		plan.PreviousShardCount = out.previousValue()
+		if plan.PreviousShardCount.IsUnknown() {
+			plan.PreviousShardCount = out.previousValue()
+		}
+		r.settleComputed(ctx, s, &plan, out)
 		diags.Append(state.Set(ctx, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
+		diags.Append(setMetadataRegression(ctx, private, nil)...)
 	}
 
 	out := s.start(ctx)
@@ -253,9 +289,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		// The migration being resumed finished in the meantime.
 		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
 		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
+		r.settleComputed(ctx, s, &plan, out)
 		diags.Append(state.Set(ctx, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
 		return
+	}
+	if out.changed() {
+		r.pd.noteMutation(p)
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
 		record(out, false)
@@ -267,10 +307,114 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	record(out, !finished)
 }
 
+// checkPlanBasis refuses, before any mutation, a plan whose basis changed on
+// the coordinator since it was made: a saved plan reviewed against other
+// counts. A fresh `terraform apply` plans anew, so its basis is current.
+func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, group *client.Group) bool {
+	basis := types.Int64Null()
+	var planned reshardingModel
+	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
+	if haveResharding {
+		s.diags.Append(plan.Resharding.As(ctx, &planned, basetypes.ObjectAsOptions{})...)
+		basis = planned.BasisMetadataVersion
+	} else if !plan.Resharding.IsUnknown() {
+		// No change was planned: the planned metadata_version is the basis.
+		basis = plan.MetadataVersion
+	}
+	if basis.IsNull() || basis.IsUnknown() {
+		return true
+	}
+	if group.MetadataVersion > basis.ValueInt64() && haveResharding && !planned.FromShardCount.IsUnknown() {
+		s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
+			"The plan previewed stream prefix %q going from %d to %d shards, based on metadataVersion %d of group %q. The coordinator "+
+				"now reports metadataVersion %d and %d shards (state %s)%s: someone changed the group between plan and apply. "+
+				"Applying the saved plan now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
+				"Run terraform plan again, review the new resharding preview, and apply that plan.",
+			s.p, planned.FromShardCount.ValueInt64(), s.target, basis.ValueInt64(), s.g, group.MetadataVersion, group.ShardCount,
+			group.State, activeMigrationNote(group)))
+		return false
+	}
+	if !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
+		return false
+	}
+	if !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
+		return true
+	}
+	// The stream-level scale rescales the siblings too: their counts are
+	// part of what was reviewed.
+	want := map[string]int64{}
+	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
+	siblings, ok := s.prefixGroups(ctx)
+	if !ok {
+		return false
+	}
+	var changed []string
+	now := map[string]int32{}
+	for _, gi := range siblings {
+		now[gi.ConsumerGroup] = gi.ShardCount
+	}
+	for _, name := range sortedKeys(want) {
+		c, exists := now[name]
+		switch {
+		case !exists && name != s.g:
+			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
+		case exists && int64(c) != want[name]:
+			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, want[name], c))
+		}
+	}
+	for _, name := range sortedKeys(now) {
+		if _, planned := want[name]; !planned {
+			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, now[name]))
+		}
+	}
+	if len(changed) == 0 {
+		return true
+	}
+	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", s.p), fmt.Sprintf(
+		"The plan's resharding preview of stream prefix %q listed the groups the stream-level scale rescales, but since then: %s. "+
+			"Nothing was sent to the coordinator.\n\nRun terraform plan again, review the new preview, and apply that plan.",
+		s.p, strings.Join(changed, "; ")))
+	return false
+}
+
+func activeMigrationNote(g *client.Group) string {
+	if am := g.ActiveMigration; am != nil && !am.Finished() {
+		return fmt.Sprintf(", with migration %s (%d→%d shards) %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
+	}
+	return ""
+}
+
+// settleComputed resolves what the plan left unknown: the metadata version
+// after the change and, when the plan could not preview it (provider
+// configuration unknown at plan time), the resharding values.
+func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome) {
+	group := s.self
+	if out.changed() || group == nil {
+		if g, err := s.api.GetGroup(ctx, s.p, s.g); err == nil {
+			group = g
+			s.self = g
+		} else if group == nil {
+			addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q after changing it", s.g, s.p), err,
+				"The change was made; run terraform apply -refresh-only to record the group's metadata version.")
+			plan.MetadataVersion = types.Int64Null()
+		}
+	}
+	if group != nil && plan.MetadataVersion.IsUnknown() {
+		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	if plan.Resharding.IsUnknown() || reshardingHasUnknowns(ctx, plan.Resharding) {
+		plan.Resharding = r.reshardingAtApply(ctx, plan.Resharding, s, out)
+	}
+}
+
 func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state groupShardCountModel
 	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 	if resp.Diagnostics.HasError() {
+		return
+	}
+	if len(r.pd.configUnknown) > 0 {
+		resp.Diagnostics.AddWarning("Shard count not refreshed", "The shard count of "+state.ID.ValueString()+" was not refreshed: "+r.pd.unknownConfigDetail())
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
@@ -285,21 +429,49 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
-	// Follow this group's own migration without another request: the group
-	// response carries its active migration.
-	if !state.MigrationIDs.IsNull() && !state.MigrationState.IsNull() {
-		ids := map[string]string{}
-		resp.Diagnostics.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
-		if id, ok := ids[g]; ok {
-			switch {
-			case group.ActiveMigration != nil && group.ActiveMigration.ReshardingID == id:
-				state.MigrationState = types.StringValue(string(group.ActiveMigration.State))
-			case group.ActiveMigration == nil && state.MigrationState.ValueString() != string(client.MigrationRolledBack):
-				state.MigrationState = types.StringValue(string(client.MigrationDeprecated))
-			}
-		}
+	var regressed bool
+	seen := state.MetadataVersion
+	state.MetadataVersion, regressed = observeMetadataVersion(seen, group.MetadataVersion)
+	var reg *metadataRegression
+	if regressed {
+		reg = &metadataRegression{Seen: seen.ValueInt64(), Reported: group.MetadataVersion}
+		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
 	}
+	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
+	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
+	r.followMigration(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+}
+
+// followMigration updates migration_state from the group's own active
+// migration. Once it is no longer active, the group response cannot tell a
+// completed migration from a rolled-back one (both clear activeMigration),
+// so the migration itself is looked up, once.
+func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
+	if state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() || state.MigrationState.IsNull() {
+		return
+	}
+	ids := map[string]string{}
+	diags.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
+	id, ok := ids[group.ConsumerGroup]
+	if !ok {
+		return
+	}
+	if am := group.ActiveMigration; am != nil && am.ReshardingID == id {
+		state.MigrationState = types.StringValue(string(am.State))
+		return
+	}
+	switch client.MigrationState(state.MigrationState.ValueString()) {
+	case client.MigrationDeprecated, client.MigrationRolledBack:
+		return
+	}
+	m, err := r.pd.api.GetMigration(ctx, group.StreamPrefix, group.ConsumerGroup, id)
+	if err != nil {
+		addAPIError(diags, fmt.Sprintf("Failed to read migration %s of group %q under stream prefix %q", id, group.ConsumerGroup, group.StreamPrefix), err,
+			"The group no longer reports it as active; the provider looks it up to tell a completed migration from a rolled-back one.")
+		return
+	}
+	state.MigrationState = types.StringValue(string(m.State))
 }
 
 // Delete only forgets the resource: a group always has a shard count.

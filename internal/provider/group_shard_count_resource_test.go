@@ -250,9 +250,9 @@ func TestAccGroupShardCount_blockedByOtherMigrationThenProceeds(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				time.AfterFunc(1500*time.Millisecond, func() { c.SetUndrainedShard(p, g, 3, false) })
-			},
+			// The blocking migration drains once the provider is waiting on
+			// it (it polls assignments), not after a guessed delay.
+			PreConfig:         func() { go drainOnceWaiting(t, c, p, g, 3) },
 			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
 			ConfigStateChecks: append(expectShardCountState(2, "DEPRECATED"), statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(3))),
 			Check:             a.migrationFinished(p, g, 2),
@@ -289,14 +289,15 @@ func TestAccGroupShardCount_partWayFailedStreamScaleIsRecovered(t *testing.T) {
 }
 
 func TestAccGroupShardCount_outOfBandRollbackDuringWait(t *testing.T) {
-	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	// The lease outlasts any test run, so the member is live however slow
+	// the machine is.
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour})
 	c := a.env.RequireInRepo(t, "rolls back at the moment the provider starts waiting")
 	p, g := acctest.RandomName("yanked"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
-	consumer := a.env.StartConsumer(t, p, g)
-	waitForLiveMember(t, a, p, g)
-	// A live but silent member keeps the scale-out ACTIVE (it never converges).
-	consumer.Silence()
+	// A live but silent member keeps the scale-out ACTIVE (it never
+	// converges). It has joined when JoinSilentMember returns: no wait.
+	a.env.JoinSilentMember(t, p, g)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -421,8 +422,9 @@ func TestAccGroupShardCount_missingGroup(t *testing.T) {
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config:      a.env.ProviderConfig() + shardCountHCL("test", acctest.RandomName("nothing"), "svc", 2),
-			ExpectError: regexp.MustCompile(`(?s)does not exist.*GROUP_NOT_FOUND.*Create it with\s+redisstreamcoordinator_group`),
+			Config: a.env.ProviderConfig() + shardCountHCL("test", acctest.RandomName("nothing"), "svc", 2),
+			// Known at plan time: the group neither exists nor is created here.
+			ExpectError: regexp.MustCompile(`(?s)does not exist.*this configuration does not create it.*create the group\s+with\s+redisstreamcoordinator_group`),
 		}},
 	})
 }

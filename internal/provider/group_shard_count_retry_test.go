@@ -14,9 +14,12 @@ import (
 )
 
 func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) {
-	// One admin mutation per 2 s window per principal and prefix bucket: the
-	// second scale inside the window is refused with 429 and Retry-After.
-	a := newAccTest(t, acctest.Options{RateLimitPerWindow: 1, RateLimitWindow: 2 * time.Second})
+	// One admin mutation per window per principal and prefix bucket, and a
+	// window that never lapses by itself: the provider's scale after the
+	// out-of-band one is refused with 429 and Retry-After however slow the
+	// machine is. The coordinator ends the window right after that first
+	// refusal, so the provider's retry (same request id) gets through.
+	a := newAccTest(t, acctest.Options{RateLimitPerWindow: 1, RateLimitWindow: 2 * time.Second, RateLimitManualReset: true})
 	c := a.env.RequireInRepo(t, "configures a low rate limit and reads the audit log")
 	p, g := acctest.RandomName("limited"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
@@ -24,8 +27,11 @@ func TestAccGroupShardCount_rateLimitStormRetriedWithOneRequestID(t *testing.T) 
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
 			{
-				PreConfig: func() { scaleOutOfBand(t, a, p, 4) }, // a noop that uses the window's one mutation
-				Config:    a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
+				PreConfig: func() {
+					scaleOutOfBand(t, a, p, 4) // a noop that uses the window's one mutation
+					c.ResetRateLimitsAfterRefusals(1)
+				},
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 3),
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, g, 3),
 					func(*terraform.State) error {

@@ -25,6 +25,11 @@ type scaler struct {
 	// own request id, kept across that call's retries.
 	mutation client.Mutation
 	diags    *diag.Diagnostics
+	// checkBasis, when set, runs on the group as read before any mutation;
+	// false stops the apply (a saved plan whose basis changed).
+	checkBasis func(ctx context.Context, group *client.Group) bool
+	// self is the group as last read.
+	self *client.Group
 }
 
 // scaleOutcome is what the scaler started or adopted: one migration per
@@ -111,10 +116,18 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q", s.g, s.p), err, "")
 		return nil
 	}
+	s.self = group
+	if s.checkBasis != nil && !s.checkBasis(ctx, group) {
+		return nil
+	}
 	if am := group.ActiveMigration; am != nil && !am.Finished() {
 		switch {
 		case am.ToShardCount == s.target:
 			return s.takeOver(ctx, "adopted")
+		case am.State == client.MigrationPreparing:
+			s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
+				preparingElsewhereDetail(s.p, s.target, *group)+"\n\nNothing was sent to the coordinator.")
+			return nil
 		case am.FromShardCount == s.target:
 			return s.revert(ctx)
 		default:
@@ -204,8 +217,14 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 		}
 	}
 	if len(blocking) > 0 {
+		detail := blockingMigrationsDetail(s.p, s.target, blocking)
+		for _, gi := range blocking {
+			if gi.ActiveMigration.State == client.MigrationPreparing {
+				detail += "\n\n" + preparingElsewhereDetail(s.p, s.target, gi)
+			}
+		}
 		s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p),
-			blockingMigrationsDetail(s.p, s.target, blocking)+"\n\nAlready done: "+orNone(done)+".")
+			detail+"\n\nAlready done: "+orNone(done)+".")
 		return nil
 	}
 	if len(done) > 0 {

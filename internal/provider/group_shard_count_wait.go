@@ -32,12 +32,14 @@ var errMigrationEnded = errors.New("migration ended without completing")
 func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	seenViolations := map[string]bool{}
 	finished := map[string]bool{}
-	err := client.Poll(ctx, migrationPoll, func(ctx context.Context) (bool, error) {
+	round := 0
+	err := client.Poll(ctx, pollOptionsFor(len(out.migrations)), func(ctx context.Context) (bool, error) {
+		defer func() { round++ }()
 		for _, name := range sortedKeys(out.migrations) {
 			if finished[name] {
 				continue
 			}
-			done, err := s.observe(ctx, out, name, seenViolations)
+			done, err := s.observe(ctx, out, name, round, seenViolations)
 			if err != nil {
 				return false, err
 			}
@@ -73,8 +75,29 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	}
 }
 
+// pollOptionsFor spreads the polls of a prefix's migrations so that waiting
+// costs the coordinator under 4 requests per second per prefix, however many
+// groups it has: each round reads every unfinished group, so the interval
+// grows with their number.
+func pollOptionsFor(groups int) client.PollOptions {
+	o := migrationPoll
+	if groups > 1 {
+		o.Initial *= time.Duration(groups)
+		o.Max *= time.Duration(groups)
+	}
+	return o
+}
+
+// Side reads while waiting: invariant violations are checked every
+// violationsEvery rounds, and whether a scale-out has a live consumer every
+// membersEvery rounds (and on the first), on top of one group read a round.
+const (
+	violationsEvery = 4
+	membersEvery    = 2
+)
+
 // observe checks one group's migration; done means nothing more to wait for.
-func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, seenViolations map[string]bool) (bool, error) {
+func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, round int, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
 	group, err := s.api.GetGroup(ctx, s.p, name)
 	if client.IsNotFound(err) {
@@ -104,8 +127,10 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, se
 		delete(out.waitingForConsumer, name)
 		return true, nil
 	}
-	s.reportViolations(ctx, name, seenViolations)
-	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount {
+	if round%violationsEvery == 0 {
+		s.reportViolations(ctx, name, seenViolations)
+	}
+	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && round%membersEvery == 0 {
 		live, err := liveMembers(ctx, s.api, s.p, name)
 		if err != nil {
 			return false, err
@@ -147,6 +172,12 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	var active []client.Group
 	for _, gi := range siblings {
 		if am := gi.ActiveMigration; am != nil && !am.Finished() {
+			if am.State == client.MigrationPreparing && am.ToShardCount != s.target {
+				// It never moves by itself: waiting would only time out.
+				s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
+					preparingElsewhereDetail(s.p, s.target, gi)+"\n\nNothing was sent to the coordinator.")
+				return false
+			}
 			others.track(gi.ConsumerGroup, *am)
 			active = append(active, gi)
 		}

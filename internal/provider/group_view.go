@@ -3,11 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -21,15 +19,10 @@ import (
 // Shared by the read-side data sources: the group lookup arguments, the
 // GroupResponse and Migration views, and their error reporting.
 
-// lookupNamePattern accepts every name the coordinator can hold. Data sources
-// only read, so they must also find groups created outside Terraform with
-// names the provider's stricter creation rules would refuse; only '/' is
-// impossible, because each name is one URL path segment.
-var lookupNamePattern = regexp.MustCompile(`^[^/]+$`)
-
+// lookupNameValidators accept every name a coordinator can hold: data sources
+// must find groups created outside Terraform under any name (see checkName).
 func lookupNameValidators(kind string) []validator.String {
-	return []validator.String{stringvalidator.RegexMatches(lookupNamePattern,
-		"must be a non-empty "+kind+" without '/' (each name is a single URL path segment)")}
+	return []validator.String{nameValidator{kind: kind}}
 }
 
 // groupLookupAttributes are the arguments of every group-scoped data source.
@@ -77,6 +70,11 @@ func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
 		diags.AddError("Provider not configured",
 			"The redisstreamcoordinator provider was not configured before this data source was read. Check the provider block "+
 				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
+		return nil
+	}
+	if len(b.pd.configUnknown) > 0 {
+		diags.AddError("Provider configuration unknown until apply",
+			"This data source is read while planning, but "+b.pd.unknownConfigDetail())
 		return nil
 	}
 	return b.pd.api

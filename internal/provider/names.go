@@ -6,10 +6,13 @@ import (
 	"maps"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // MaxShardCount is the provider's upper bound on shard counts. The coordinator
@@ -17,36 +20,108 @@ import (
 // thousands of Redis streams.
 const MaxShardCount = 1024
 
-// maxNameLength bounds stream prefixes and consumer group names. The
-// coordinator sets no limit; Redis keys, audit records and URLs stay readable.
-const maxNameLength = 200
+// Kinds of names, as used in messages; kindStreamPrefix also selects the
+// stream-prefix-only rule (no braces).
+const (
+	kindStreamPrefix  = "stream prefix"
+	kindConsumerGroup = "consumer group"
+)
 
-// namePattern is the coordinator's recommendation for both names (CONTRACT
-// §14): no '/', braces (Redis Cluster hash tags), whitespace, ';' or '*'.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9._:-]+$`)
+// conventionalNameLength is the length beyond which a new name gets a
+// warning. The coordinator sets no limit, so it is never an error.
+const conventionalNameLength = 200
 
-// checkName returns why a stream prefix or consumer group name is unsafe, or "".
+// conventionalNamePattern is the conservative set for NEW names (CONTRACT
+// §14's provider recommendation): names outside it work, but shells, Redis
+// tooling and dashboards may need quoting or escaping. Never an error: groups
+// that already exist may carry any name the server accepted.
+var conventionalNamePattern = regexp.MustCompile(`^[A-Za-z0-9._:-]+$`)
+
+// checkName returns why v cannot be a stream prefix or consumer group on any
+// coordinator, or "". It refuses only what cannot round-trip through one URL
+// path segment (CONTRACT §1, §14) and, for a stream prefix, braces; every
+// other name (spaces, '@', '%', '?', '#', unicode, any length) is valid and is
+// percent-encoded on the wire.
 func checkName(kind, v string) string {
+	return nameProblem(kind, v, kind == kindStreamPrefix)
+}
+
+// nameProblem is checkName with the label used in messages chosen freely
+// (e.g. a function argument name); isPrefix adds the no-braces rule.
+func nameProblem(label, v string, isPrefix bool) string {
 	switch {
 	case v == "":
-		return kind + " must not be empty."
-	case len(v) > maxNameLength:
-		return fmt.Sprintf("%s is %d characters long; the provider allows at most %d.", kind, len(v), maxNameLength)
-	case strings.ContainsAny(v, "{}"):
-		return fmt.Sprintf("%s %q contains a brace: braces would make a Redis Cluster hash tag, and the coordinator rejects them.", kind, v)
+		return label + " must not be empty."
+	case strings.TrimSpace(v) == "":
+		return fmt.Sprintf("%s %q is blank (only whitespace): the coordinator rejects blank names.", label, v)
+	case isPrefix && strings.ContainsAny(v, "{}"):
+		return fmt.Sprintf("%s %q contains a brace: braces would make a Redis Cluster hash tag, and the coordinator rejects them.", label, v)
 	case strings.Contains(v, "/"):
-		return fmt.Sprintf("%s %q contains '/': names are single URL path segments, and '/' also separates the import id.", kind, v)
-	case !namePattern.MatchString(v):
-		return fmt.Sprintf("%s %q may only contain letters, digits, '.', '_', ':' and '-' (no whitespace, ';' or '*').", kind, v)
+		return fmt.Sprintf("%s %q contains '/': names are single URL path segments (the coordinator's web server refuses an encoded '/'), "+
+			"and '/' also separates the import id.", label, v)
+	case strings.Contains(v, ";"):
+		return fmt.Sprintf("%s %q contains ';': the coordinator's web framework cuts a path segment at ';' (path parameters), "+
+			"so the name cannot be addressed.", label, v)
+	case strings.Contains(strings.ToLower(v), "%2f"):
+		return fmt.Sprintf("%s %q contains %%2F, an encoded '/': the coordinator's web server refuses it in a path, "+
+			"and names are single URL path segments. Write the name itself, without percent-encoding.", label, v)
+	case v == "." || v == "..":
+		return fmt.Sprintf("%s %q is a dot segment: URLs normalize it away, so the name cannot be addressed.", label, v)
 	}
 	return ""
 }
 
-// nameValidator checks stream prefixes and consumer group names at plan time.
+// unconventionalNameWarning returns the detail of a plan-time warning for a
+// NEW name (one being created) outside ^[A-Za-z0-9._:-]+$ or longer than 200
+// characters, or "" when v is conventional. Call it only for creates: an
+// imported or existing group keeps whatever name the server accepted, and
+// warning about it would be noise. It assumes checkName(kind, v) == "".
+func unconventionalNameWarning(kind, v string) string {
+	var why []string
+	if !conventionalNamePattern.MatchString(v) {
+		why = append(why, "it has characters outside letters, digits, '.', '_', ':' and '-'")
+	}
+	if n := utf8.RuneCountInString(v); n > conventionalNameLength {
+		why = append(why, fmt.Sprintf("it is %d characters long (conventionally at most %d)", n, conventionalNameLength))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("The new %s %q is valid, and the provider percent-encodes it in every request, but %s. Shells, "+
+		"redis-cli scripts, Redis tooling and dashboards may need quoting or escaping for it. Prefer letters, digits, '.', '_', "+
+		"':' and '-' for new names; this is only a warning, and names of existing groups are never warned about.",
+		kind, v, strings.Join(why, " and "))
+}
+
+// newNameWarnings adds unconventionalNameWarning for the stream_prefix and
+// consumer_group attributes of a resource being created. Unknown values are
+// skipped: Terraform plans again during apply, with the values known.
+func newNameWarnings(streamPrefix, consumerGroup types.String) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, a := range []struct {
+		attr, kind string
+		v          types.String
+	}{{"stream_prefix", kindStreamPrefix, streamPrefix}, {"consumer_group", kindConsumerGroup, consumerGroup}} {
+		if a.v.IsNull() || a.v.IsUnknown() || checkName(a.kind, a.v.ValueString()) != "" {
+			continue
+		}
+		if msg := unconventionalNameWarning(a.kind, a.v.ValueString()); msg != "" {
+			diags.AddAttributeWarning(path.Root(a.attr), "Unconventional "+a.kind+" name", msg)
+		}
+	}
+	return diags
+}
+
+// nameValidator checks stream prefixes and consumer group names at plan
+// time: only what no coordinator can hold is an error (see checkName).
 type nameValidator struct{ kind string }
 
 func (v nameValidator) Description(context.Context) string {
-	return fmt.Sprintf("%s of 1 to %d letters, digits, '.', '_', ':' or '-'", v.kind, maxNameLength)
+	d := fmt.Sprintf("a non-blank %s that fits one URL path segment: no '/', ';' or %%2F, and not '.' or '..'", v.kind)
+	if v.kind == kindStreamPrefix {
+		d += "; no braces"
+	}
+	return d
 }
 
 func (v nameValidator) MarkdownDescription(ctx context.Context) string { return v.Description(ctx) }
@@ -61,8 +136,8 @@ func (v nameValidator) ValidateString(_ context.Context, req validator.StringReq
 }
 
 var (
-	streamPrefixValidator  = nameValidator{kind: "stream prefix"}
-	consumerGroupValidator = nameValidator{kind: "consumer group"}
+	streamPrefixValidator  = nameValidator{kind: kindStreamPrefix}
+	consumerGroupValidator = nameValidator{kind: kindConsumerGroup}
 )
 
 // groupID is the import id and resource id of a group: "{streamPrefix}/{consumerGroup}".
@@ -71,13 +146,13 @@ func groupID(streamPrefix, consumerGroup string) string {
 }
 
 // parseGroupID splits an import id. Neither part can contain '/', so exactly
-// one '/' separates them.
+// one '/' separates them; each part is the raw name (not percent-encoded).
 func parseGroupID(id string) (streamPrefix, consumerGroup string, err error) {
 	parts := strings.Split(id, "/")
 	if len(parts) != 2 {
 		return "", "", fmt.Errorf("import id %q must have the form {stream_prefix}/{consumer_group}, for example orders/order-service", id)
 	}
-	for i, kind := range []string{"stream prefix", "consumer group"} {
+	for i, kind := range []string{kindStreamPrefix, kindConsumerGroup} {
 		if msg := checkName(kind, parts[i]); msg != "" {
 			return "", "", fmt.Errorf("import id %q: %s Expected {stream_prefix}/{consumer_group}, for example orders/order-service", id, msg)
 		}

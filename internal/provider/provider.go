@@ -186,6 +186,15 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if unknown := unknownSettings(model); len(unknown) > 0 {
+		// Planning with a configuration that depends on resources not yet
+		// created: there is no coordinator to ask until apply. Resources say
+		// so in their plans; data sources cannot be read.
+		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
+		pd := newUnknownProviderData(unknown)
+		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
+		return
+	}
 	cfg, diags := resolveConfig(model, p.getenv)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -88,6 +88,28 @@ func (s *settingSource) duration(name string, v attr.Value, def time.Duration) t
 	return d
 }
 
+// unknownSettings names the provider block's settings whose values are
+// unknown (computed from resources not yet created), in schema order.
+func unknownSettings(m providerModel) []string {
+	settings := []struct {
+		name string
+		v    attr.Value
+	}{
+		{"endpoint", m.Endpoint}, {"username", m.Username}, {"password", m.Password}, {"token", m.Token}, {"login", m.Login},
+		{"requested_by", m.RequestedBy}, {"request_id_prefix", m.RequestIDPrefix}, {"run_id", m.RunID},
+		{"default_reason", m.DefaultReason}, {"max_retries", m.MaxRetries}, {"retry_wait_min", m.RetryWaitMin},
+		{"retry_wait_max", m.RetryWaitMax}, {"request_timeout", m.RequestTimeout}, {"ca_cert_pem", m.CACertPEM},
+		{"insecure_skip_verify", m.InsecureSkipVerify},
+	}
+	var unknown []string
+	for _, s := range settings {
+		if s.v.IsUnknown() {
+			unknown = append(unknown, s.name)
+		}
+	}
+	return unknown
+}
+
 // resolveConfig turns the provider block plus environment into a client
 // configuration, reporting every problem against the attribute to fix.
 func resolveConfig(m providerModel, getenv func(string) string) (client.Config, diag.Diagnostics) {

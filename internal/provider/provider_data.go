@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -25,6 +26,23 @@ type providerData struct {
 	prefixLocks *keyedMutex
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
+	// configUnknown lists the provider settings that are unknown at plan
+	// time; api is nil then. Set only during a plan whose provider block
+	// depends on resources not yet created.
+	configUnknown []string
+}
+
+func newUnknownProviderData(unknown []string) *providerData {
+	return &providerData{prefixLocks: &keyedMutex{}, configUnknown: unknown}
+}
+
+// unknownConfigDetail explains why a plan-time check could not run.
+func (pd *providerData) unknownConfigDetail() string {
+	return fmt.Sprintf("The provider configuration (%s) depends on values known only after apply, so the provider cannot reach "+
+		"the coordinator at plan time. The checks and previews that need the coordinator are deferred to apply, where they fail "+
+		"before any change if they do not pass. To see them in the plan, configure the provider from literals, variables or "+
+		"REDIS_STREAM_COORDINATOR_* environment variables, or apply the resources it depends on first (-target).",
+		strings.Join(pd.configUnknown, ", "))
 }
 
 func newProviderData(api *client.Client) *providerData {

@@ -11,12 +11,14 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -63,12 +65,18 @@ func terraformAttempts(c *coordinator.Coordinator, base string) map[string][]coo
 }
 
 // stormProxy fronts the coordinator's handler with the rate limit at one
-// mutation per window. Until the provider has been refused `storms` times on
-// a request id, it first spends that request's bucket (principal, prefix,
-// group) with a request of its own that changes nothing, so the coordinator's
-// real limiter answers the provider 429 with Retry-After, and audits it.
-// Spending right before each attempt makes the storm independent of timing.
+// mutation per window, windows that never lapse by themselves
+// (RateLimitManualReset). Before each of the provider's mutations it ends
+// the windows of that stream prefix. Then, until the provider has been
+// refused `storms` times on a request id, it spends that request's bucket
+// (principal, prefix, group) with a request of its own that changes nothing,
+// so the coordinator's real limiter answers the provider 429 with
+// Retry-After, and audits it; afterwards the provider's attempt opens a
+// fresh window and passes. No window can lapse in between, so the storm is
+// independent of timing. Each prefix's mutations are sequential (the scale
+// depends on the create), so resetting one prefix never disturbs another.
 type stormProxy struct {
+	coord  *coordinator.Coordinator
 	next   http.Handler
 	storms int
 
@@ -78,7 +86,7 @@ type stormProxy struct {
 }
 
 func newStormProxy(c *coordinator.Coordinator, storms int) *stormProxy {
-	return &stormProxy{next: c.Handler(), storms: storms, refused: map[string]int{}}
+	return &stormProxy{coord: c, next: c.Handler(), storms: storms, refused: map[string]int{}}
 }
 
 func (s *stormProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -90,6 +98,8 @@ func (s *stormProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	spend := s.refused[id] < s.storms
 	s.mu.Unlock()
+	prefix, _, _ := strings.Cut(strings.TrimPrefix(r.URL.EscapedPath(), "/coord/v1/streams/"), "/")
+	s.coord.ResetRateLimitsOf(prefix)
 	if spend {
 		s.spend(r)
 	}
@@ -145,7 +155,7 @@ func (r *statusRecorder) Write(b []byte) (int, error) {
 
 func TestAccReliability_rateLimitStormAnd503BurstsDuringApply(t *testing.T) {
 	const groups, storms, bursts = 3, 2, 2
-	a := newAccTest(t, acctest.Options{RateLimitPerWindow: 1, RateLimitWindow: time.Second})
+	a := newAccTest(t, acctest.Options{RateLimitPerWindow: 1, RateLimitWindow: time.Second, RateLimitManualReset: true})
 	c := a.env.RequireInRepo(t, "spends rate-limit buckets, injects 503s and reads the audit log")
 	proxy := newStormProxy(c, storms)
 	srv := httptest.NewServer(proxy)
@@ -229,15 +239,27 @@ func TestAccReliability_coordinatorRestartMidApply(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "restarts the coordinator in the middle of an apply")
 	base := acctest.RandomName("restart")
-	// Hold the creates, and the first stream scale, long enough for a
-	// restart to catch them in flight: their connections are cut, and the
-	// coordinator, like the real one, applies them anyway. The hold is
-	// shorter than the downtime, so they are applied before the provider can
-	// look, and the downtime is well within the provider's retries (at least
-	// 1.9 s with the harness's 50–500 ms waits and 10 retries).
-	const hold, down = 700 * time.Millisecond, time.Second
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Times: groups, Delay: hold})
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay, Times: 1, Delay: hold})
+	// Hold the creates, and the first stream scale, until a restart has cut
+	// their connections; the coordinator, like the real one, then applies
+	// them anyway, and serves again only once they are applied, so they are
+	// applied before the provider can look. The downtime is only as long as
+	// applying them takes, well within the provider's retries.
+	var createsCut, scaleCut atomic.Bool
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Times: groups,
+		Delay: time.Hour, Until: createsCut.Load})
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay, Times: 1,
+		Delay: time.Hour, Until: scaleCut.Load})
+	audited := func(action string, n int) func() bool {
+		return func() bool {
+			count := 0
+			for _, e := range c.AuditEvents() {
+				if strings.HasPrefix(e.StreamPrefix, base+"-") && e.Action == action {
+					count++
+				}
+			}
+			return count >= n
+		}
+	}
 	restarts := make(chan error, 1)
 	config := a.env.ProviderConfig() + reliabilityGroups(base, groups)
 	resource.ParallelTest(t, resource.TestCase{
@@ -246,9 +268,15 @@ func TestAccReliability_coordinatorRestartMidApply(t *testing.T) {
 			{
 				PreConfig: func() {
 					go func() {
-						restarts <- restartWhen(c, down,
-							func() bool { return c.RequestCount("POST", coordinator.RouteGroup) >= groups },
-							func() bool { return c.RequestCount("POST", coordinator.RouteStreamScale) >= 1 })
+						restarts <- restartWhen(c,
+							restartPlan{
+								arrived: func() bool { return c.RequestCount("POST", coordinator.RouteGroup) >= groups },
+								cut:     &createsCut, applied: audited(coordinator.ActionCreateGroup, groups),
+							},
+							restartPlan{
+								arrived: func() bool { return c.RequestCount("POST", coordinator.RouteStreamScale) >= 1 },
+								cut:     &scaleCut, applied: audited(coordinator.ActionScaleStream, 1),
+							})
 					}()
 				},
 				Config: config,
@@ -301,19 +329,41 @@ func TestAccReliability_coordinatorRestartMidApply(t *testing.T) {
 	}
 }
 
+// restartPlan is one restart of restartWhen: once arrived holds, the
+// coordinator's connections are cut, cut is set (releasing held requests),
+// and it serves again once applied holds.
+type restartPlan struct {
+	arrived func() bool
+	cut     *atomic.Bool
+	applied func() bool
+}
+
 // restartWhen restarts the coordinator (listener and connections closed,
-// `down` of silence, same port, state kept) once per condition, in order, as
-// soon as each holds.
-func restartWhen(c *coordinator.Coordinator, down time.Duration, conditions ...func() bool) error {
-	for i, cond := range conditions {
-		deadline := time.Now().Add(30 * time.Second)
+// same port, state kept) once per plan, in order. The time limits only keep
+// a broken test from hanging; nothing depends on them.
+func restartWhen(c *coordinator.Coordinator, plans ...restartPlan) error {
+	await := func(cond func() bool) bool {
+		deadline := time.Now().Add(2 * time.Minute)
 		for !cond() {
 			if time.Now().After(deadline) {
-				return fmt.Errorf("restart %d: its condition did not hold within 30s", i+1)
+				return false
 			}
 			time.Sleep(2 * time.Millisecond)
 		}
-		if err := c.Restart(down); err != nil {
+		return true
+	}
+	for i, p := range plans {
+		if !await(p.arrived) {
+			return fmt.Errorf("restart %d: the requests to cut off never arrived", i+1)
+		}
+		var appliedErr error
+		err := c.RestartWith(func() {
+			p.cut.Store(true)
+			if !await(p.applied) {
+				appliedErr = fmt.Errorf("restart %d: the cut-off requests were never applied", i+1)
+			}
+		})
+		if err = errors.Join(err, appliedErr); err != nil {
 			return fmt.Errorf("restart %d: %w", i+1, err)
 		}
 	}

@@ -102,6 +102,10 @@ func (r *tokenEphemeralResource) Open(ctx context.Context, req ephemeral.OpenReq
 				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
 		return
 	}
+	if len(r.pd.configUnknown) > 0 {
+		resp.Diagnostics.AddError("Provider configuration unknown until apply", "A token is requested now, but "+r.pd.unknownConfigDetail())
+		return
+	}
 	// A blank username makes the coordinator authenticate the login call
 	// by its Authorization header, which carries the provider's credentials.
 	username := model.Username.ValueString()

@@ -85,6 +85,7 @@ func run(args []string, stdout io.Writer) error {
 		interval  = fs.Duration("heartbeat-interval", 3*time.Second, "heartbeat interval told to members")
 		auditLog  = fs.String("audit-log", "", `audit log file, or "-" for stdout (default: none)`)
 		memberAPI = fs.Bool("authenticate-member-api", false, "require the MEMBER role on heartbeats")
+		provision = fs.Bool("streams-provisioning", false, "provision Redis stream keys on create and scale (COORDINATOR_STREAMS_PROVISIONING_ENABLED)")
 	)
 	fs.Var(&users, "user", "API user name:password:ROLE,ROLE (repeatable; replaces the built-in admin)")
 	if err := fs.Parse(args); err != nil {
@@ -94,7 +95,7 @@ func run(args []string, stdout io.Writer) error {
 		Users: users, AdminPassword: *adminPass, TokenSecret: *secret,
 		RateLimitEnabled: *rate > 0, RateLimitPerWindow: *rate, RateLimitWindow: *window,
 		TickInterval: *tick, MemberLeaseTTL: *lease, HeartbeatInterval: *interval,
-		AuthenticateMemberAPI: *memberAPI,
+		AuthenticateMemberAPI: *memberAPI, StreamProvisioning: *provision,
 	}
 	switch *auditLog {
 	case "":

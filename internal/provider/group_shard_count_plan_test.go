@@ -1,0 +1,483 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"regexp"
+	"testing"
+	"time"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// The plan is the product: what a reviewer reads in a saved plan
+// (terraform-plugin-testing reads it back with `terraform show -json`).
+
+// reshardingPath is a field of the planned resharding preview.
+func reshardingPath(field string) tfjsonpath.Path {
+	return tfjsonpath.New("resharding").AtMapKey(field)
+}
+
+// checkPlan adapts a function of the saved plan to plancheck.PlanCheck.
+func checkPlan(f func(ctx context.Context, plan *tfjson.Plan) error) plancheck.PlanCheck {
+	return planCheckFunc(func(ctx context.Context, req plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+		resp.Error = f(ctx, req.Plan)
+	})
+}
+
+// plannedAfter is a resource's planned value at a top-level key and nested keys.
+func plannedAfter(plan *tfjson.Plan, addr string, keys ...string) (any, error) {
+	for _, rc := range plan.ResourceChanges {
+		if rc.Address != addr {
+			continue
+		}
+		var v any = rc.Change.After
+		for _, k := range keys {
+			m, ok := v.(map[string]any)
+			if !ok {
+				return nil, fmt.Errorf("%s: %v is not an object at %q", addr, v, k)
+			}
+			v = m[k]
+		}
+		return v, nil
+	}
+	return nil, fmt.Errorf("no planned change for %s", addr)
+}
+
+// expectBasisIsCoordinators checks the planned basis against the group's
+// metadataVersion as the coordinator reports it, whatever its numbering.
+func (a *accTest) expectBasisIsCoordinators(t *testing.T, p, g string) plancheck.PlanCheck {
+	return checkPlan(func(ctx context.Context, plan *tfjson.Plan) error {
+		v, err := plannedAfter(plan, shardCountAddr, "resharding", "basis_metadata_version")
+		if err != nil {
+			return err
+		}
+		grp, err := a.group(t, p, g)
+		if err != nil {
+			return err
+		}
+		if fmt.Sprint(v) != fmt.Sprint(grp.MetadataVersion) {
+			return fmt.Errorf("planned basis_metadata_version %v, coordinator reports %d", v, grp.MetadataVersion)
+		}
+		return nil
+	})
+}
+
+func TestAccPullRequestWorkflow_previewOfAnUpdate(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("preview"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.env.StartConsumer(t, p, g)
+	waitForLiveMember(t, a, p, g)
+	config := func(n int) string { return a.env.ProviderConfig() + shardCountHCL("test", p, g, n) }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				// The count already matches: no preview, and the plan knows
+				// every value, metadata_version included.
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("metadata_version"), knownvalue.NotNull()),
+				}},
+			},
+			{
+				Config: config(8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(4)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("to_shard_count"), knownvalue.Int64Exact(8)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("moved_key_percent"), knownvalue.Float64Exact(50)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.Int64Exact(4)})),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(true)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("plan_check"), knownvalue.StringExact(planCheckRead)),
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("metadata_version")),
+					a.expectBasisIsCoordinators(t, p, g),
+				}},
+				Check: a.migrationFinished(p, g, 8),
+			},
+		},
+	})
+}
+
+func TestAccPullRequestWorkflow_previewOfACreateOnAnExistingPrefixWithSiblings(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("siblings")
+	a.createGroupOutOfBand(t, p, "billing", 8)
+	a.createGroupOutOfBand(t, p, "orders", 8)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "orders", 12, `wait_for = "ACCEPTED"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(8)),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(8)),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("to_shard_count"), knownvalue.Int64Exact(12)),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("moved_key_percent"), knownvalue.Float64Exact(66.67)),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"billing": knownvalue.Int64Exact(8), "orders": knownvalue.Int64Exact(8),
+				})),
+				// Nobody consumes these groups: the scale-out cannot finish by itself.
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(false)),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
+					knownvalue.StringRegexp(regexp.MustCompile(`"billing", "orders", which have no live consumer`))),
+				a.expectBasisIsCoordinators(t, p, "orders"),
+			}},
+			Check: a.expectGroup(p, "billing", shardCountIs(12)),
+		}},
+	})
+}
+
+func TestAccPullRequestWorkflow_previewOfAReplacement(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p1, p2, g := acctest.RandomName("first"), acctest.RandomName("second"), "svc"
+	a.createGroupOutOfBand(t, p1, g, 4)
+	a.createGroupOutOfBand(t, p2, g, 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p1, g, 4)},
+			{
+				// Moving the resource to another prefix scales that prefix.
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p2, g, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("to_shard_count"), knownvalue.Int64Exact(2)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("moved_key_percent"), knownvalue.Float64Exact(50)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.Int64Exact(4)})),
+					a.expectBasisIsCoordinators(t, p2, g),
+				}},
+				Check: resource.ComposeTestCheckFunc(a.migrationFinished(p2, g, 2), a.expectGroup(p1, g, shardCountIs(4))),
+			},
+		},
+	})
+}
+
+// outOfBandScaleBeforeApply scales the prefix between plan and apply, as
+// another actor would while a saved plan waits for review.
+func (a *accTest) outOfBandScaleBeforeApply(t *testing.T, p, g string, n int32) plancheck.PlanCheck {
+	return checkPlan(func(context.Context, *tfjson.Plan) error {
+		scaleOutOfBand(t, a, p, n)
+		waitForMigrationDone(t, a, p, g)
+		return nil
+	})
+}
+
+func TestAccPullRequestWorkflow_staleSavedPlanIsRefused(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("stale"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.env.StartConsumer(t, p, g)
+	waitForLiveMember(t, a, p, g)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				// Reviewed: 4 → 6. Applied after someone scaled to 8.
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+					a.outOfBandScaleBeforeApply(t, p, g, 8),
+				}},
+				ExpectError: diagRe("Stale plan", `was based on group "svc" having 4 shards at metadataVersion`, "now reports 8 shards", "nothing was sent", "Run terraform plan again"),
+			},
+			{
+				// A fresh plan sees 8 and takes it to 6.
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(8)),
+				}},
+				Check: a.migrationFinished(p, g, 6),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		// The refused apply sent nothing: the only scales are the
+		// out-of-band one and the fresh plan's.
+		var byTerraform int
+		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION") {
+			if deref(e.RequestedBy) != "tfacc-out-of-band" {
+				byTerraform++
+			}
+		}
+		if byTerraform != 1 {
+			t.Fatalf("want exactly 1 scale by Terraform (the fresh plan's), got %d: %+v", byTerraform, auditEvents(c, p))
+		}
+	}
+}
+
+func TestAccPullRequestWorkflow_readPrincipalPlans(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	if a.env.Reader.Username == "" {
+		t.Skip("no READ principal configured (TF_ACC_COORDINATOR_READ_USERNAME)")
+	}
+	p, g := acctest.RandomName("reader"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfigAs(a.env.Reader) + shardCountHCL("test", p, g, 8) +
+				groupHCL("other", acctest.RandomName("new-prefix"), "svc", "initial_shard_count = 2"),
+			PlanOnly:           true,
+			ExpectNonEmptyPlan: true,
+		}},
+	})
+}
+
+func TestAccPullRequestWorkflow_planFailsWhenTheCoordinatorCannotBeRead(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("unreadable"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	provider := func(body string) string {
+		return fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = { source = %q }
+  }
+}
+provider "redisstreamcoordinator" {
+  %s
+  retry_wait_min = "50ms"
+  retry_wait_max = "500ms"
+}
+`, acctest.ProviderSource, body)
+	}
+	resources := shardCountHCL("test", p, g, 8)
+	cases := []struct {
+		name, provider string
+		want           *regexp.Regexp
+	}{
+		{"wrong password", provider(fmt.Sprintf("endpoint = %q\n  username = %q\n  password = \"wrong\"", a.env.Endpoint, a.env.Writer.Username)),
+			regexp.MustCompile(`(?s)Cannot plan the shard count.*401`)},
+		{"no password", provider(fmt.Sprintf("endpoint = %q\n  username = %q", a.env.Endpoint, a.env.Writer.Username)),
+			regexp.MustCompile(`(?s)(password|401)`)},
+		{"login with a wrong password", provider(fmt.Sprintf("endpoint = %q\n  username = %q\n  password = \"wrong\"\n  login = true", a.env.Endpoint, a.env.Writer.Username)),
+			regexp.MustCompile(`(?s)(Cannot plan the shard count|login).*401`)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps:                    []resource.TestStep{{Config: tc.provider + resources, PlanOnly: true, ExpectError: tc.want}},
+			})
+		})
+	}
+}
+
+func TestAccPullRequestWorkflow_unreachableEndpointFailsFast(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	// A port nothing listens on: the coordinator cannot be reached at all.
+	endpoint := closedLoopbackEndpoint(t)
+	started := time.Now()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + `` + fmt.Sprintf(`
+provider "redisstreamcoordinator" {
+  alias    = "down"
+  endpoint = %q
+  username = "u"
+  password = "p"
+}
+`, endpoint) + `
+resource "redisstreamcoordinator_group_shard_count" "test" {
+  provider       = redisstreamcoordinator.down
+  stream_prefix  = "orders"
+  consumer_group = "svc"
+  shard_count    = 8
+}
+`,
+			PlanOnly:    true,
+			ExpectError: regexp.MustCompile(`(?s)Cannot plan the shard count.*(refused|reach)`),
+		}},
+	})
+	// The requirement itself (issue 10): a user waits seconds, not minutes.
+	if elapsed := time.Since(started); elapsed > 10*time.Second {
+		t.Fatalf("an unreachable endpoint took %s to fail the plan; want under 10 s", elapsed)
+	}
+}
+
+func TestAccGroupShardCount_twoResourcesOnOnePrefixFailThePlan(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("twice")
+	a.createGroupOutOfBand(t, p, "a", 2)
+	a.createGroupOutOfBand(t, p, "b", 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      a.env.ProviderConfig() + shardCountHCL("a", p, "a", 3) + shardCountHCL("b", p, "b", 4),
+			PlanOnly:    true,
+			ExpectError: diagRe("more than one shard count resource", `groups "a", "b"`, "Keep one"),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_scaleBlockedByAStuckScaleOutFailsThePlan(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("stuck"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	scaleOutOfBand(t, a, p, 4) // no consumer: stays ACTIVE
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+			PlanOnly:    true,
+			ExpectError: diagRe("cannot succeed", "must wait for migration reshard-", `of group "svc" (2→4 shards, ACTIVE)`, "no live consumer", "Start a consumer", "/rollback"),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_preparingMigrationToAnotherTarget(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning, which leaves its migration PREPARING")
+	p, g := acctest.RandomName("preparing"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	c.FailStreamScaleAt(p, 0)
+	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := noRetries.ScaleStream(ctxT(t), p, 4, outOfBandMutation()); err == nil {
+		t.Fatal("the armed provisioning failure did not fail the scale")
+	}
+	wantStuck := diagRe("PREPARING", "never moves by itself", "even a scale back to 2 shards", "only way out is its own target: set shard_count = 4")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			// Any other target, even the count the group has, fails the plan.
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6), PlanOnly: true, ExpectError: wantStuck},
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 3), PlanOnly: true, ExpectError: wantStuck},
+			{
+				// Its own target resumes it.
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
+						knownvalue.StringRegexp(regexp.MustCompile(`resumes migration reshard-\S+ of group "svc" \(2→4 shards, PREPARING\)`))),
+				}},
+				Check: a.expectGroup(p, g, shardCountIs(4)),
+			},
+		},
+	})
+}
+
+func TestAccGroupShardCount_providerConfigurationUnknownAtPlan(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("deferred"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = { source = %q }
+  }
+}
+# The endpoint is only known once this resource exists.
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+provider "redisstreamcoordinator" {
+  endpoint = terraform_data.endpoint.output
+  username = %q
+  password = %q
+}
+`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password) + shardCountHCL("test", p, g, 1)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding")),
+			}},
+			Check: resource.ComposeTestCheckFunc(
+				a.expectGroup(p, g, shardCountIs(1)),
+				a.diags.ExpectWarning("Shard count change not checked at plan time", "known only after apply"),
+				resource.TestCheckResourceAttr(shardCountAddr, "resharding.from_shard_count", "2"),
+			),
+		}},
+	})
+}
+
+func TestAccGroupShardCount_metadataRegressionFailsClosed(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("regress"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	scaleOutOfBand(t, a, p, 1) // a scale-in without consumers completes
+	waitForMigrationDone(t, a, p, g)
+	config := func(extra ...string) string { return a.env.ProviderConfig() + shardCountHCL("test", p, g, 1, extra...) }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config()},
+			{
+				// The metadata key is lost and the group recreated: a new
+				// group starts at metadataVersion 1 (CONTRACT §4.2), below
+				// what Terraform saw after the scale.
+				PreConfig: func() {
+					ctx := ctxT(t)
+					if _, err := a.env.Client().DeleteGroup(ctx, p, g, true, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+					a.createGroupOutOfBand(t, p, g, 1)
+				},
+				Config:      config(),
+				ExpectError: diagRe("regressed", "had seen metadataVersion", "now reports metadataVersion 1.", "Runbook", "acknowledged_metadata_version = 1"),
+			},
+			{
+				// A wrong acknowledgement keeps it closed.
+				Config:      config("acknowledged_metadata_version = 999"),
+				ExpectError: diagRe("regressed", "acknowledged_metadata_version is 999"),
+			},
+			{
+				// The operator followed the runbook and accepts version 1.
+				Config: config("acknowledged_metadata_version = 1"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("metadata_version"), knownvalue.Int64Exact(1)),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("metadata_version"), knownvalue.Int64Exact(1)),
+				},
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP") {
+			if deref(e.RequestedBy) != "tfacc-out-of-band" {
+				t.Fatalf("Terraform scaled a group whose metadata regressed: %+v", e)
+			}
+		}
+	}
+}
+
+// outOfBandMutation is the audit identity of the tests' own changes.
+func outOfBandMutation() client.Mutation {
+	return client.Mutation{RequestedBy: "tfacc-out-of-band", Reason: "test: another actor"}
+}
+
+// closedLoopbackEndpoint is an http endpoint on a loopback port with no listener.
+func closedLoopbackEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return "http://" + addr
+}

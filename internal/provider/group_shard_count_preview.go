@@ -1,0 +1,416 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
+)
+
+// reshardingModel is the planned impact of a shard count change: what a
+// reviewer reads in `terraform show tfplan` and `terraform show -json`.
+type reshardingModel struct {
+	FromShardCount       types.Int64   `tfsdk:"from_shard_count"`
+	ToShardCount         types.Int64   `tfsdk:"to_shard_count"`
+	AffectedGroups       types.Map     `tfsdk:"affected_groups"`
+	MovedKeyPercent      types.Float64 `tfsdk:"moved_key_percent"`
+	CompletesByItself    types.Bool    `tfsdk:"completes_by_itself"`
+	BlockedBy            types.String  `tfsdk:"blocked_by"`
+	BasisMetadataVersion types.Int64   `tfsdk:"basis_metadata_version"`
+	PlanCheck            types.String  `tfsdk:"plan_check"`
+}
+
+var reshardingAttrTypes = map[string]attr.Type{
+	"from_shard_count":       types.Int64Type,
+	"to_shard_count":         types.Int64Type,
+	"affected_groups":        types.MapType{ElemType: types.Int64Type},
+	"moved_key_percent":      types.Float64Type,
+	"completes_by_itself":    types.BoolType,
+	"blocked_by":             types.StringType,
+	"basis_metadata_version": types.Int64Type,
+	"plan_check":             types.StringType,
+}
+
+// How the preview was obtained (resharding.plan_check).
+const (
+	planCheckRead         = "read from the coordinator at plan time"
+	planCheckGroupCreated = "partly deferred: the group is created in this apply, so its count is the planned initial_shard_count and its siblings were read at plan time"
+)
+
+func reshardingSchema() schema.SingleNestedAttribute {
+	return schema.SingleNestedAttribute{
+		MarkdownDescription: "The impact of the planned shard count change, known at plan time so that a saved plan carries it " +
+			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
+			"After apply it describes the last change. Applying a saved plan whose basis changed on the coordinator fails before " +
+			"any change and asks for a new plan.",
+		Computed: true,
+		Attributes: map[string]schema.Attribute{
+			"from_shard_count": schema.Int64Attribute{
+				MarkdownDescription: "The group's shard count when the plan was made.",
+				Computed:            true,
+			},
+			"to_shard_count": schema.Int64Attribute{
+				MarkdownDescription: "The target shard count (`shard_count`).",
+				Computed:            true,
+			},
+			"affected_groups": schema.MapAttribute{
+				MarkdownDescription: "Every consumer group of the stream prefix that the stream-level scale rescales, with its shard count " +
+					"when the plan was made (this group included).",
+				ElementType: types.Int64Type,
+				Computed:    true,
+			},
+			"moved_key_percent": schema.Float64Attribute{
+				MarkdownDescription: "Share of partition keys, in percent (two decimals), whose shard changes under the coordinator's " +
+					"routing (`routeV1`): 4 → 8 moves 50, 8 → 12 moves 66.67. A change to or from 0 shards moves every key (100).",
+				Computed: true,
+			},
+			"completes_by_itself": schema.BoolAttribute{
+				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
+					"with no live consumer (it stays `ACTIVE` until one joins).",
+				Computed: true,
+			},
+			"blocked_by": schema.StringAttribute{
+				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way.",
+				Computed:            true,
+			},
+			"basis_metadata_version": schema.Int64Attribute{
+				MarkdownDescription: "The group's `metadataVersion` the plan is based on; null when the group does not exist yet. " +
+					"Applying the plan after the coordinator moved past it fails before any change (a stale plan).",
+				Computed: true,
+			},
+			"plan_check": schema.StringAttribute{
+				MarkdownDescription: "How this preview was obtained: read from the coordinator at plan time, partly deferred (the " +
+					"group is created in the same apply), or skipped (the provider configuration is unknown until apply).",
+				Computed: true,
+			},
+		},
+	}
+}
+
+func reshardingNull() types.Object { return types.ObjectNull(reshardingAttrTypes) }
+
+func (m reshardingModel) object() types.Object {
+	v, diags := types.ObjectValueFrom(context.Background(), reshardingAttrTypes, m)
+	if diags.HasError() {
+		panic(fmt.Sprintf("resharding object: %v", diags))
+	}
+	return v
+}
+
+// movedKeyPercent is routing.MovedKeyShare in percent, two decimals.
+func movedKeyPercent(from, to int32) float64 {
+	return math.Round(routing.MovedKeyShare(int(from), int(to))*10000) / 100
+}
+
+// prefixSnapshot is what the plan knows about a stream prefix.
+type prefixSnapshot struct {
+	p, g   string
+	target int32
+	// groups are the prefix's groups in name order; self is this resource's
+	// group among them, nil when it does not exist (yet).
+	groups []client.Group
+	self   *client.Group
+}
+
+func newPrefixSnapshot(all []client.Group, p, g string, target int32) prefixSnapshot {
+	s := prefixSnapshot{p: p, g: g, target: target}
+	for _, gi := range all {
+		if gi.StreamPrefix == p {
+			s.groups = append(s.groups, gi)
+		}
+	}
+	sort.Slice(s.groups, func(i, j int) bool { return s.groups[i].ConsumerGroup < s.groups[j].ConsumerGroup })
+	for i := range s.groups {
+		if s.groups[i].ConsumerGroup == g {
+			s.self = &s.groups[i]
+		}
+	}
+	return s
+}
+
+func (s prefixSnapshot) affectedGroups(extra map[string]int32) types.Map {
+	counts := map[string]attr.Value{}
+	for _, gi := range s.groups {
+		counts[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
+	}
+	for name, c := range extra {
+		counts[name] = types.Int64Value(int64(c))
+	}
+	return types.MapValueMust(types.Int64Type, counts)
+}
+
+// activeMigrations are the prefix's unfinished migrations, in group order.
+func (s prefixSnapshot) activeMigrations() []client.Group {
+	var out []client.Group
+	for _, gi := range s.groups {
+		if !gi.ActiveMigration.Finished() {
+			out = append(out, gi)
+		}
+	}
+	return out
+}
+
+// migrationVerdict is what an active migration of the prefix means for a
+// scale to the target.
+type migrationVerdict int
+
+const (
+	verdictAdopt              migrationVerdict = iota // heading to the target: wait for it
+	verdictResume                                     // PREPARING to the target: a scale to it resumes it
+	verdictRollback                                   // ACTIVE from the target, rollback_on_revert set
+	verdictCannotRevert                               // from the target, but no rollback allowed
+	verdictPreparingElsewhere                         // PREPARING to another target: only that target moves it
+	verdictWaitFor                                    // heading elsewhere: the scale waits for it
+)
+
+func judgeMigration(am *client.Migration, target int32, rollbackOnRevert bool) migrationVerdict {
+	switch {
+	case am.ToShardCount == target && am.State == client.MigrationPreparing:
+		return verdictResume
+	case am.ToShardCount == target:
+		return verdictAdopt
+	case am.State == client.MigrationPreparing:
+		return verdictPreparingElsewhere
+	case am.FromShardCount == target && rollbackOnRevert && am.State == client.MigrationActive:
+		return verdictRollback
+	case am.FromShardCount == target:
+		return verdictCannotRevert
+	}
+	return verdictWaitFor
+}
+
+// preparingElsewhereDetail explains a PREPARING migration that blocks every
+// scale of the prefix but one (CONTRACT §4.6).
+func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
+	am := gi.ActiveMigration
+	return fmt.Sprintf("Group %q of stream prefix %q has migration %s (%d→%d shards) in state PREPARING: its shard provisioning "+
+		"failed, and a PREPARING migration never moves by itself. The coordinator refuses every other scale of the prefix "+
+		"(409 ACTIVE_MIGRATION_EXISTS), even a scale back to %d shards, and cannot roll it back (422 ROLLBACK_NOT_ALLOWED). "+
+		"The only way out is its own target: set shard_count = %d (once Redis is healthy), apply, and change the count "+
+		"afterwards. The desired count here is %d.", gi.ConsumerGroup, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+		am.FromShardCount, am.ToShardCount, target)
+}
+
+// revertRefusedDetail explains why the prefix cannot be taken back to the
+// count its active migrations started from, and the calls that would.
+func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
+	allActive := true
+	for _, gi := range active {
+		allActive = allActive && gi.ActiveMigration.State == client.MigrationActive && gi.ActiveMigration.FromShardCount == target
+	}
+	why := "Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself:"
+	if rollbackOnRevert || !allActive {
+		why = "They cannot all be rolled back: the coordinator only rolls back a migration while it is ACTIVE. Wait for them to finish, " +
+			"then apply the new count; or, for those still ACTIVE:"
+	}
+	return fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target) +
+		blockingMigrationsDetail(p, target, active) + "\n\n" + why + "\n" + rollbackCalls(p, active)
+}
+
+func describeMigration(gi client.Group) string {
+	am := gi.ActiveMigration
+	return fmt.Sprintf("migration %s of group %q (%d→%d shards, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State)
+}
+
+// hasLiveConsumer reads liveness from the group record itself: the
+// coordinator reports EMPTY exactly when a group has no live member. The
+// record is what the plan's basis captured, so the preview does not depend on
+// a separate, more volatile members read.
+func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
+
+// assess decides, from the plan-time snapshot, whether the change can
+// complete by itself and what it waits for. A non-empty fatal means the
+// change is known to fail: the plan fails with it.
+func (s prefixSnapshot) assess(rollbackOnRevert bool) (completes bool, blockedBy string, fatal string) {
+	var waits []string
+	active := s.activeMigrations()
+	for _, gi := range active {
+		am := gi.ActiveMigration
+		switch judgeMigration(am, s.target, rollbackOnRevert) {
+		case verdictPreparingElsewhere:
+			return false, "", preparingElsewhereDetail(s.p, s.target, gi)
+		case verdictCannotRevert:
+			return false, "", revertRefusedDetail(s.p, s.target, rollbackOnRevert, active)
+		case verdictWaitFor:
+			if am.ToShardCount > am.FromShardCount && am.State == client.MigrationActive && !hasLiveConsumer(gi) {
+				return false, "", fmt.Sprintf("A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no "+
+					"live consumer: it stays ACTIVE until a consumer joins, so the apply would wait until it times out. Start a "+
+					"consumer of group %q, or roll the migration back (POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback), "+
+					"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, s.p, gi.ConsumerGroup, am.ReshardingID)
+			}
+			waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
+		case verdictAdopt:
+			waits = append(waits, "takes over "+describeMigration(gi)+", already heading to the target")
+		case verdictResume:
+			waits = append(waits, "resumes "+describeMigration(gi)+" with its own target")
+		case verdictRollback:
+			waits = append(waits, "rolls back "+describeMigration(gi)+" (rollback_on_revert)")
+		}
+	}
+	completes = true
+	var noConsumer []string
+	for _, gi := range s.groups {
+		if gi.ShardCount >= s.target || !gi.ActiveMigration.Finished() {
+			continue
+		}
+		if !hasLiveConsumer(gi) {
+			noConsumer = append(noConsumer, fmt.Sprintf("%q", gi.ConsumerGroup))
+		}
+	}
+	if len(noConsumer) > 0 {
+		completes = false
+		waits = append(waits, fmt.Sprintf("scale-out of group(s) %s, which have no live consumer: their migrations stay ACTIVE "+
+			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
+			strings.Join(noConsumer, ", "), s.target))
+	}
+	return completes, strings.Join(waits, "; "), ""
+}
+
+// previewDiags converts a fatal assessment into the plan's error.
+func previewFatal(diags *diag.Diagnostics, p string, target int32, fatal string) {
+	diags.AddError(fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, target), fatal+
+		"\n\nNothing was sent to the coordinator.")
+}
+
+// reshardingHasUnknowns reports a planned preview with values left for apply.
+func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
+	if v.IsNull() || v.IsUnknown() {
+		return v.IsUnknown()
+	}
+	for _, a := range v.Attributes() {
+		if a.IsUnknown() {
+			return true
+		}
+	}
+	return false
+}
+
+// reshardingAtApply fills in a preview the plan could not make (the provider
+// configuration was unknown, or the group was created in the same apply),
+// keeping every value the plan did know.
+func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
+	m := reshardingModel{
+		FromShardCount: types.Int64Null(), ToShardCount: types.Int64Value(int64(s.target)),
+		AffectedGroups: types.MapValueMust(types.Int64Type, nil), MovedKeyPercent: types.Float64Null(),
+		CompletesByItself: types.BoolValue(len(out.waitingForConsumer) == 0), BlockedBy: types.StringNull(),
+		BasisMetadataVersion: types.Int64Null(), PlanCheck: types.StringValue("computed at apply"),
+	}
+	if out.previous != nil {
+		m.FromShardCount = types.Int64Value(int64(*out.previous))
+		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(*out.previous, s.target))
+	}
+	affected := map[string]attr.Value{}
+	for name, mig := range out.migrations {
+		affected[name] = types.Int64Value(int64(mig.FromShardCount))
+	}
+	m.AffectedGroups = types.MapValueMust(types.Int64Type, affected)
+	if len(out.waitingForConsumer) > 0 {
+		m.BlockedBy = types.StringValue(fmt.Sprintf("scale-out of group(s) %s, which have no live consumer", strings.Join(sortedKeys(out.waitingForConsumer), ", ")))
+	}
+	if !planned.IsUnknown() && !planned.IsNull() {
+		// Keep what the plan knew: state must agree with it.
+		var p reshardingModel
+		if diags := planned.As(ctx, &p, basetypes.ObjectAsOptions{}); !diags.HasError() {
+			if !p.FromShardCount.IsUnknown() {
+				m.FromShardCount = p.FromShardCount
+			}
+			if !p.ToShardCount.IsUnknown() {
+				m.ToShardCount = p.ToShardCount
+			}
+			if !p.AffectedGroups.IsUnknown() {
+				m.AffectedGroups = p.AffectedGroups
+			}
+			if !p.MovedKeyPercent.IsUnknown() {
+				m.MovedKeyPercent = p.MovedKeyPercent
+			}
+			if !p.CompletesByItself.IsUnknown() {
+				m.CompletesByItself = p.CompletesByItself
+			}
+			if !p.BlockedBy.IsUnknown() {
+				m.BlockedBy = p.BlockedBy
+			}
+			if !p.BasisMetadataVersion.IsUnknown() {
+				m.BasisMetadataVersion = p.BasisMetadataVersion
+			}
+			if !p.PlanCheck.IsUnknown() {
+				m.PlanCheck = p.PlanCheck
+			}
+		}
+	}
+	return m.object()
+}
+
+// withSelf replaces this group's record with the one the plan is based on.
+func (s prefixSnapshot) withSelf(seen client.Group) prefixSnapshot {
+	out := s
+	out.groups = nil
+	out.self = nil
+	found := false
+	for _, gi := range s.groups {
+		if gi.ConsumerGroup == s.g {
+			gi = seen
+			found = true
+		}
+		out.groups = append(out.groups, gi)
+	}
+	if !found {
+		out.groups = append(out.groups, seen)
+		sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
+	}
+	for i := range out.groups {
+		if out.groups[i].ConsumerGroup == s.g {
+			out.self = &out.groups[i]
+		}
+	}
+	return out
+}
+
+// privateGroupSeen holds, in private state, the group record the last
+// refresh read: the basis of the next plan's preview.
+const privateGroupSeen = "group_seen"
+
+func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
+	b, err := json.Marshal(g)
+	if err != nil {
+		var diags diag.Diagnostics
+		diags.AddError("Cannot record the group read", err.Error())
+		return diags
+	}
+	return private.SetKey(ctx, privateGroupSeen, b)
+}
+
+func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, diag.Diagnostics) {
+	b, diags := private.GetKey(ctx, privateGroupSeen)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var g client.Group
+	if err := json.Unmarshal(b, &g); err != nil {
+		return nil, diags // an unreadable record only means no basis: the plan reads afresh
+	}
+	return &g, diags
+}
+
+// without drops a group from the snapshot (one this run creates).
+func (s prefixSnapshot) without(g string) prefixSnapshot {
+	out := s
+	out.groups = nil
+	out.self = nil
+	for _, gi := range s.groups {
+		if gi.ConsumerGroup != g {
+			out.groups = append(out.groups, gi)
+		}
+	}
+	return out
+}
