@@ -82,7 +82,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
-	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, groupSeen{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
+	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
 	if plan.SiblingShardCounts.IsUnknown() {
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
 	}

@@ -100,21 +100,21 @@ func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanish
 	return private.SetKey(ctx, privateGroupVanished, b)
 }
 
-// privateGroupSeen is the private-state key holding what the last refresh
-// saw of the group: JSON groupSeen.
-const privateGroupSeen = "group_seen"
+// privateGroupHighest is the private-state key holding what the last refresh
+// saw of the group: JSON groupHighest.
+const privateGroupHighest = "group_highest_seen"
 
-type groupSeen struct {
+type groupHighest struct {
 	MetadataVersion int64 `json:"metadata_version"`
 	ShardCount      int64 `json:"shard_count"`
 }
 
-func readGroupSeen(ctx context.Context, private privateGetter) (groupSeen, diag.Diagnostics) {
-	var seen groupSeen
+func readGroupHighest(ctx context.Context, private privateGetter) (groupHighest, diag.Diagnostics) {
+	var seen groupHighest
 	if private == nil {
 		return seen, nil
 	}
-	b, diags := private.GetKey(ctx, privateGroupSeen)
+	b, diags := private.GetKey(ctx, privateGroupHighest)
 	if diags.HasError() || len(b) == 0 {
 		return seen, diags
 	}
@@ -124,15 +124,17 @@ func readGroupSeen(ctx context.Context, private privateGetter) (groupSeen, diag.
 	return seen, diags
 }
 
-func setGroupSeen(ctx context.Context, private privateSetter, seen groupSeen) diag.Diagnostics {
+func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighest) diag.Diagnostics {
 	b, _ := json.Marshal(seen)
-	return private.SetKey(ctx, privateGroupSeen, b)
+	return private.SetKey(ctx, privateGroupHighest, b)
 }
 
 // configUnknownAtPlan: the provider configuration could not be resolved at
 // plan time (values from resources not yet created), so no coordinator is
 // reachable and plan-time checks are skipped.
-func configUnknownAtPlan(pd *providerData) bool { return pd == nil || pd.api == nil }
+func configUnknownAtPlan(pd *providerData) bool {
+	return pd == nil || len(pd.configUnknown) > 0 || pd.api == nil
+}
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -241,11 +243,14 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if configUnknownAtPlan(r.pd) {
 		// Nothing to read: the count is resolved at apply, with a listing.
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
+		detail := "the provider configuration depends on values known only after apply."
+		if r.pd != nil && len(r.pd.configUnknown) > 0 {
+			detail = r.pd.unknownConfigDetail()
+		}
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
-			"The provider cannot reach the coordinator while planning, so the create of group %q under stream prefix %q was planned "+
-				"without reading the prefix's other groups: initial_shard_count is (known after apply) unless set, and the sibling "+
-				"shard-count check runs at apply instead, before anything is sent. To see it in the plan, configure the provider from "+
-				"literals, variables or REDIS_STREAM_COORDINATOR_* environment variables.", g, p))
+			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
+				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
+				"This plan is not reviewed against the coordinator: %s", g, p, detail))
 		if r.pd != nil {
 			r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		}

@@ -246,7 +246,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.Append(diags...)
 		if vanished == nil {
 			vanished = &groupVanished{ShardCount: state.ShardCount.ValueInt64(), MetadataVersion: state.MetadataVersion.ValueInt64()}
-			if seen, _ := readGroupSeen(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
+			if seen, _ := readGroupHighest(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
 				vanished = &groupVanished{ShardCount: seen.ShardCount, MetadataVersion: seen.MetadataVersion}
 			}
 		}
@@ -264,7 +264,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	// redisstreamcoordinator_group_shard_count, included) are not changes of
 	// this resource, and Terraform would report every one of them as
 	// "changed outside of Terraform" (issue 10.6).
-	seen, diags := readGroupSeen(ctx, req.Private)
+	seen, diags := readGroupHighest(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	highest := seen.MetadataVersion
 	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
@@ -277,10 +277,10 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
 	} else {
-		seen = groupSeen{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, seen)...)
+	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
 	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
 		// Import (or state from an older provider version): take the
 		// group as it is now.
@@ -328,7 +328,7 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		})
 		plan.MetadataVersion = types.Int64Value(reg.Reported)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, groupSeen{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
+		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }
