@@ -241,8 +241,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 
 	if configUnknownAtPlan(r.pd) {
-		// Nothing to read: the count is resolved at apply, with a listing.
-		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
+		// Nothing to read: the count and its basis are resolved at apply
+		// (Terraform's apply-time plan of the create, then the create).
+		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		detail := "the provider configuration depends on values known only after apply."
 		if r.pd != nil && len(r.pd.configUnknown) > 0 {
 			detail = r.pd.unknownConfigDetail()

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -160,4 +161,51 @@ func closedEndpoint(t *testing.T) string {
 	addr := l.Addr().String()
 	_ = l.Close()
 	return "http://" + addr
+}
+
+// TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo: with an
+// endpoint known only after apply, the plan cannot read the coordinator: it
+// warns, leaves initial_shard_count unknown, and the create resolves the
+// siblings' count at apply (issue 10.1).
+func TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("unknowncfg")
+	a.createGroupOutOfBand(t, p, "billing", 6)
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source = %q
+    }
+  }
+}
+
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+provider "redisstreamcoordinator" {
+  endpoint = terraform_data.endpoint.output
+  username = %q
+  password = %q
+}
+`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password) + groupHCL("test", p, "audit")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("initial_shard_count")),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("sibling_shard_counts")),
+				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("sibling_shard_counts"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"billing": knownvalue.Int64Exact(6)})),
+			},
+			Check: a.diags.ExpectWarning("Plan-time checks skipped: the provider configuration is unknown until apply", "(known after apply)"),
+		}},
+	})
 }
