@@ -142,6 +142,14 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
+		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
+			// Deleting the metadata is an admin mutation: fail closed on a
+			// regression like every other plan (ABANDON sends nothing).
+			reg, diags := readMetadataRegression(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
+			checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", state.StreamPrefix.ValueString(),
+				state.ConsumerGroup.ValueString(), reg, state.AcknowledgedMetadataVersion)
+		}
 		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
 			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
 				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
