@@ -186,7 +186,10 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"when the result differs from the saved plan (its error names the attribute, e.g. `sibling_shard_counts[\"billing\"]: " +
 					"was 4, but now 6`): run `terraform plan` again. Right before the create, the apply re-reads each sibling of the basis " +
 					"(one GET each; one listing when there are more than 8; none when the plan saw no other group). " +
-					"Unknown in a plan that could not read the coordinator (provider configuration unknown at plan time); null for an imported group.",
+					"Unknown in a plan that could not read the coordinator (provider configuration unknown at plan time); null for an imported group. " +
+					"A configuration that adds a group to a prefix and also scales that prefix should make the " +
+					"`redisstreamcoordinator_group_shard_count` depend on the new group (`depends_on`), so the group is created first and " +
+					"the scale then includes it; otherwise a scale that runs first changes the new group's basis.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},
