@@ -196,7 +196,7 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 		group, err := api.GetGroup(ctx, p, g)
 		switch {
 		case err == nil:
-			if !(group.MetadataVersion == 1 && (count == nil || group.ShardCount == *count)) {
+			if group.MetadataVersion != 1 || (count != nil && group.ShardCount != *count) {
 				return nil, fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and "+
 					"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
 			}

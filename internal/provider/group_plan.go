@@ -242,7 +242,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if v, ok := vanishedInRun.Load(vanishedKey{r.pd, p, g}); ok && vanished == nil {
-		vanished = v.(*groupVanished)
+		if rec, ok := v.(*groupVanished); ok {
+			vanished = rec
+		}
 	}
 	if vanished != nil {
 		plan.Recreation = recreationValue(p, g, vanished)
