@@ -49,9 +49,11 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer r.pd.prefixLocks.Lock(p)()
 
 	var count *int32
-	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() {
-		// The plan could not read the coordinator (configuration unknown at
-		// plan time): resolve now, from a full listing.
+	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() || plan.InitialShardCount.IsUnknown() {
+		// The plan could not resolve the count (provider configuration
+		// unknown at plan time, or a new prefix whose other groups this run
+		// also creates without a count): resolve now, from a full listing,
+		// under the prefix lock so groups created in this apply see each other.
 		c, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
@@ -80,6 +82,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
 	if plan.SiblingShardCounts.IsUnknown() {
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
 	}
@@ -193,7 +196,7 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 		group, err := api.GetGroup(ctx, p, g)
 		switch {
 		case err == nil:
-			if !(group.MetadataVersion == 1 && (count == nil || group.ShardCount == *count)) {
+			if group.MetadataVersion != 1 || (count != nil && group.ShardCount != *count) {
 				return nil, fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and "+
 					"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
 			}

@@ -128,19 +128,26 @@ func TestAccGroup_vanishedGroupPlansRecreationAsNewLifecycle(t *testing.T) {
 func TestAccGroup_metadataRegressionFailsClosedUntilAcknowledged(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("regress"), "svc"
-	config := a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2")
+	config := a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", `deletion_policy = "DELETE"`)
 	var high, low int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				// A scale (out of band) raises the group's metadataVersion; the refresh records it.
+				// A scale (out of band) raises the group's metadataVersion; the
+				// refresh records it privately (the attributes do not follow scales).
 				PreConfig: func() { dsScaleOutOfBand(t, a.env, p, 3) },
 				Config:    config,
-				Check: func(s *terraform.State) error {
-					high = a.coordinatorVersion(t, p, g)
-					return a.metadataVersionMatchesCoordinator(t, groupAddr, p, g)(s)
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("metadata_version"), knownvalue.Int64Exact(1)),
+					statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(2)),
+				},
+				Check: func(*terraform.State) error {
+					if high = a.coordinatorVersion(t, p, g); high <= 1 {
+						return fmt.Errorf("the scale did not raise metadataVersion (%d)", high)
+					}
+					return nil
 				},
 			},
 			{
@@ -161,23 +168,26 @@ func TestAccGroup_metadataRegressionFailsClosedUntilAcknowledged(t *testing.T) {
 					`acknowledged_metadata_version = \d+.*terraform state rm`),
 			},
 			{
+				// Destroying (deletion_policy = "DELETE" would send a DELETE) fails closed too.
+				Config:      config,
+				Destroy:     true,
+				ExpectError: regexp.MustCompile(`(?s)Metadata of group .* regressed: the plan fails closed`),
+			},
+			{
 				// A wrong acknowledgement keeps failing.
-				Config:      a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", "acknowledged_metadata_version = 999"),
+				Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", `deletion_policy = "DELETE"`,
+					"acknowledged_metadata_version = 999"),
 				ExpectError: regexp.MustCompile(`acknowledged_metadata_version\s+is\s+999,\s+which\s+is\s+not\s+the\s+reported\s+version`),
 			},
 			{
 				// The explicit way out: acknowledge the reported version; it becomes the new baseline.
 				// A re-created group starts at metadataVersion 1 (CONTRACT §4.2).
-				Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", "acknowledged_metadata_version = 1"),
+				Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", `deletion_policy = "DELETE"`,
+					"acknowledged_metadata_version = 1"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionUpdate),
-						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("metadata_version"), knownvalue.Int64Func(func(v int64) error {
-							if v != low {
-								return fmt.Errorf("planned metadata_version %d, want the reported %d", v, low)
-							}
-							return nil
-						})),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("acknowledged_metadata_version"), knownvalue.Int64Exact(1)),
 					},
 					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 				},
@@ -186,15 +196,16 @@ func TestAccGroup_metadataRegressionFailsClosedUntilAcknowledged(t *testing.T) {
 		},
 	})
 	if !acctest.IsReal() {
-		// Terraform itself made one mutation: the first create.
+		// Terraform itself made two mutations: the first create, and the
+		// delete of the test's final destroy, after the acknowledgement.
 		var tf []string
 		for _, e := range auditEvents(a.env.Coordinator, p) {
 			if strings.HasPrefix(e.RequestID, "terraform-") {
 				tf = append(tf, e.Action)
 			}
 		}
-		if len(tf) != 1 || tf[0] != "CREATE_GROUP" {
-			t.Fatalf("terraform's mutations %v; want only the first CREATE_GROUP", tf)
+		if strings.Join(tf, ",") != "CREATE_GROUP,DELETE_GROUP" {
+			t.Fatalf("terraform's mutations %v; want the first CREATE_GROUP and the final DELETE_GROUP only", tf)
 		}
 	}
 }

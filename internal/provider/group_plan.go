@@ -100,10 +100,41 @@ func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanish
 	return private.SetKey(ctx, privateGroupVanished, b)
 }
 
+// privateGroupHighest is the private-state key holding what the last refresh
+// saw of the group: JSON groupHighest.
+const privateGroupHighest = "group_highest_seen"
+
+type groupHighest struct {
+	MetadataVersion int64 `json:"metadata_version"`
+	ShardCount      int64 `json:"shard_count"`
+}
+
+func readGroupHighest(ctx context.Context, private privateGetter) (groupHighest, diag.Diagnostics) {
+	var seen groupHighest
+	if private == nil {
+		return seen, nil
+	}
+	b, diags := private.GetKey(ctx, privateGroupHighest)
+	if diags.HasError() || len(b) == 0 {
+		return seen, diags
+	}
+	if err := json.Unmarshal(b, &seen); err != nil {
+		diags.AddError("Cannot read the provider's record of the group", err.Error())
+	}
+	return seen, diags
+}
+
+func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighest) diag.Diagnostics {
+	b, _ := json.Marshal(seen)
+	return private.SetKey(ctx, privateGroupHighest, b)
+}
+
 // configUnknownAtPlan: the provider configuration could not be resolved at
 // plan time (values from resources not yet created), so no coordinator is
 // reachable and plan-time checks are skipped.
-func configUnknownAtPlan(pd *providerData) bool { return pd == nil || pd.api == nil }
+func configUnknownAtPlan(pd *providerData) bool {
+	return pd == nil || len(pd.configUnknown) > 0 || pd.api == nil
+}
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
@@ -111,6 +142,14 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
+		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
+			// Deleting the metadata is an admin mutation: fail closed on a
+			// regression like every other plan (ABANDON sends nothing).
+			reg, diags := readMetadataRegression(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
+			checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", state.StreamPrefix.ValueString(),
+				state.ConsumerGroup.ValueString(), reg, state.AcknowledgedMetadataVersion)
+		}
 		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
 			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
 				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
@@ -168,8 +207,12 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
 		// Acknowledged: the reported version becomes the new baseline, shown
-		// in the plan as metadata_version going down.
+		// in the plan as metadata_version going to it (unknown when it is
+		// already the attribute's value, so the apply still records it).
 		plan.MetadataVersion = types.Int64Value(reg.Reported)
+		if state.MetadataVersion.ValueInt64() == reg.Reported {
+			plan.MetadataVersion = types.Int64Unknown()
+		}
 	}
 	plan.Recreation = state.Recreation
 	plan.SiblingShardCounts = state.SiblingShardCounts
@@ -199,20 +242,26 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if v, ok := vanishedInRun.Load(vanishedKey{r.pd, p, g}); ok && vanished == nil {
-		vanished = v.(*groupVanished)
+		if rec, ok := v.(*groupVanished); ok {
+			vanished = rec
+		}
 	}
 	if vanished != nil {
 		plan.Recreation = recreationValue(p, g, vanished)
 	}
 
 	if configUnknownAtPlan(r.pd) {
-		// Nothing to read: the count is resolved at apply, with a listing.
-		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
+		// Nothing to read: the count and its basis are resolved at apply
+		// (Terraform's apply-time plan of the create, then the create).
+		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
+		detail := "the provider configuration depends on values known only after apply."
+		if r.pd != nil && len(r.pd.configUnknown) > 0 {
+			detail = r.pd.unknownConfigDetail()
+		}
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
-			"The provider cannot reach the coordinator while planning, so the create of group %q under stream prefix %q was planned "+
-				"without reading the prefix's other groups: initial_shard_count is (known after apply) unless set, and the sibling "+
-				"shard-count check runs at apply instead, before anything is sent. To see it in the plan, configure the provider from "+
-				"literals, variables or REDIS_STREAM_COORDINATOR_* environment variables.", g, p))
+			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
+				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
+				"This plan is not reviewed against the coordinator: %s", g, p, detail))
 		if r.pd != nil {
 			r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		}
@@ -237,7 +286,13 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
 		return
 	}
+	// The basis: the prefix's other groups that this run does not create.
+	// Terraform plans each create again during apply, and that plan must
+	// give the same values: a group this run created meanwhile is visible
+	// then, but it was registered (its own plan ran first) and is left out.
+	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
 	siblings := map[string]attr.Value{}
+	var basis []client.Group
 	for _, grp := range groups {
 		if grp.StreamPrefix != p {
 			continue
@@ -249,19 +304,25 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 					g, p, grp.ShardCount, grp.MetadataVersion)+importHint(p, g))
 			return
 		}
+		if _, ours := planned[grp.ConsumerGroup]; ours {
+			continue
+		}
 		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
+		basis = append(basis, grp)
 	}
 	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
 
-	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return groups, nil }, p, g, plan.InitialShardCount, true)
+	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return basis, nil }, p, g, plan.InitialShardCount, true)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if len(siblings) == 0 {
 		// No existing sibling: groups of the prefix this run also creates
-		// must agree (the later one planned sees the earlier one).
-		count = r.resolveAgainstPlannedSiblings(p, g, plan.InitialShardCount, count, &resp.Diagnostics)
+		// must agree where their counts are known (the later one planned
+		// sees the earlier one). A count that is not known stays unknown
+		// and is resolved by the create, under the prefix lock.
+		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -273,36 +334,26 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 }
 
-// resolveAgainstPlannedSiblings checks a create on a prefix with no existing
-// group against the other creates of that prefix planned so far in this run.
-func (r *groupResource) resolveAgainstPlannedSiblings(p, g string, configured types.Int64, count *int32, diags *diag.Diagnostics) *int32 {
-	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
+// checkPlannedSiblings fails the plan when groups of one prefix created by
+// this run have different known counts.
+func checkPlannedSiblings(p, g string, planned map[string]*int64, configured types.Int64, diags *diag.Diagnostics) {
+	if configured.IsNull() || configured.IsUnknown() {
+		return
+	}
 	counts := map[int32][]string{}
 	for name, c := range planned {
 		if c != nil {
 			counts[int32(*c)] = append(counts[int32(*c)], name)
 		}
 	}
-	if len(counts) == 0 {
-		return count
-	}
-	if count != nil && len(counts) == 1 && len(counts[*count]) > 0 {
-		return count
-	}
-	if count == nil && len(counts) == 1 {
-		for c := range counts {
-			return &c
-		}
-	}
-	what := "initial_shard_count is not set (the coordinator's default applies)"
-	if !configured.IsNull() && !configured.IsUnknown() {
-		what = fmt.Sprintf("initial_shard_count = %d", configured.ValueInt64())
+	want := int32(configured.ValueInt64())
+	if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
+		return
 	}
 	diags.AddError("Groups created together under one stream prefix disagree on the shard count", fmt.Sprintf(
-		"This configuration creates %s under stream prefix %q, and group %q with %s. Producers route with one shard count per "+
-			"prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count on every "+
-			"group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, what))
-	return nil
+		"This configuration creates %s under stream prefix %q, and group %q with initial_shard_count = %d. Producers route with one "+
+			"shard count per prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count "+
+			"on every group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, want))
 }
 
 // plannedCreatesOfPrefix lists the other groups of prefix p this run plans to

@@ -110,8 +110,11 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"initial_shard_count": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Shard count the group is created with (1 to %d). When omitted, the group takes the current "+
 					"shard count of the other groups under the same stream prefix (producers route with one count per prefix), or the "+
-					"coordinator's default (12) for a new prefix. Creating a group whose count differs from its siblings' fails before "+
-					"anything is sent. Changing it later changes nothing on the coordinator: use `redisstreamcoordinator_group_shard_count`.",
+					"coordinator's default (12) for a new prefix. The count is resolved at plan time, so it is known in the plan "+
+					"(`sibling_shard_counts` records what it was resolved from); a count that differs from the siblings', or from "+
+					"another group of the prefix this configuration creates, fails the plan. The plan reads the coordinator's groups "+
+					"for this (a READ principal is enough) and fails when it cannot. Changing it later changes nothing on the "+
+					"coordinator: use `redisstreamcoordinator_group_shard_count`.",
 					MaxShardCount),
 				Optional:      true,
 				Computed:      true,
@@ -119,9 +122,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's current shard count as the coordinator reports it (refreshed on every plan).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The shard count the group was created (or imported, or re-created) with. A refresh does not change it: " +
+					"the count of an existing group is managed by `redisstreamcoordinator_group_shard_count` (read the current count " +
+					"there, or with the `redisstreamcoordinator_group` data source), and reflecting its scales here would make Terraform " +
+					"report this configuration's own scales as changes made outside of Terraform.",
+				Computed:      true,
+				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"stream_key_pattern": schema.StringAttribute{
 				MarkdownDescription: "`<stream_prefix>:{shardIndex}`, the pattern producers substitute the shard index into.",
@@ -156,9 +162,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Default:  booldefault.StaticBool(false),
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: a lower " +
-					"version reported by the coordinator is a metadata regression, and plans fail closed until it is acknowledged " +
-					"(see `acknowledged_metadata_version`).",
+				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or the " +
+					"version last acknowledged with `acknowledged_metadata_version`: the baseline of the metadata guard. A refresh never " +
+					"lowers it, nor raises it (scales raise the coordinator's version; like `shard_count`, this attribute does not follow " +
+					"them, so a scale is not reported as a change outside of Terraform). The provider keeps the highest version each " +
+					"refresh has seen in its private state: a lower version reported by the coordinator is a metadata regression, and " +
+					"plans fail closed until it is acknowledged (see `acknowledged_metadata_version`).",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
@@ -171,10 +180,16 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"sibling_shard_counts": schema.MapAttribute{
 				MarkdownDescription: "The plan's basis for a create: every other group of the stream prefix that existed when the create " +
-					"was planned, with its shard count (`initial_shard_count` is resolved from them). Before creating the group, the apply " +
-					"re-reads these groups (one GET each; one listing when there are more than 8; none when the plan saw no other group) " +
-					"and refuses a stale plan, before anything is sent, when one of them was deleted or changed its shard count. " +
-					"Null when the plan could not read the coordinator (provider configuration unknown at plan time) or for an imported group.",
+					"was planned (groups this configuration creates itself are left out), with its shard count; `initial_shard_count` is " +
+					"resolved from them, so it is known in the plan. A saved plan whose basis changed is refused before anything is sent: " +
+					"Terraform plans the create again during apply, reading the groups once for the whole apply, and refuses the apply " +
+					"when the result differs from the saved plan (its error names the attribute, e.g. `sibling_shard_counts[\"billing\"]: " +
+					"was 4, but now 6`): run `terraform plan` again. Right before the create, the apply re-reads each sibling of the basis " +
+					"(one GET each; one listing when there are more than 8; none when the plan saw no other group). " +
+					"Unknown in a plan that could not read the coordinator (provider configuration unknown at plan time); null for an imported group. " +
+					"A configuration that adds a group to a prefix and also scales that prefix should make the " +
+					"`redisstreamcoordinator_group_shard_count` depend on the new group (`depends_on`), so the group is created first and " +
+					"the scale then includes it; otherwise a scale that runs first changes the new group's basis.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},
@@ -234,6 +249,9 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.Diagnostics.Append(diags...)
 		if vanished == nil {
 			vanished = &groupVanished{ShardCount: state.ShardCount.ValueInt64(), MetadataVersion: state.MetadataVersion.ValueInt64()}
+			if seen, _ := readGroupHighest(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
+				vanished = &groupVanished{ShardCount: seen.ShardCount, MetadataVersion: seen.MetadataVersion}
+			}
 		}
 		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
 		return
@@ -243,17 +261,37 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
-	store, regressed := observeMetadataVersion(state.MetadataVersion, group.MetadataVersion)
+	// The highest metadataVersion seen is kept in private state, and the
+	// shard_count and metadata_version attributes are not raised by a
+	// refresh: scales (this configuration's own, through
+	// redisstreamcoordinator_group_shard_count, included) are not changes of
+	// this resource, and Terraform would report every one of them as
+	// "changed outside of Terraform" (issue 10.6).
+	seen, diags := readGroupHighest(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	highest := seen.MetadataVersion
+	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
+		highest = v.ValueInt64()
+	}
 	var reg *metadataRegression
-	if regressed {
-		reg = &metadataRegression{Seen: store.ValueInt64(), Reported: group.MetadataVersion}
+	if highest > 0 && group.MetadataVersion < highest {
+		reg = &metadataRegression{Seen: highest, Reported: group.MetadataVersion}
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
+	} else {
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	state.fill(group)
-	state.MetadataVersion = store
+	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
+	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
+		// Import (or state from an older provider version): take the
+		// group as it is now.
+		state.fill(group)
+		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	state.ID = types.StringValue(groupID(p, g))
+	state.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
 	if state.Recreation.IsUnknown() || state.Recreation.IsNull() {
 		state.Recreation = recreationNull()
 	}
@@ -279,15 +317,21 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	}
 	// ModifyPlan planned metadata_version: unchanged, or, for an
 	// acknowledged regression, the reported version as the new baseline.
+	reg, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = state.MetadataVersion
 	}
-	if plan.MetadataVersion.ValueInt64() != state.MetadataVersion.ValueInt64() {
+	if reg != nil && plan.AcknowledgedMetadataVersion.ValueInt64() == reg.Reported && !plan.AcknowledgedMetadataVersion.IsNull() {
+		// ModifyPlan let this through: the acknowledged version becomes the
+		// new baseline.
 		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
 			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
-			"from": state.MetadataVersion.ValueInt64(), "to": plan.MetadataVersion.ValueInt64(),
+			"from": reg.Seen, "to": reg.Reported,
 		})
+		plan.MetadataVersion = types.Int64Value(reg.Reported)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
+		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
 	}
 	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
 }

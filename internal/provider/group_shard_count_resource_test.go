@@ -505,7 +505,8 @@ func TestAccGroupShardCount_groupDeletedOutOfBandIsRecreated(t *testing.T) {
 		Steps: []resource.TestStep{
 			{Config: config},
 			{
-				// Read of the shard count answers 404: it leaves state, and the plan creates both again.
+				// Read of the shard count answers 404: it leaves state and is created again; the
+				// group stays in state and is re-created as a new lifecycle (-/+).
 				PreConfig: func() {
 					if _, err := a.env.Client().DeleteGroup(ctxT(t), p, g, true, client.Mutation{Reason: "out-of-band delete"}); err != nil {
 						t.Fatalf("out-of-band delete: %v", err)
@@ -513,7 +514,7 @@ func TestAccGroupShardCount_groupDeletedOutOfBandIsRecreated(t *testing.T) {
 				},
 				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionCreate),
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
 					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
 				}},
 				Check: a.migrationFinished(p, g, 1),

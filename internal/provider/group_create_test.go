@@ -1,0 +1,230 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+func init() {
+	// The settle bound is the coordinator's critical-section bound; the
+	// in-repo coordinator has no such queue, and whether a group is still
+	// there after the bound does not depend on its length in these tests
+	// (they delete it, or not, through hooks), so keep the tests fast.
+	createSettleBound = 20 * time.Millisecond
+}
+
+// TestAccGroup_provisioningFailureOnFirstCreateExplained: 503
+// REDIS_STREAM_PROVISIONING_FAILED on a prefix's first create, after shard
+// k, is not re-sent; it is reported as the provisioning failure with the keys
+// it may have left and how to clear them. Applying again before clearing
+// them meets 409 STREAM_PREFIX_ALREADY_EXISTS, explained the same way; once
+// they are cleared the create succeeds (issue 11.1).
+func TestAccGroup_provisioningFailureOnFirstCreateExplained(t *testing.T) {
+	a := newAccTest(t, acctest.Options{StreamProvisioning: true})
+	c := a.env.RequireInRepo(t, "fails stream provisioning after shard 2, as a Redis error would")
+	p := acctest.RandomName("provfail")
+	c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, Operation: coordinator.ProvisionCreate, AfterShards: 2})
+	config := a.env.ProviderConfig() + groupHCL("test", p, "svc", "initial_shard_count = 4")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)REDIS_STREAM_PROVISIONING_FAILED.*` + words("first group and deleted the group's metadata again") +
+					".*" + words(p+":0 … "+p+":3") + `.*STREAM_PREFIX_ALREADY_EXISTS.*` + words("did not re-send") + ".*" + words("redis-cli UNLINK "+p)),
+			},
+			{
+				// Applying again without clearing the keys: the coordinator refuses the prefix.
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)STREAM_PREFIX_ALREADY_EXISTS.*` + words("REDIS_STREAM_PROVISIONING_FAILED deletes the metadata but keeps the keys") +
+					".*" + words("redis-cli UNLINK "+p)),
+			},
+			{
+				// The user clears the keys (redis-cli UNLINK p p:0 … p:3) and applies again.
+				PreConfig: func() {
+					keys := []string{p}
+					for i := 0; i < 4; i++ {
+						keys = append(keys, fmt.Sprintf("%s:%d", p, i))
+					}
+					if n := c.DeleteRedisKeys(keys...); n != 2 {
+						t.Fatalf("the failed create left %d of the named keys, want 2 (%s:0 and %s:1)", n, p, p)
+					}
+				},
+				Config: config,
+				Check:  a.expectGroup(p, "svc", shardCountIs(4)),
+			},
+		},
+	})
+	// No create was re-sent automatically: one per apply.
+	if creates := auditEvents(c, p, "CREATE_GROUP"); len(creates) != 3 {
+		t.Fatalf("want one create per apply (failed, refused, created), got %+v", creates)
+	}
+}
+
+// TestAccGroup_lostCreateStillProvisioningIsAdoptedOnceSettled: the create's
+// connection is lost while the coordinator still runs it (held mid
+// provisioning, the group already visible). The provider does not adopt the
+// visible group at once: it adopts it only once it is still there after the
+// settle bound, here after the held create was released (issue 11.5).
+func TestAccGroup_lostCreateStillProvisioningIsAdoptedOnceSettled(t *testing.T) {
+	testLostCreateStillProvisioning(t, true)
+}
+
+// TestAccGroup_lostCreateDeletedAgainIsNotAdopted: the same, but the held
+// create then fails provisioning and the coordinator deletes the group it
+// showed: it is not adopted, and the error says why and what to clear.
+func TestAccGroup_lostCreateDeletedAgainIsNotAdopted(t *testing.T) {
+	testLostCreateStillProvisioning(t, false)
+}
+
+func testLostCreateStillProvisioning(t *testing.T, succeeds bool) {
+	a := newAccTest(t, acctest.Options{StreamProvisioning: true})
+	c := a.env.RequireInRepo(t, "holds a create mid-provisioning while its connection is lost")
+	p, g := acctest.RandomName("inflight"), "svc"
+	hold := c.HoldCreate(p, g)
+	served := make(chan struct{})
+	// The provider's create reaches the coordinator and runs on, held, while
+	// the provider's connection is lost: the held create stands in for it.
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultResetBeforeApply,
+		OnMatch: func() {
+			go func() {
+				defer close(served)
+				count := int32(3)
+				_, _ = a.env.Client().CreateGroup(ctxT(t), p, g, &count, client.Mutation{RequestID: "terraform-lost-create"})
+			}()
+			<-hold.Reached()
+		}})
+	// The provider's first read finds the group (visible while held); its
+	// second read, after the settle bound, waits until the held create ended.
+	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay})
+	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay, Delay: time.Minute,
+		Until: func() bool {
+			if succeeds {
+				hold.Release()
+			} else {
+				hold.FailProvisioning(2)
+			}
+			<-served
+			return true
+		}})
+	step := resource.TestStep{Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 3")}
+	if succeeds {
+		step.Check = resource.ComposeTestCheckFunc(
+			a.diags.ExpectWarning("Adopted a group whose create response was lost", "still there after"),
+			a.expectGroup(p, g, shardCountIs(3)),
+		)
+	} else {
+		step.ExpectError = regexp.MustCompile(`(?s)` + words("lost create was rolled back by the coordinator") + ".*" + words("deleted again") +
+			`.*REDIS_STREAM_PROVISIONING_FAILED.*` + words("nothing was adopted") + ".*" + words(p+":0 … "+p+":2"))
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: []resource.TestStep{step}})
+	if n := c.RequestCount("POST", coordinator.RouteGroup); n != 2 {
+		t.Fatalf("want the provider's lost create and the in-flight one only (no re-send), got %d POSTs", n)
+	}
+}
+
+// TestAccGroup_lostCreateThatLandsLateIsOurs: the create's answer is lost and
+// the group is not visible yet (still queued); the re-send meets 409
+// GROUP_ALREADY_EXISTS. The group matches this create and is still there
+// after the settle bound, so it is adopted as this run's own, never with an
+// "import it" error (issue 11.5).
+func TestAccGroup_lostCreateThatLandsLateIsOurs(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "drops the create's answer and hides the group from the first read")
+	p, g := acctest.RandomName("late"), "svc"
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultResetAfterApply})
+	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Kind: coordinator.FaultRespond, Status: 404,
+		ErrorCode: "GROUP_NOT_FOUND", Message: "Group not found"})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 3"),
+			Check: resource.ComposeTestCheckFunc(
+				a.diags.ExpectWarning("Adopted a group whose create response was lost", "409 GROUP_ALREADY_EXISTS", "landed meanwhile"),
+				a.expectGroup(p, g, shardCountIs(3)),
+				func(*terraform.State) error {
+					creates := auditEvents(c, p, "CREATE_GROUP")
+					if len(creates) != 2 || creates[0].Outcome != "SUCCESS" || creates[1].Outcome == "SUCCESS" {
+						return fmt.Errorf("want the applied create and the refused re-send, got %+v", creates)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// TestAccGroup_createAnsweredByGeneric500IsReadBackBeforeResending: a create
+// answered by Spring's generic 500 (no errorCode: a store or mutex failure)
+// is ambiguous. Failed before the commit: the provider reads the group back,
+// finds none, and sends the same create again. Failed after the commit: it
+// finds the group as this create made it and adopts it, never creating twice
+// (issue 11.4).
+func TestAccGroup_createAnsweredByGeneric500IsReadBackBeforeResending(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		kind      coordinator.FaultKind
+		posts     int
+		adoptWarn bool
+	}{
+		{"beforeCommit", coordinator.FaultStoreError, 2, false},
+		{"afterCommit", coordinator.FaultStoreErrorAfterCommit, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			c := a.env.RequireInRepo(t, "answers the create with a generic 500")
+			p, g := acctest.RandomName("generic500"), "svc"
+			c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: tc.kind})
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{{
+					Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2"),
+					Check: resource.ComposeTestCheckFunc(
+						func(*terraform.State) error {
+							if n := c.RequestCount("POST", coordinator.RouteGroup); n != tc.posts {
+								return fmt.Errorf("want %d POSTs, got %d", tc.posts, n)
+							}
+							if n := c.RequestCount("GET", coordinator.RouteGroup); n < 1 {
+								return fmt.Errorf("the group was not read back after the 500")
+							}
+							var applied int
+							for _, e := range auditEvents(c, p, "CREATE_GROUP") {
+								if e.Outcome == "SUCCESS" {
+									applied++
+								}
+							}
+							if applied != 1 {
+								return fmt.Errorf("want exactly one applied CREATE_GROUP, got %d", applied)
+							}
+							if tc.adoptWarn {
+								return a.diags.ExpectWarning("Adopted a group whose create response was lost")(nil)
+							}
+							return nil
+						},
+						a.expectGroup(p, g, shardCountIs(2)),
+					),
+				}},
+			})
+		})
+	}
+}
+
+// words matches the words of s in order, across the line wrapping of
+// Terraform's diagnostics.
+func words(s string) string {
+	parts := strings.Fields(s)
+	for i, w := range parts {
+		parts[i] = regexp.QuoteMeta(w)
+	}
+	return strings.Join(parts, `\s+`)
+}

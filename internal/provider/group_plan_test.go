@@ -1,0 +1,211 @@
+package provider
+
+import (
+	"fmt"
+	"net"
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// TestAccGroup_planFailsWhenTheCoordinatorCannotBeRead: the plan-time read is
+// authoritative (issue 10.1): a wrong password fails the plan with the cause
+// and the fix; a READ principal is enough to plan.
+func TestAccGroup_planFailsWhenTheCoordinatorCannotBeRead(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("authplan"), "svc"
+	wrong := acctest.Credentials{Username: a.env.Writer.Username, Password: "not-the-password"}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config:      a.env.ProviderConfigAs(wrong, "max_retries = 0") + groupHCL("test", p, g, "initial_shard_count = 2"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot plan group "svc".*listing the coordinator's groups failed.*401.*Check\s+username/password`),
+			},
+			{
+				// Nothing listens there: the plan fails with the transport error.
+				Config:      a.withEndpoint(closedEndpoint(t)).ProviderConfig("max_retries = 0") + groupHCL("test", p, g, "initial_shard_count = 2"),
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Cannot plan group "svc".*listing the coordinator.s groups failed.*connection\s+refused.*Could\s+not\s+connect\s+to\s+the\s+coordinator`),
+			},
+			{
+				// A READ principal plans (the PR job); nothing is applied.
+				Config:             a.env.ProviderConfigAs(a.env.Reader) + groupHCL("test", p, g, "initial_shard_count = 2"),
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true,
+			},
+		},
+	})
+}
+
+// TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing: the count
+// inherited from the siblings is known in the plan, with the basis it came
+// from, and the apply needs no listing of the coordinator (issue 12.3).
+func TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("inherit")
+	a.createGroupOutOfBand(t, p, "billing", 6)
+	c := a.env.Coordinator
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + groupHCL("test", p, "audit"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(6)),
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(6)),
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("sibling_shard_counts"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"billing": knownvalue.Int64Exact(6)})),
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("recreation"), knownvalue.Null()),
+					betweenPlanAndApply(func() {
+						if c != nil {
+							c.ResetRequestCounts()
+						}
+					}),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			Check: resource.ComposeTestCheckFunc(
+				func(*terraform.State) error { // first: the other checks send requests too
+					if c == nil {
+						return nil
+					}
+					// Terraform plans the create once more during apply; that plan's
+					// listing is the apply's only one, shared by all its creates.
+					if n := c.RequestCount("GET", coordinator.RouteMonitoringGroups); n > 1 {
+						return fmt.Errorf("apply listed every group %d times; want at most 1", n)
+					}
+					if n := c.RequestCount("GET", coordinator.RouteGroup); n != 1 {
+						return fmt.Errorf("apply sent %d group GETs; want 1 (the sibling of the basis)", n)
+					}
+					return nil
+				},
+				a.expectGroup(p, "audit", shardCountIs(6)),
+			),
+		}},
+	})
+}
+
+// TestAccGroup_staleSiblingBasisRefusedBeforeCreate: a sibling rescaled
+// between the saved plan and its apply makes the apply fail before the POST,
+// naming the change and saying to re-plan (issue 10.3).
+func TestAccGroup_staleSiblingBasisRefusedBeforeCreate(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("stale")
+	a.createGroupOutOfBand(t, p, "billing", 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + groupHCL("test", p, "audit"),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
+					betweenPlanAndApply(func() { dsScaleOutOfBand(t, a.env, p, 6) }),
+				},
+			},
+			// Terraform plans the create again during apply; the basis read
+			// then differs from the saved plan's, and Terraform refuses it
+			// before anything is sent, naming the sibling and both counts.
+			ExpectError: regexp.MustCompile(`(?s)Error running apply.*sibling_shard_counts\["billing"\]:\s+was\s+cty.NumberIntVal\(4\),\s+but\s+now\s+cty.NumberIntVal\(6\)`),
+		}},
+	})
+	if _, err := a.group(t, p, "audit"); !client.IsNotFound(err) {
+		t.Fatalf("the stale plan must not create the group; GET answered %v", err)
+	}
+	if !acctest.IsReal() {
+		if creates := auditEvents(a.env.Coordinator, p, "CREATE_GROUP"); len(creates) != 1 {
+			t.Fatalf("want only the out-of-band CREATE_GROUP, got %+v", creates)
+		}
+	}
+}
+
+// TestAccGroup_groupsCreatedTogetherMustAgree: two new groups of one prefix
+// with different counts fail the plan, whichever is planned first (10.4).
+func TestAccGroup_groupsCreatedTogetherMustAgree(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("together")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + groupHCL("first", p, "a", "initial_shard_count = 3") +
+				groupHCL("second", p, "b", "initial_shard_count = 5"),
+			ExpectError: regexp.MustCompile(`(?s)pre-apply plan.*Groups created together under one stream prefix disagree.*Nothing\s+was\s+sent`),
+		}},
+	})
+	if !acctest.IsReal() {
+		if events := auditEvents(a.env.Coordinator, p); len(events) != 0 {
+			t.Fatalf("nothing may be sent; got %+v", events)
+		}
+	}
+}
+
+// closedEndpoint is a loopback URL where nothing listens.
+func closedEndpoint(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	_ = l.Close()
+	return "http://" + addr
+}
+
+// TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo: with an
+// endpoint known only after apply, the plan cannot read the coordinator: it
+// warns, leaves initial_shard_count unknown, and the create resolves the
+// siblings' count at apply (issue 10.1).
+func TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("unknowncfg")
+	a.createGroupOutOfBand(t, p, "billing", 6)
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source = %q
+    }
+  }
+}
+
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+provider "redisstreamcoordinator" {
+  endpoint = terraform_data.endpoint.output
+  username = %q
+  password = %q
+}
+`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password) + groupHCL("test", p, "audit")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("initial_shard_count")),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("sibling_shard_counts")),
+				},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("sibling_shard_counts"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"billing": knownvalue.Int64Exact(6)})),
+			},
+			Check: a.diags.ExpectWarning("Plan-time checks skipped: the provider configuration is unknown until apply", "(known after apply)"),
+		}},
+	})
+}
