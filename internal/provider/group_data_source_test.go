@@ -106,11 +106,13 @@ func TestAccGroupDataSource_readPrincipal(t *testing.T) {
 	dsWaitForConvergence(t, env, p, g, 1)
 
 	const ds = "data.redisstreamcoordinator_group.this"
+	var versionBefore, epochBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
 			{
 				PreConfig: func() {
+					epochBefore = groupValueNow(t, env, p, g, groupEpochOf)
 					if env.Coordinator != nil {
 						env.Coordinator.ResetRequestCounts()
 					}
@@ -124,7 +126,7 @@ func TestAccGroupDataSource_readPrincipal(t *testing.T) {
 						knownvalue.MapExact(map[string]knownvalue.Check{consumer.MemberID: knownvalue.Int64Exact(2)})),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("current_assignment_summary"),
 						knownvalue.MapExact(map[string]knownvalue.Check{consumer.MemberID: knownvalue.Int64Exact(2)})),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("group_epoch"), knownvalue.Int64Func(dsAtLeast(2))),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("group_epoch"), groupValueSince(env, p, g, "group_epoch", groupEpochOf, &epochBefore, false)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("active_migration"), knownvalue.Null()),
 				},
 			},
@@ -132,12 +134,13 @@ func TestAccGroupDataSource_readPrincipal(t *testing.T) {
 				// With the consumer gone, a scale-out stays ACTIVE (CONTRACT §7).
 				PreConfig: func() {
 					consumer.Stop()
+					versionBefore = groupValueNow(t, env, p, g, metadataVersionOf)
 					dsScaleOutOfBand(t, env, p, 5)
 				},
 				Config: env.ProviderConfigAs(env.Reader) + groupDataSourceConfig(p, g),
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(5)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("metadata_version"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("metadata_version"), groupValueSince(env, p, g, "metadata_version", metadataVersionOf, &versionBefore, true)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("active_migration"), knownvalue.ObjectExact(map[string]knownvalue.Check{
 						"resharding_id":    knownvalue.StringRegexp(regexp.MustCompile(`^reshard-`)),
 						"from_shard_count": knownvalue.Int64Exact(2),
@@ -213,7 +216,7 @@ func TestAccGroupDataSource_invalidName(t *testing.T) {
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{{
 			Config:      env.ProviderConfigAs(env.Reader) + groupDataSourceConfig("orders/eu", "svc"),
-			ExpectError: wrappedText(`must be a non-empty stream prefix without '/'`),
+			ExpectError: wrappedText(`stream prefix "orders/eu" contains '/'`),
 		}},
 	})
 }

@@ -363,6 +363,7 @@ func TestAccGroup_invalidInputFailsAtPlanWithNoRequest(t *testing.T) {
 	}{
 		{groupHCL("test", "bad{tag}", "svc"), `contains a brace`},
 		{groupHCL("test", "orders", ".."), `is a dot segment`},
+		{groupHCL("test", "orders", "a;b"), `contains ';'`},
 		{groupHCL("test", "orders", "a/b"), `contains '/'`},
 		{groupHCL("test", "orders", "svc", "initial_shard_count = 0"), `between 1 and 1024`},
 		{groupHCL("test", "orders", "svc", "initial_shard_count = 5000"), `between 1 and 1024`},

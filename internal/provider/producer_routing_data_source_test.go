@@ -33,6 +33,7 @@ data "redisstreamcoordinator_producer_routing" "this" {
 			"redis_slot":  knownvalue.Int64Exact(int64(routing.Slot(key))),
 		})
 	}
+	var versionBefore int64
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: testAccProtoV6ProviderFactories,
 		Steps: []resource.TestStep{
@@ -47,11 +48,11 @@ data "redisstreamcoordinator_producer_routing" "this" {
 			},
 			{
 				// Drained to 0 shards: no route, and an empty (not null) list.
-				PreConfig: func() { dsScaleOutOfBand(t, env, p, 0) },
+				PreConfig: func() { versionBefore = groupValueNow(t, env, p, g, metadataVersionOf); dsScaleOutOfBand(t, env, p, 0) },
 				Config:    config,
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(0)),
-					statecheck.ExpectKnownValue(ds, tfjsonpath.New("metadata_version"), knownvalue.Int64Exact(2)),
+					statecheck.ExpectKnownValue(ds, tfjsonpath.New("metadata_version"), groupValueSince(env, p, g, "metadata_version", metadataVersionOf, &versionBefore, true)),
 					statecheck.ExpectKnownValue(ds, tfjsonpath.New("shards"), knownvalue.ListSizeExact(0)),
 				},
 			},
