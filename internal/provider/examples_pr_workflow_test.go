@@ -202,6 +202,10 @@ func TestAccPullRequestWorkflow_PreviewComment(t *testing.T) {
 			t.Errorf("the PR comment lacks %s", want)
 		}
 	}
+	// The guide shows this comment: it must be what the guide's change renders.
+	if shown, rendered := normalizeComment(guideSampleComment(t)), normalizeComment(comment); shown != rendered {
+		t.Errorf("the guide's sample comment differs from the rendered one (metadataVersion and Terraform version aside):\n--- guide\n%s\n--- rendered\n%s", shown, rendered)
+	}
 	if t.Failed() {
 		t.Logf("PR comment rendered from the saved plan:\n%s", comment)
 	}
@@ -237,6 +241,37 @@ func waitJoined(ctx context.Context, c *acctest.Consumer) error {
 		}
 	}
 	return nil
+}
+
+// guideSampleComment is the ```markdown block of the pull-request guide.
+func guideSampleComment(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "templates", "guides", "pull-request-workflow.md.tmpl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(b), "\n```markdown\n")
+	block, _, closed := strings.Cut(rest, "\n```\n")
+	if !ok || !closed {
+		t.Fatal("the pull-request guide has no ```markdown block with the sample comment")
+	}
+	return block
+}
+
+var (
+	metadataVersionRE  = regexp.MustCompile(`metadataVersion [0-9]+`)
+	terraformVersionRE = regexp.MustCompile(`^Terraform [^ ,]+,`)
+)
+
+// normalizeComment replaces what depends on the run (the coordinator's
+// metadataVersion, the Terraform version) and trims the trailing newlines.
+func normalizeComment(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	for i, l := range lines {
+		l = metadataVersionRE.ReplaceAllString(l, "metadataVersion N")
+		lines[i] = terraformVersionRE.ReplaceAllString(l, "Terraform X,")
+	}
+	return strings.Join(lines, "\n")
 }
 
 func readExampleFile(t *testing.T, rel string) string {
