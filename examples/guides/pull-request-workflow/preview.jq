@@ -64,7 +64,7 @@ def group_removal:
 
 [.resource_changes[]? | select(.mode == "managed" and (.type | startswith("redisstreamcoordinator_")))] as $rc
 | [$rc[] | select(.type == "redisstreamcoordinator_group_shard_count" and .change.actions != ["no-op"] and .change.actions != ["read"] and .change.actions != ["delete"])] as $scales
-| [$rc[] | select(.type == "redisstreamcoordinator_group" and (.change.actions | index("delete")) != null)] as $removals
+| [$rc[] | select(.type == "redisstreamcoordinator_group" and any(.change.actions[]; . == "delete"))] as $removals
 | [$rc[] | select(.type == "redisstreamcoordinator_group" and .change.actions == ["create"])] as $creates
 | "### Redis Stream Coordinator: plan preview\n\n"
   + "Terraform \(.terraform_version), read from the saved plan. \($scales | length) shard count change(s), "
