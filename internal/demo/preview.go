@@ -41,8 +41,7 @@ func printReshardingPreview(w io.Writer, planJSON []byte) (int, error) {
 	}
 	n := 0
 	for _, rc := range plan.ResourceChanges {
-		if rc.Type != shardCountType || rc.Mode != tfjson.ManagedResourceMode || rc.Change == nil ||
-			!(rc.Change.Actions.Create() || rc.Change.Actions.Update() || rc.Change.Actions.Replace()) {
+		if rc.Type != shardCountType || rc.Mode != tfjson.ManagedResourceMode || rc.Change == nil || !changesCount(rc.Change.Actions) {
 			continue
 		}
 		after, _ := rc.Change.After.(map[string]any)
@@ -107,6 +106,12 @@ func (r reshardingPreview) complete() error {
 		}
 	}
 	return nil
+}
+
+// changesCount: the planned action can change the shard count (a create
+// scales an existing group, an update or a replacement changes the count).
+func changesCount(a tfjson.Actions) bool {
+	return a.Create() || a.Update() || a.Replace()
 }
 
 func actionWord(a tfjson.Actions) string {
