@@ -1,6 +1,6 @@
 # The configuration `make demo` applies against a throwaway in-repo
-# coordinator: two streams with their consumer groups, and a shard count
-# change on one of them.
+# coordinator: two streams with their consumer groups, then, in a second
+# plan, a shard count change of one of them.
 terraform {
   required_version = ">= 1.8"
 
@@ -32,15 +32,29 @@ resource "redisstreamcoordinator_group" "payments" {
   reason              = "demo: payment-service consumes the payments stream"
 }
 
-# Scale the orders stream out from 4 to 8 shards. The provider waits until
-# the resharding migration has really completed: the demo runs a consumer
-# of order-service that takes over the new shards. The payments stream, on
-# another prefix, is not touched.
+# The shard count of the orders stream. The first apply creates the group
+# with 4 shards and leaves the count as it is: a new group has no consumers
+# yet, and a scale-out completes only once a consumer takes over the new
+# shards. The change to 8 comes in a second, reviewed plan
+# (-var=orders_shard_count=8), once the demo's consumer of order-service
+# runs; its saved plan carries the resharding preview (the `resharding`
+# attribute), and the apply waits until the migration has completed. The
+# payments stream, on another prefix, is not touched.
+variable "orders_shard_count" {
+  type        = number
+  description = "Shard count of the orders stream."
+  default     = 4
+}
+
 resource "redisstreamcoordinator_group_shard_count" "orders" {
   stream_prefix  = redisstreamcoordinator_group.orders.stream_prefix
   consumer_group = redisstreamcoordinator_group.orders.consumer_group
-  shard_count    = 8
+  shard_count    = var.orders_shard_count
   reason         = "demo: more consumer parallelism for orders"
+
+  timeouts {
+    update = "5m"
+  }
 }
 
 output "orders_shard_count" {

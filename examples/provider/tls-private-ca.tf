@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # A coordinator behind a private certificate authority: trust its CA in
 # addition to the system roots rather than disabling verification.
 # Proxies are taken from HTTPS_PROXY / NO_PROXY in the environment.

@@ -1,8 +1,11 @@
 // Package demo is `make demo`: it builds the provider, starts the in-repo
-// coordinator on a free loopback port, and runs terraform plan, apply and a
-// second (empty) plan of examples/demo against it with dev overrides, then
-// prints the coordinator's audit trail of the run and stops everything it
-// started. It needs only Go and terraform, and no network.
+// coordinator on a free loopback port and, with dev overrides, applies
+// examples/demo against it (the groups, with their initial shard counts);
+// once the consumer runs, it plans a shard count change into a saved plan,
+// prints the resharding preview read from that plan file, applies the saved
+// plan and requires a following plan to be empty. It then prints the
+// coordinator's audit trail of the run and stops everything it started. It
+// needs only Go and terraform, and no network.
 package demo
 
 import (
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -100,9 +104,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		return err
 	}
 	run.consumer = consumer
-	holdScalesUntil(run.coord, consumer.Joined)
-	p.linef("a consumer of %s/%s heartbeats as %s; it joins as soon as terraform creates the group,", consumerPrefix, consumerGroup, consumer.MemberID)
-	p.linef("and scale requests wait until it has joined (in production, consumers run before anyone scales)")
+	p.linef("a consumer of %s/%s heartbeats as %s; it joins as soon as terraform creates the group", consumerPrefix, consumerGroup, consumer.MemberID)
 
 	p.section("Working directory")
 	if err := prepareWorkDir(tf, o.Config, binDir); err != nil {
@@ -123,36 +125,78 @@ func Run(ctx context.Context, o Options) (err error) {
 	if o.NoColor {
 		color = []string{"-no-color"}
 	}
-	steps := []struct {
-		title string
-		args  []string
-	}{
-		{"terraform plan", []string{"plan", "-input=false"}},
-		{"terraform apply -auto-approve", []string{"apply", "-input=false", "-auto-approve"}},
-		{"terraform plan -detailed-exitcode (a second plan must be empty)", []string{"plan", "-input=false", "-detailed-exitcode"}},
+	if err := os.WriteFile(filepath.Join(tf.Dir, scaleVarFile), []byte(scaleVars), 0o600); err != nil {
+		return err
 	}
-	for i, s := range steps {
-		p.section(s.title)
-		code, err := tf.Run(ctx, append(s.args, color...)...)
+	step := func(title string, args ...string) (int, error) {
+		p.section(title)
+		code, err := tf.Run(ctx, append(args, color...)...)
 		if err != nil {
-			return fmt.Errorf("%s: %w", s.title, err)
+			return code, fmt.Errorf("%s: %w", title, err)
 		}
-		// The last step is the second plan; with -detailed-exitcode, exit
-		// code 2 means it has changes.
-		if i == len(steps)-1 && code == 2 {
-			return errors.New("the second plan is not empty: the apply did not converge")
-		}
-		if code != 0 {
-			return fmt.Errorf("%s exited with %d", s.title, code)
-		}
+		return code, nil
 	}
-	p.linef("no changes: the configuration and the coordinator agree")
+	mustSucceed := func(title string, args ...string) error {
+		code, err := step(title, args...)
+		if err == nil && code != 0 {
+			err = fmt.Errorf("%s exited with %d", title, code)
+		}
+		return err
+	}
 
-	p.section("Coordinator state")
+	// Day one: the groups, each with its initial shard count. A new group
+	// has no consumer, so the configuration does not scale it yet.
+	if err := mustSucceed("terraform apply -auto-approve (the groups; the shard count stays at its initial value)",
+		"apply", "-input=false", "-auto-approve"); err != nil {
+		return err
+	}
+
+	p.section(fmt.Sprintf("Waiting for the consumer of %s/%s to join", consumerPrefix, consumerGroup))
 	api, err := run.terraformClient()
 	if err != nil {
 		return err
 	}
+	switch _, err := api.GetGroup(ctx, consumerPrefix, consumerGroup); {
+	case client.IsNotFound(err):
+		p.linef("the configuration created no group %s/%s: nothing to wait for", consumerPrefix, consumerGroup)
+	case err != nil:
+		return err
+	default:
+		if err := waitJoined(ctx, consumer); err != nil {
+			return err
+		}
+		p.linef("%s is a live member: a scale-out of %s can complete", consumer.MemberID, consumerPrefix)
+	}
+
+	// The change, reviewed from the saved plan before it is applied.
+	if err := mustSucceed("terraform plan -out=tfplan -var-file="+scaleVarFile+" (the change under review)",
+		"plan", "-input=false", "-out="+planFile, "-var-file="+scaleVarFile); err != nil {
+		return err
+	}
+	p.section("Resharding preview read from the saved plan (terraform show -json " + planFile + ")")
+	planJSON, err := tf.Output(ctx, "show", "-json", planFile)
+	if err != nil {
+		return err
+	}
+	if _, err := printReshardingPreview(o.Out, planJSON); err != nil {
+		return fmt.Errorf("resharding preview: %w", err)
+	}
+	if err := mustSucceed("terraform apply "+planFile+" (exactly the reviewed plan)", "apply", "-input=false", planFile); err != nil {
+		return err
+	}
+	const last = "terraform plan -detailed-exitcode (the plan after the apply must be empty)"
+	code, err := step(last, "plan", "-input=false", "-detailed-exitcode", "-var-file="+scaleVarFile)
+	switch {
+	case err != nil:
+		return err
+	case code == 2: // -detailed-exitcode: the plan has changes
+		return errors.New("the plan after the apply is not empty: the apply did not converge")
+	case code != 0:
+		return fmt.Errorf("%s exited with %d", last, code)
+	}
+	p.linef("no changes: the configuration and the coordinator agree")
+
+	p.section("Coordinator state")
 	if err := printGroups(ctx, o.Out, api); err != nil {
 		return err
 	}
@@ -161,7 +205,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	printAuditTrail(o.Out, run.coord.AuditEvents())
 
 	p.section("Done")
-	p.linef("demo finished in %s: plan, apply, empty second plan, %d audited mutations", time.Since(started).Round(100*time.Millisecond), len(run.coord.AuditEvents()))
+	p.linef("demo finished in %s: apply, saved plan with its resharding preview, apply of the saved plan, empty plan, %d audited mutations", time.Since(started).Round(100*time.Millisecond), len(run.coord.AuditEvents()))
 	return nil
 }
 
@@ -211,16 +255,30 @@ func startCoordinator() (*demoRun, error) {
 	return r, nil
 }
 
-// holdScalesUntil makes the coordinator hold scale requests until joined
-// reports true, for at most 30 s each. The demo creates the group and scales
-// it in one apply, so its consumer can only join once the group exists, while
-// in production consumers run long before anyone scales. Without the hold the
-// scale-out would find no live consumer and, correctly, be reported as
-// waiting for one.
-func holdScalesUntil(c *coordinator.Coordinator, joined func() bool) {
-	for _, route := range []string{coordinator.RouteStreamScale, coordinator.RouteGroupScale} {
-		c.InjectFault(coordinator.Fault{Method: "POST", Route: route, Kind: coordinator.FaultDelay, Delay: 30 * time.Second, Until: joined, Times: 1000})
+// The shard count change the demo plans after the first apply, and the
+// plan file it is saved to. A variable file, not -var: a configuration
+// without the variable (Options.Config) then only gets a warning.
+const (
+	scaleVarFile = "scale.tfvars"
+	scaleVars    = "orders_shard_count = 8\n"
+	planFile     = "tfplan"
+)
+
+// waitJoined waits until the coordinator has accepted c as a member. In
+// production consumers run before anyone scales; here the group only exists
+// after the first apply, so the change is planned once the consumer is live
+// (a scale-out planned with no live consumer could not complete by itself).
+func waitJoined(ctx context.Context, c *acctest.Consumer) error {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for !c.Joined() {
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("the consumer %s did not join: %w", c.MemberID, ctx.Err())
+		case <-tick.C:
+		}
 	}
+	return nil
 }
 
 func (r *demoRun) stop(p printer) {

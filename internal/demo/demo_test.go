@@ -122,10 +122,20 @@ func TestAccDemo(t *testing.T) {
 	}
 	text := out.String()
 	for _, want := range []*regexp.Regexp{
-		regexp.MustCompile(`(?m)^==> terraform plan$`),
-		regexp.MustCompile(`Plan: 3 to add, 0 to change, 0 to destroy\.`),
+		regexp.MustCompile(`(?m)^==> terraform apply -auto-approve \(the groups; the shard count stays at its initial value\)$`),
 		regexp.MustCompile(`Apply complete! Resources: 3 added, 0 changed, 0 destroyed\.`),
-		regexp.MustCompile(`(?s)==> terraform plan -detailed-exitcode.*No changes\.`),
+		regexp.MustCompile(`(?m)^==> terraform plan -out=tfplan -var-file=scale\.tfvars \(the change under review\)$`),
+		regexp.MustCompile(`Plan: 0 to add, 1 to change, 0 to destroy\.`),
+		// The preview, read from the saved plan, before the apply.
+		regexp.MustCompile(`(?s)==> Resharding preview read from the saved plan \(terraform show -json tfplan\)\n` +
+			`    redisstreamcoordinator_group_shard_count\.orders \(update\): stream orders, 4 → 8 shards\n` +
+			`      moved keys:          50% of partition keys change shard\n` +
+			`      affected groups:     order-service \(4 shards\)\n` +
+			`      completes by itself: yes\n` +
+			`      based on:            metadataVersion [1-9][0-9]* \([^)\n]+\)\n` +
+			`.*==> terraform apply tfplan \(exactly the reviewed plan\)`),
+		regexp.MustCompile(`Apply complete! Resources: 0 added, 1 changed, 0 destroyed\.`),
+		regexp.MustCompile(`(?s)==> terraform plan -detailed-exitcode \(the plan after the apply must be empty\).*No changes\.`),
 		regexp.MustCompile(`orders/order-service\s+8\s+none\s+reshard-\S+ 4→8 DEPRECATED`),
 		regexp.MustCompile(`payments/payment-service\s+2\s+none\s+none`),
 		regexp.MustCompile(`CREATE_GROUP\s+orders/order-service\s+SUCCESS \(201\)\s+terraform-demo-\S+-create-group-[0-9a-f]{8}\s+terraform:demo\s+demo: order-service consumes the orders stream`),
@@ -137,12 +147,17 @@ func TestAccDemo(t *testing.T) {
 			t.Errorf("demo output lacks %s", want)
 		}
 	}
+	// The scale happens only when the saved plan is applied: nothing is
+	// scaled before the preview was printed.
+	if i, j := strings.Index(text, "==> Resharding preview"), strings.Index(text, "Modifying... [id=orders/order-service]"); i < 0 || j < i {
+		t.Errorf("the scale (at %d) does not come after the preview (at %d)", j, i)
+	}
 	if t.Failed() {
 		t.Logf("demo output:\n%s", text)
 	}
 }
 
-// The demo fails when the second plan is not empty.
+// The demo fails when the plan after the apply is not empty.
 func TestAccDemoFailsOnANonEmptySecondPlan(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1 (runs terraform)")
@@ -157,7 +172,7 @@ func TestAccDemoFailsOnANonEmptySecondPlan(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	err := Run(ctx, Options{ModuleRoot: "../..", Config: cfg, NoColor: true, Out: &out})
-	if err == nil || !strings.Contains(err.Error(), "the second plan is not empty") {
-		t.Fatalf("Run = %v, want the second-plan error\n%s", err, out.String())
+	if err == nil || !strings.Contains(err.Error(), "the plan after the apply is not empty") {
+		t.Fatalf("Run = %v, want the non-empty-plan error\n%s", err, out.String())
 	}
 }

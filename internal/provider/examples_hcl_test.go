@@ -59,34 +59,40 @@ func exampleConfig(t *testing.T, env *acctest.Env, files []string, rw exampleRew
 		b.WriteString(env.ProviderConfig())
 	}
 	for _, rel := range files {
-		f := parseExample(t, rel)
-		body := f.Body()
-		for _, block := range body.Blocks() {
-			switch {
-			case block.Type() == "terraform":
-				body.RemoveBlock(block)
-			case block.Type() == "provider" && len(block.Labels()) == 1 && block.Labels()[0] == TypeName:
-				aliased := block.Body().GetAttribute("alias") != nil
-				switch {
-				case rw.provider == providerAsWritten:
-				case rw.provider == replaceProvider && !aliased:
-					body.RemoveBlock(block)
-				default:
-					pointAtTestCoordinator(block.Body(), env)
-				}
-			case block.Type() == "module" && len(block.Labels()) == 1:
-				if local, ok := rw.moduleSources[block.Labels()[0]]; ok {
-					abs, err := filepath.Abs(local)
-					if err != nil {
-						t.Fatal(err)
-					}
-					block.Body().SetAttributeValue("source", cty.StringVal(abs))
-				}
-			}
-		}
-		fmt.Fprintf(&b, "\n# ---- examples/%s\n%s", rel, hclwrite.Format(f.Bytes()))
+		b.WriteString(rewriteExample(t, env, "examples/"+rel, parseExample(t, rel), rw))
 	}
 	return b.String()
+}
+
+// rewriteExample turns one parsed example (from the file named by label)
+// into configuration for env's coordinator, as exampleConfig describes.
+func rewriteExample(t *testing.T, env *acctest.Env, label string, f *hclwrite.File, rw exampleRewrite) string {
+	t.Helper()
+	body := f.Body()
+	for _, block := range body.Blocks() {
+		switch {
+		case block.Type() == "terraform":
+			body.RemoveBlock(block)
+		case block.Type() == "provider" && len(block.Labels()) == 1 && block.Labels()[0] == TypeName:
+			aliased := block.Body().GetAttribute("alias") != nil
+			switch {
+			case rw.provider == providerAsWritten:
+			case rw.provider == replaceProvider && !aliased:
+				body.RemoveBlock(block)
+			default:
+				pointAtTestCoordinator(block.Body(), env)
+			}
+		case block.Type() == "module" && len(block.Labels()) == 1:
+			if local, ok := rw.moduleSources[block.Labels()[0]]; ok {
+				abs, err := filepath.Abs(local)
+				if err != nil {
+					t.Fatal(err)
+				}
+				block.Body().SetAttributeValue("source", cty.StringVal(abs))
+			}
+		}
+	}
+	return fmt.Sprintf("\n# ---- %s\n%s", label, hclwrite.Format(f.Bytes()))
 }
 
 // pointAtTestCoordinator replaces the endpoint of a provider block, and the

@@ -131,28 +131,34 @@ func exampleCases() []exampleCase {
 			planChecks: []plancheck.PlanCheck{expectImported("redisstreamcoordinator_group.orders")},
 		},
 		{
+			// The example scales a running group: its consumer has joined.
 			name: "group_shard_count", files: []string{countDir + "resource.tf"}, importScript: countDir + "import.sh",
-			consumer: true,
+			setup: ordersGroupWithJoinedConsumer,
 			stateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.orders", tfjsonpath.New("shard_count"), knownvalue.Int64Exact(12)),
 				statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.orders", tfjsonpath.New("previous_shard_count"), knownvalue.Int64Exact(8)),
 			},
 		},
 		{
-			name:     "group_shard_count_import_block",
-			files:    []string{countDir + "resource.tf", countDir + "import-by-string-id.tf", groupDir + "import-by-string-id.tf"},
-			setup:    func(t *testing.T, env *acctest.Env) { createExampleGroup(t, env, ordersPrefix, ordersGroup, 8) },
-			consumer: true,
+			name:  "group_shard_count_import_block",
+			files: []string{countDir + "resource.tf", countDir + "import-by-string-id.tf"},
+			setup: ordersGroupWithJoinedConsumer,
 			planChecks: []plancheck.PlanCheck{
-				expectImported("redisstreamcoordinator_group.orders"),
 				expectImported("redisstreamcoordinator_group_shard_count.orders"),
 			},
 			stateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.orders", tfjsonpath.New("shard_count"), knownvalue.Int64Exact(12)),
 			},
 		},
+		newGroupWithShardCountCase(countDir),
 		{
-			name: "demo", files: []string{"demo/main.tf"}, consumer: true,
+			// As `make demo` runs it: the first apply creates the groups with
+			// the shard count equal to the initial count; once the consumer
+			// has joined, the change to 8 shards is applied.
+			name: "demo", prior: []string{"demo/main.tf"}, files: []string{"demo/main.tf"}, consumer: true,
+			vars: func(*testing.T, *acctest.Env) config.Variables {
+				return config.Variables{"orders_shard_count": config.IntegerVariable(8)}
+			},
 			stateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownOutputValue("orders_shard_count", knownvalue.Int64Exact(8)),
 				statecheck.ExpectKnownOutputValue("order_123_stream_key", knownvalue.StringExact("orders:5")),
@@ -243,14 +249,42 @@ func exampleCases() []exampleCase {
 		},
 		{
 			name: "guide_safe_shard_change", files: []string{"guides/safe-shard-change/main.tf"},
-			setup:    func(t *testing.T, env *acctest.Env) { createExampleGroup(t, env, ordersPrefix, ordersGroup, 8) },
-			consumer: true,
+			setup: ordersGroupWithJoinedConsumer,
 			stateChecks: []statecheck.StateCheck{
 				statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.orders", tfjsonpath.New("migration_state"), knownvalue.StringExact("DEPRECATED")),
 				statecheck.ExpectKnownOutputValue("orders_stream_keys", knownvalue.ListSizeExact(12)),
 			},
 		},
 	}
+}
+
+// newGroupWithShardCountCase: creating a group and its shard count in one
+// apply, with the count equal to the initial count, scales nothing.
+func newGroupWithShardCountCase(countDir string) exampleCase {
+	var coord *coordinator.Coordinator
+	return exampleCase{
+		name: "group_shard_count_with_new_group", files: []string{countDir + "with-new-group.tf"},
+		setup: func(_ *testing.T, env *acctest.Env) { coord = env.Coordinator },
+		stateChecks: []statecheck.StateCheck{
+			statecheck.ExpectKnownValue("redisstreamcoordinator_group.payments", tfjsonpath.New("shard_count"), knownvalue.Int64Exact(4)),
+			statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.payments", tfjsonpath.New("shard_count"), knownvalue.Int64Exact(4)),
+			stateCheckFunc(func(context.Context, statecheck.CheckStateRequest, *statecheck.CheckStateResponse) error {
+				for _, e := range coord.AuditEvents() {
+					if e.Action != "CREATE_GROUP" {
+						return fmt.Errorf("the apply sent %s %s; want only the group's creation", e.Action, e.Path)
+					}
+				}
+				return nil
+			}),
+		},
+	}
+}
+
+// stateCheckFunc adapts a function to statecheck.StateCheck.
+type stateCheckFunc func(context.Context, statecheck.CheckStateRequest, *statecheck.CheckStateResponse) error
+
+func (f stateCheckFunc) CheckState(ctx context.Context, req statecheck.CheckStateRequest, resp *statecheck.CheckStateResponse) {
+	resp.Error = f(ctx, req, resp)
 }
 
 func TestExamplesAreAllTested(t *testing.T) {
@@ -267,7 +301,7 @@ func TestExamplesAreAllTested(t *testing.T) {
 		}
 	}
 	for _, f := range exampleFiles(t) {
-		if !covered[f] {
+		if !covered[f] && examplesTestedElsewhere[f] == "" {
 			t.Errorf("examples/%s is not exercised by any case in exampleCases (examples_test.go): add a case that applies it", f)
 		}
 	}
@@ -321,8 +355,10 @@ func exampleTestCase(t *testing.T, env *acctest.Env, c exampleCase) resource.Tes
 	if c.setup != nil {
 		c.setup(t, env)
 	}
+	var joined func() error
 	if c.consumer {
 		consumer := env.StartConsumer(t, ordersPrefix, ordersGroup)
+		joined = func() error { return waitJoined(ctxT(t), consumer) }
 		for _, route := range []string{coordinator.RouteStreamScale, coordinator.RouteGroupScale} {
 			coord.InjectFault(coordinator.Fault{Method: "POST", Route: route, Kind: coordinator.FaultDelay, Delay: 30 * time.Second, Until: consumer.Joined, Times: 1000})
 		}
@@ -344,7 +380,17 @@ func exampleTestCase(t *testing.T, env *acctest.Env, c exampleCase) resource.Tes
 		}
 		steps = append(steps, resource.TestStep{
 			Config: exampleConfig(t, env, c.prior, c.rw), ConfigVariables: priorVars,
-			Check: func(*terraform.State) error { auditedBefore = len(coord.AuditEvents()); return nil },
+			Check: func(*terraform.State) error {
+				// The configuration's next change may scale out: it is planned
+				// once the consumer runs, as in production.
+				if joined != nil {
+					if err := joined(); err != nil {
+						return err
+					}
+				}
+				auditedBefore = len(coord.AuditEvents())
+				return nil
+			},
 		})
 	}
 	main := resource.TestStep{
@@ -377,6 +423,15 @@ func exampleTestCase(t *testing.T, env *acctest.Env, c exampleCase) resource.Tes
 		}
 	}
 	return resource.TestCase{ProtoV6ProviderFactories: testAccProtoV6ProviderFactories, TerraformVersionChecks: versionChecks(cfg), Steps: steps}
+}
+
+// ordersGroupWithJoinedConsumer is the group with 8 shards and a consumer
+// the coordinator has accepted: a running group, ready to scale out.
+func ordersGroupWithJoinedConsumer(t *testing.T, env *acctest.Env) {
+	createExampleGroup(t, env, ordersPrefix, ordersGroup, 8)
+	if err := waitJoined(ctxT(t), env.StartConsumer(t, ordersPrefix, ordersGroup)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // ordersGroupWithConsumer is the state most read-side examples assume: the

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"os"
-	"path/filepath"
 	"regexp"
 	"testing"
 	"time"
@@ -248,11 +246,10 @@ func dsScaleOutOfBand(t *testing.T, env *acctest.Env, p string, target int32) *c
 // pastes it under a provider configuration (the READ principal's).
 func dsExampleConfig(t *testing.T, env *acctest.Env, typeName string) string {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "..", "examples", "data-sources", typeName, "data-source.tf"))
-	if err != nil {
-		t.Fatalf("example of %s: %v", typeName, err)
-	}
-	return env.ProviderConfigAs(env.Reader) + string(b)
+	// The example's own terraform block (required_providers) goes: the
+	// provider configuration above declares the provider.
+	rel := "data-sources/" + typeName + "/data-source.tf"
+	return env.ProviderConfigAs(env.Reader) + rewriteExample(t, env, "examples/"+rel, parseExample(t, rel), exampleRewrite{provider: replaceProvider})
 }
 
 // dsExampleEnv is a fresh in-repo coordinator for an example: examples use

@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Fails the plan when the coordinator reports a broken assignment invariant.
 data "redisstreamcoordinator_assignments" "orders" {
   stream_prefix  = "orders"

@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Every group a stream-level scale of "orders" rescales together.
 data "redisstreamcoordinator_groups" "orders" {
   stream_prefix = "orders"

@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 data "redisstreamcoordinator_health" "this" {}
 
 # Test status only: redis may read UNKNOWN on the first call.

@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 data "redisstreamcoordinator_producer_routing" "orders" {
   stream_prefix  = "orders"
   consumer_group = "order-service"

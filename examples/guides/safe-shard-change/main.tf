@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # Step 3 of the safe shard count change: scale, wait for completion, and
 # check the routing producers will pick up. Producers that cannot tolerate
 # duplicates are paused before this apply and resumed after it.
@@ -17,6 +26,10 @@ resource "redisstreamcoordinator_group_shard_count" "orders" {
   wait_for = "COMPLETION"
 
   timeouts {
+    # The first apply of a new shard count resource (one just added for a
+    # running group, as here) scales in Create; a change of an existing
+    # resource's shard_count runs in Update.
+    create = "20m"
     update = "20m"
   }
 }

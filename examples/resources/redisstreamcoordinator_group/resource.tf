@@ -1,3 +1,12 @@
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
 # The order service's consumer group on the "orders" stream, with 8 shards:
 # producers publish to the Redis streams orders:0 … orders:7.
 resource "redisstreamcoordinator_group" "orders" {

@@ -1,6 +1,9 @@
-// Command demo is `make demo`: plan, apply and an empty second plan of
-// examples/demo against a throwaway in-repo coordinator, then the
-// coordinator's audit trail of the run. Run it from the repository root:
+// Command demo is `make demo`: against a throwaway in-repo coordinator, it
+// applies examples/demo (the groups at their initial shard counts), plans a
+// shard count change into a saved plan, prints the resharding preview read
+// from that plan file, applies the saved plan and requires the next plan to
+// be empty, then prints the coordinator's audit trail of the run. Run it
+// from the repository root:
 //
 //	go run ./internal/demo/cmd/demo
 package main
