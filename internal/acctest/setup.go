@@ -5,7 +5,13 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
 )
+
+// OpenTofuRegistryHost is the registry OpenTofu resolves a provider source
+// without a hostname against (Terraform's is registry.terraform.io).
+const OpenTofuRegistryHost = "registry.opentofu.org"
 
 // PrepareTerraform makes the process environment safe for terraform-plugin-
 // testing and for tests that run terraform themselves, whether tests run
@@ -29,10 +35,70 @@ func PrepareTerraform() error {
 	if err != nil {
 		return err
 	}
-	return os.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+	if err := os.Setenv("TF_ACC_TERRAFORM_PATH", tf); err != nil {
+		return err
+	}
+	// terraform-plugin-testing registers the in-process provider as
+	// <TF_ACC_PROVIDER_HOST>/<namespace>/<type>; the tests' configurations
+	// name it without a host, which OpenTofu resolves against its own
+	// registry, so the two must agree or OpenTofu tries to install it.
+	tofu, err := IsOpenTofu(tf)
+	if err != nil {
+		return err
+	}
+	if tofu && os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
+		return os.Setenv("TF_ACC_PROVIDER_HOST", OpenTofuRegistryHost)
+	}
+	return nil
 }
 
-// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH, else
+var flavors sync.Map // binary path -> bool (OpenTofu)
+
+// IsOpenTofu reports whether the binary at path is OpenTofu rather than
+// Terraform, from the first line of its `version` output ("OpenTofu v1.12.6"
+// against "Terraform v1.11.4"). The answer is cached per path.
+func IsOpenTofu(path string) (bool, error) {
+	if v, ok := flavors.Load(path); ok {
+		return v.(bool), nil
+	}
+	out, err := exec.Command(path, "version").Output()
+	if err != nil {
+		return false, fmt.Errorf("%s version: %w", path, err)
+	}
+	first, _, _ := strings.Cut(string(out), "\n")
+	var tofu bool
+	switch {
+	case strings.HasPrefix(first, "OpenTofu "):
+		tofu = true
+	case strings.HasPrefix(first, "Terraform "):
+	default:
+		return false, fmt.Errorf("%s version printed %q: neither Terraform nor OpenTofu", path, first)
+	}
+	flavors.Store(path, tofu)
+	return tofu, nil
+}
+
+// UnderOpenTofu reports whether the acceptance tests run OpenTofu (the
+// binary FindTerraform finds). Tests of features that behave differently
+// there branch on it and say how.
+func UnderOpenTofu(t interface {
+	Helper()
+	Fatal(...any)
+}) bool {
+	t.Helper()
+	bin, err := FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tofu, err := IsOpenTofu(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tofu
+}
+
+// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH (which
+// may name an OpenTofu binary: `make test` runs the suite under both), else
 // terraform on PATH. It never downloads one: without it, it says how to get
 // it.
 func FindTerraform() (string, error) {
