@@ -3,6 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -11,6 +14,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 )
 
 // The bulk import guide's examples, applied at the scale the guide is for:
@@ -194,5 +198,54 @@ func bulkImportExampleCases() []exampleCase {
 			},
 			noMutations: true,
 		},
+	}
+}
+
+// TestAccBulkImportGenerateConfigRefused backs the bulk import guide's
+// claim: neither Terraform nor OpenTofu generates configuration for import
+// blocks with for_each, and each says so in its own words.
+func TestAccBulkImportGenerateConfigRefused(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("acceptance test: set TF_ACC=1")
+	}
+	t.Parallel()
+	env := acctest.New(t, acctest.Options{})
+	tfBin, err := acctest.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "The target resource does not use for_each"
+	if acctest.UnderOpenTofu(t) {
+		want = "Configuration generation for count and for_each resources not supported"
+	}
+	root := t.TempDir()
+	tf := &demo.Terraform{Bin: tfBin, Dir: filepath.Join(root, "work"), CLIConfig: filepath.Join(root, "terraform.rc")}
+	if err := demo.WriteCLIConfig(tf.CLIConfig, builtProvider(t)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := env.ProviderConfig() + `
+import {
+  for_each = toset(["bulk-00/svc-00", "bulk-00/svc-01"])
+  to       = redisstreamcoordinator_group.adopted[each.key]
+  id       = each.key
+}
+`
+	if err := os.MkdirAll(tf.Dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tf.Dir, "main.tf"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	tf.Stdout, tf.Stderr = &out, &out
+	code, err := tf.Run(ctxT(t), "plan", "-input=false", "-no-color", "-generate-config-out=generated.tf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code == 0 || !strings.Contains(strings.Join(strings.Fields(out.String()), " "), want) {
+		t.Errorf("plan -generate-config-out with a for_each import block: exit %d, want a failure saying %q:\n%s", code, want, out.String())
+	}
+	if _, err := os.Stat(filepath.Join(tf.Dir, "generated.tf")); err == nil {
+		t.Error("generated.tf was written")
 	}
 }
