@@ -29,4 +29,4 @@ mkdir -p "$(dirname "$out")"
 (cd "$dir" && GOFLAGS= go build -trimpath \
   -ldflags "-s -w -X github.com/opentofu/opentofu/version.dev=no" -o "$out.tmp" ./cmd/tofu)
 mv "$out.tmp" "$out"
-echo "==> OpenTofu ${version}: built $("$out" version | head -n1) in $(( $(date +%s) - start ))s"
+echo "==> OpenTofu ${version}: built $(TF_CLI_CONFIG_FILE=/dev/null "$out" version | head -n1) in $(( $(date +%s) - start ))s"

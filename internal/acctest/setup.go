@@ -55,27 +55,33 @@ func PrepareTerraform() error {
 var flavors sync.Map // binary path -> bool (OpenTofu)
 
 // IsOpenTofu reports whether the binary at path is OpenTofu rather than
-// Terraform, from the first line of its `version` output ("OpenTofu v1.12.6"
-// against "Terraform v1.11.4"). The answer is cached per path.
+// Terraform, from the line of its `version` output that names it
+// ("OpenTofu v1.12.6" against "Terraform v1.11.4"). The answer is cached per path.
 func IsOpenTofu(path string) (bool, error) {
 	if v, ok := flavors.Load(path); ok {
 		return v.(bool), nil
 	}
-	out, err := exec.Command(path, "version").Output()
+	cmd := exec.Command(path, "version")
+	// A missing CLI configuration named by the environment makes both print
+	// a warning before the version line.
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+os.DevNull, "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
 	if err != nil {
 		return false, fmt.Errorf("%s version: %w", path, err)
 	}
-	first, _, _ := strings.Cut(string(out), "\n")
-	var tofu bool
-	switch {
-	case strings.HasPrefix(first, "OpenTofu "):
-		tofu = true
-	case strings.HasPrefix(first, "Terraform "):
-	default:
-		return false, fmt.Errorf("%s version printed %q: neither Terraform nor OpenTofu", path, first)
+	for _, line := range strings.Split(string(out), "\n") {
+		var tofu bool
+		switch {
+		case strings.HasPrefix(line, "OpenTofu v"):
+			tofu = true
+		case strings.HasPrefix(line, "Terraform v"):
+		default:
+			continue
+		}
+		flavors.Store(path, tofu)
+		return tofu, nil
 	}
-	flavors.Store(path, tofu)
-	return tofu, nil
+	return false, fmt.Errorf("%s version printed %q: neither Terraform nor OpenTofu", path, out)
 }
 
 // UnderOpenTofu reports whether the acceptance tests run OpenTofu (the

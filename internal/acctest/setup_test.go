@@ -41,7 +41,7 @@ func TestIsOpenTofuTellsTheBinariesApart(t *testing.T) {
 	dir := t.TempDir()
 	fake := func(name, first string) string {
 		path := filepath.Join(dir, name)
-		script := "#!/bin/sh\necho '" + first + "'\necho 'on linux_amd64'\n"
+		script := "#!/bin/sh\necho\necho 'A warning about the CLI configuration'\necho '" + first + "'\necho 'on linux_amd64'\n"
 		if err := os.WriteFile(path, []byte(script), 0o700); err != nil {
 			t.Fatal(err)
 		}
