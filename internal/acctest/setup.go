@@ -1,12 +1,14 @@
 package acctest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"strings"
 	"sync"
+	"time"
 )
 
 // OpenTofuRegistryHost is the registry OpenTofu resolves a provider source
@@ -59,9 +61,12 @@ var flavors sync.Map // binary path -> bool (OpenTofu)
 // ("OpenTofu v1.12.6" against "Terraform v1.11.4"). The answer is cached per path.
 func IsOpenTofu(path string) (bool, error) {
 	if v, ok := flavors.Load(path); ok {
-		return v.(bool), nil
+		tofu, _ := v.(bool)
+		return tofu, nil
 	}
-	cmd := exec.Command(path, "version")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "version")
 	// A missing CLI configuration named by the environment makes both print
 	// a warning before the version line.
 	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+os.DevNull, "CHECKPOINT_DISABLE=1")
