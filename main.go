@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/logenv"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
 )
 
@@ -19,6 +20,17 @@ func main() {
 	var debug bool
 	flag.BoolVar(&debug, "debug", false, "run the provider with support for debuggers like delve")
 	flag.Parse()
+
+	// Quiet by default: with no TF_LOG* variable that could show them,
+	// nothing displays the provider's logs, so the SDK and provider loggers
+	// are switched off instead of encoding every TRACE line for Terraform
+	// to discard. In debug mode the logs go to the developer's terminal and
+	// stay on.
+	if !debug {
+		if _, err := logenv.Apply(); err != nil {
+			log.Fatal(err.Error())
+		}
+	}
 
 	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
 		Address:         provider.RegistryAddress,

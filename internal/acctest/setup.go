@@ -1,11 +1,19 @@
 package acctest
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
+	"sync"
+	"time"
 )
+
+// OpenTofuRegistryHost is the registry OpenTofu resolves a provider source
+// without a hostname against (Terraform's is registry.terraform.io).
+const OpenTofuRegistryHost = "registry.opentofu.org"
 
 // PrepareTerraform makes the process environment safe for terraform-plugin-
 // testing and for tests that run terraform themselves, whether tests run
@@ -29,10 +37,79 @@ func PrepareTerraform() error {
 	if err != nil {
 		return err
 	}
-	return os.Setenv("TF_ACC_TERRAFORM_PATH", tf)
+	if err := os.Setenv("TF_ACC_TERRAFORM_PATH", tf); err != nil {
+		return err
+	}
+	// terraform-plugin-testing registers the in-process provider as
+	// <TF_ACC_PROVIDER_HOST>/<namespace>/<type>; the tests' configurations
+	// name it without a host, which OpenTofu resolves against its own
+	// registry, so the two must agree or OpenTofu tries to install it.
+	tofu, err := IsOpenTofu(tf)
+	if err != nil {
+		return err
+	}
+	if tofu && os.Getenv("TF_ACC_PROVIDER_HOST") == "" {
+		return os.Setenv("TF_ACC_PROVIDER_HOST", OpenTofuRegistryHost)
+	}
+	return nil
 }
 
-// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH, else
+var flavors sync.Map // binary path -> bool (OpenTofu)
+
+// IsOpenTofu reports whether the binary at path is OpenTofu rather than
+// Terraform, from the line of its `version` output that names it
+// ("OpenTofu v1.12.6" against "Terraform v1.11.4"). The answer is cached per path.
+func IsOpenTofu(path string) (bool, error) {
+	if v, ok := flavors.Load(path); ok {
+		tofu, _ := v.(bool)
+		return tofu, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, path, "version")
+	// A missing CLI configuration named by the environment makes both print
+	// a warning before the version line.
+	cmd.Env = append(os.Environ(), "TF_CLI_CONFIG_FILE="+os.DevNull, "CHECKPOINT_DISABLE=1")
+	out, err := cmd.Output()
+	if err != nil {
+		return false, fmt.Errorf("%s version: %w", path, err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		var tofu bool
+		switch {
+		case strings.HasPrefix(line, "OpenTofu v"):
+			tofu = true
+		case strings.HasPrefix(line, "Terraform v"):
+		default:
+			continue
+		}
+		flavors.Store(path, tofu)
+		return tofu, nil
+	}
+	return false, fmt.Errorf("%s version printed %q: neither Terraform nor OpenTofu", path, out)
+}
+
+// UnderOpenTofu reports whether the acceptance tests run OpenTofu (the
+// binary FindTerraform finds). Tests of features that behave differently
+// there branch on it and say how.
+func UnderOpenTofu(t interface {
+	Helper()
+	Fatal(...any)
+}) bool {
+	t.Helper()
+	bin, err := FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tofu, err := IsOpenTofu(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tofu
+}
+
+// FindTerraform locates the terraform binary: TF_ACC_TERRAFORM_PATH (which
+// may name an OpenTofu binary: `make test` runs the suite under both), else
 // terraform on PATH. It never downloads one: without it, it says how to get
 // it.
 func FindTerraform() (string, error) {

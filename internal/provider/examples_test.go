@@ -72,6 +72,10 @@ type exampleCase struct {
 	importScript string
 	// nonEmptyPlan, when set, is why the plan after apply is not empty.
 	nonEmptyPlan string
+	// viaCLI, when set, is why the case runs through the terraform CLI like
+	// cases with modules (e.g. for_each instances, whose string keys
+	// terraform-plugin-testing's state shim refuses).
+	viaCLI string
 }
 
 const providerProbeHCL = `
@@ -95,7 +99,7 @@ const (
 func exampleCases() []exampleCase {
 	groupDir := "resources/redisstreamcoordinator_group/"
 	countDir := "resources/redisstreamcoordinator_group_shard_count/"
-	return []exampleCase{
+	cases := []exampleCase{
 		{
 			name: "provider", files: []string{"provider/provider.tf"},
 			rw: exampleRewrite{provider: repointProvider}, probe: true,
@@ -256,6 +260,8 @@ func exampleCases() []exampleCase {
 			},
 		},
 	}
+	cases = append(cases, bulkImportExampleCases()...)
+	return cases
 }
 
 // newGroupWithShardCountCase: creating a group and its shard count in one
@@ -340,7 +346,7 @@ func TestAccExamples(t *testing.T) {
 			}
 			env := acctest.New(t, acctest.Options{})
 			env.RequireInRepo(t, "examples use fixed names such as orders/order-service, which would collide on a shared coordinator")
-			if len(c.rw.moduleSources) > 0 {
+			if len(c.rw.moduleSources) > 0 || c.viaCLI != "" {
 				t.Parallel()
 				runExampleWithCLI(t, env, c)
 				return

@@ -1,0 +1,74 @@
+# After: the module calls are gone. The same map drives import blocks with
+# for_each and one for_each resource per kind; nothing is sent to the
+# coordinator except reads.
+terraform {
+  required_version = ">= 1.7"
+
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
+provider "redisstreamcoordinator" {
+  endpoint = "https://stream-coordinator.internal:8080"
+  username = "terraform-ci"
+}
+
+variable "stream_groups" {
+  description = "Every group the module managed, unchanged."
+  type = map(object({
+    stream_prefix  = string
+    consumer_group = string
+    shard_count    = number
+  }))
+}
+
+locals {
+  # One shard count resource per prefix, held by its first group in key order.
+  shard_count_groups = {
+    for prefix in distinct([for g in values(var.stream_groups) : g.stream_prefix]) :
+    prefix => [for g in values(var.stream_groups) : g if g.stream_prefix == prefix][0]
+  }
+}
+
+# 1. Forget every instance of the module call without destroying anything.
+removed {
+  from = module.stream_group
+
+  lifecycle {
+    destroy = false
+  }
+}
+
+# 2. Adopt the groups and one shard count per prefix.
+import {
+  for_each = var.stream_groups
+  to       = redisstreamcoordinator_group.managed[each.key]
+  id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
+}
+
+import {
+  for_each = local.shard_count_groups
+  to       = redisstreamcoordinator_group_shard_count.managed[each.key]
+  id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
+}
+
+# 3. Describe them with the module's inputs.
+resource "redisstreamcoordinator_group" "managed" {
+  for_each = var.stream_groups
+
+  stream_prefix       = each.value.stream_prefix
+  consumer_group      = each.value.consumer_group
+  initial_shard_count = each.value.shard_count
+}
+
+resource "redisstreamcoordinator_group_shard_count" "managed" {
+  for_each = local.shard_count_groups
+
+  stream_prefix  = each.key
+  consumer_group = each.value.consumer_group
+  shard_count    = each.value.shard_count
+}

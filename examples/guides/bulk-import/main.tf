@@ -1,0 +1,87 @@
+# Adopt every group of some stream prefixes, however many, without changing
+# anything on the coordinator: the groups data source discovers them, import
+# blocks with for_each adopt them, and one for_each resource per kind
+# describes them. Import blocks with for_each need Terraform 1.7 or OpenTofu
+# 1.7 or later.
+terraform {
+  required_version = ">= 1.7"
+
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
+provider "redisstreamcoordinator" {
+  endpoint = "https://stream-coordinator.internal:8080"
+  username = "terraform-ci"
+}
+
+variable "stream_prefixes" {
+  description = "The stream prefixes whose groups this configuration adopts and manages."
+  type        = set(string)
+}
+
+# 1. Discover: one listing per prefix (omit stream_prefix to list every group
+#    on the coordinator instead).
+data "redisstreamcoordinator_groups" "adopted" {
+  for_each      = var.stream_prefixes
+  stream_prefix = each.value
+}
+
+locals {
+  # Every group, keyed by its import id "{stream_prefix}/{consumer_group}".
+  groups = merge([
+    for prefix, listing in data.redisstreamcoordinator_groups.adopted : {
+      for g in listing.groups : "${g.stream_prefix}/${g.consumer_group}" => g
+    }
+  ]...)
+
+  # One shard count resource per prefix (a scale rescales every group of the
+  # prefix), held by a deterministic group: the first by name, as the data
+  # source lists them sorted.
+  shard_counts = {
+    for prefix, listing in data.redisstreamcoordinator_groups.adopted :
+    prefix => listing.groups[0] if length(listing.groups) > 0
+  }
+}
+
+# 2. Import every group and every prefix's shard count.
+import {
+  for_each = local.groups
+  to       = redisstreamcoordinator_group.adopted[each.key]
+  id       = each.key
+}
+
+import {
+  for_each = local.shard_counts
+  to       = redisstreamcoordinator_group_shard_count.adopted[each.key]
+  id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
+}
+
+# 3. Describe them as they are: the plan shows every import and no change.
+resource "redisstreamcoordinator_group" "adopted" {
+  for_each = local.groups
+
+  stream_prefix       = each.value.stream_prefix
+  consumer_group      = each.value.consumer_group
+  initial_shard_count = each.value.shard_count
+}
+
+resource "redisstreamcoordinator_group_shard_count" "adopted" {
+  for_each = local.shard_counts
+
+  stream_prefix  = each.key
+  consumer_group = each.value.consumer_group
+  # Adopted as it is. To manage the counts from now on, replace this with
+  # your own values, e.g. var.shard_counts[each.key] filled from the
+  # adopted_shard_counts output: a change then plans a scale.
+  shard_count = each.value.shard_count
+}
+
+output "adopted_shard_counts" {
+  description = "Each adopted prefix's shard count, to copy into your own configuration."
+  value       = { for prefix, g in local.shard_counts : prefix => g.shard_count }
+}
