@@ -352,7 +352,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	group, err := r.pd.api.GetGroup(ctx, p, g)
+	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) {
 		tflog.Warn(ctx, "group no longer exists on the coordinator; removing it from state", map[string]any{"stream_prefix": p, "consumer_group": g})
 		resp.State.RemoveResource(ctx)
