@@ -123,3 +123,22 @@ resource "%[1]s_group_shard_count" "s" {
 `, typ, n, shardCount, initial)
 	return b.String()
 }
+
+// oneConfig is n resources of the one-attribute do-nothing provider.
+func oneConfig(endpoint string, n int) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    noop = { source = %q }
+  }
+}
+
+provider "noop" {
+  endpoint = %q
+}
+
+resource "noop_one" "r" {
+  count = %d
+  name  = format("bench-%%04d", count.index)
+}
+`, noopSource, endpoint, n)
+}
