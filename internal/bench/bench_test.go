@@ -134,3 +134,37 @@ func TestAccBenchSmoke(t *testing.T) {
 		t.Errorf("replace of 2 groups at 1 per window: %+v, %v; want a refused create and no failure", rl, err)
 	}
 }
+
+func TestExpandStateCopiesTheFirstInstancePerIndex(t *testing.T) {
+	dir := t.TempDir()
+	state := `{"version":4,"serial":3,"resources":[{"type":"x_group","name":"g","instances":[
+{"index_key":0,"attributes":{"id":"bench-0000/svc","stream_prefix":"bench-0000","shard_count":4}},
+{"index_key":1,"attributes":{"id":"bench-0001/svc","stream_prefix":"bench-0001","shard_count":4}}]}]}`
+	if err := os.WriteFile(filepath.Join(dir, "terraform.tfstate"), []byte(state), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := expandState(dir, 3); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "terraform.tfstate"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"serial":4`, `"id":"bench-0002/svc"`, `"stream_prefix":"bench-0002"`, `"index_key":2`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("expanded state lacks %s:\n%s", want, b)
+		}
+	}
+	if strings.Contains(string(b), `"index_key":3`) {
+		t.Errorf("expanded beyond 3 instances:\n%s", b)
+	}
+}
+
+func TestLiteralShapeDropsThePerInstanceReferences(t *testing.T) {
+	for _, noop := range []bool{false, true} {
+		got := literalShape(groupsConfig("http://127.0.0.1:1", 3, 4, 4, noop))
+		if strings.Contains(got, "g[count.index]") || !strings.Contains(got, `depends_on     = [`) {
+			t.Errorf("noop=%v: literal shape still references instances or lacks depends_on:\n%s", noop, got)
+		}
+	}
+}

@@ -102,8 +102,8 @@ func (r Report) Write(w io.Writer) {
 		fmt.Fprintln(w, "| N | resources | plan | plan, same-shape floor | plan, one-attribute floor | ratio to one-attribute | ratio to same-shape | refresh-only | refresh-only, same-shape floor | no-op apply |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range r.Sizes {
-			fmt.Fprintf(w, "| %d | %d | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s |\n",
-				s.N, s.Resources(), secs(s.Plan.Median), secs(s.NoopPlan.Median), secs(s.OnePlan.Median),
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s |\n",
+				sizeLabel(s), s.Resources(), secs(s.Plan.Median), secs(s.NoopPlan.Median), secs(s.OnePlan.Median),
 				ratio(s.Plan.Median, s.OnePlan.Median), ratio(s.Plan.Median, s.NoopPlan.Median),
 				secs(s.Refresh.Median), secs(s.NoopRefresh.Median), secs(s.NoopApply.Wall))
 		}
@@ -181,6 +181,14 @@ func byRoute(counts map[string]int) string {
 		parts[i] = fmt.Sprintf("%s %d", strings.Replace(k, "/coord/v1", "", 1), counts[k])
 	}
 	return strings.Join(parts, "; ")
+}
+
+// sizeLabel marks sizes measured with the literal shape (LiteralShapeFrom).
+func sizeLabel(s SizeResult) string {
+	if s.LiteralShape {
+		return fmt.Sprintf("%d (literal)", s.N)
+	}
+	return fmt.Sprint(s.N)
 }
 
 func secs(d time.Duration) string {

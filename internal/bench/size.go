@@ -37,6 +37,9 @@ type SizeResult struct {
 	// Seeded is how many groups were created through the API and written
 	// into the state instead of being applied (see seed.go).
 	Seeded int
+	// LiteralShape: the shard counts named their groups literally (see
+	// LiteralShapeFrom).
+	LiteralShape bool
 }
 
 // Resources is how many resource instances the workspace holds.
@@ -55,6 +58,10 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 	}
 	defer c.Close()
 
+	shape := func(config string) string { return config }
+	if n >= LiteralShapeFrom {
+		shape, res.LiteralShape = literalShape, true
+	}
 	type ws struct {
 		w      *Workspace
 		config func(n int) string
@@ -66,8 +73,8 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 		config func(int) string
 		count  func(int) int
 	}{
-		{"provider", func(n int) string { return groupsConfig(c.URL(), n, 4, 4, false) }, func(n int) int { return n }},
-		{"noop", func(n int) string { return groupsConfig(c.URL(), n, 4, 4, true) }, func(n int) int { return n }},
+		{"provider", func(n int) string { return shape(groupsConfig(c.URL(), n, 4, 4, false)) }, func(n int) int { return n }},
+		{"noop", func(n int) string { return shape(groupsConfig(c.URL(), n, 4, 4, true)) }, func(n int) int { return n }},
 		{"one", func(n int) string { return oneConfig(c.URL(), 2*n) }, func(n int) int { return 2 * n }},
 	} {
 		w, err := tf.NewWorkspace(fmt.Sprintf("%s-%d", k.name, n))
