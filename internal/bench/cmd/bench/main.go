@@ -36,7 +36,8 @@ func run() error {
 		keep       = flag.Bool("keep", false, "keep the working directories")
 		sdkLogsOff = flag.Bool("logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO and TF_LOG_PROVIDER to OFF for every provider "+
 			"(without them, plugin SDKs encode every TRACE line, which Terraform then drops)")
-		terraformF = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
+		providerEnv = flag.String("provider-env", "", "one VAR=value added to every provider's environment only, e.g. GOMEMLIMIT=64MiB")
+		terraformF  = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
 	)
 	flag.Parse()
 	ns, err := parseSizes(*sizes)
@@ -77,6 +78,9 @@ func run() error {
 		tf.Env = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_SDK_PROTO=OFF", "TF_LOG_PROVIDER=OFF"}
 		progress("plugin SDK and provider logs are OFF for this run")
 	}
+	if *providerEnv != "" {
+		tf.Env = append(tf.Env, "BENCH_PROVIDER_ENV="+*providerEnv)
+	}
 	tfVersion := "unknown"
 	if out, err := tf.CLI(tmp).Output(ctx, "version"); err == nil {
 		tfVersion, _, _ = strings.Cut(string(out), "\n")
@@ -86,6 +90,9 @@ func run() error {
 		report.Notes = append(report.Notes, "plugin SDK and provider logs OFF for every provider (TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO, TF_LOG_PROVIDER)")
 	}
 
+	if *providerEnv != "" {
+		report.Notes = append(report.Notes, "every provider ran with "+*providerEnv)
+	}
 	for _, n := range ns {
 		rounds := *plans
 		if n >= *large {
