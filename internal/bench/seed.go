@@ -49,7 +49,10 @@ func expandState(dir string, n int) error {
 		first := instances[0]
 		out := make([]any, n)
 		for i := range out {
-			inst := substitute(first, prefixName(0), prefixName(i)).(map[string]any)
+			inst, ok := substitute(first, prefixName(0), prefixName(i)).(map[string]any)
+			if !ok {
+				return fmt.Errorf("state: an instance of resource %v is not an object", res["name"])
+			}
 			inst["index_key"] = i
 			out[i] = inst
 		}
@@ -65,21 +68,21 @@ func expandState(dir string, n int) error {
 	return os.WriteFile(path, b, 0o600)
 }
 
-// substitute deep-copies v, replacing old with new in every string.
-func substitute(v any, old, new string) any {
+// substitute deep-copies v, replacing from with to in every string.
+func substitute(v any, from, to string) any {
 	switch x := v.(type) {
 	case string:
-		return strings.ReplaceAll(x, old, new)
+		return strings.ReplaceAll(x, from, to)
 	case map[string]any:
 		m := make(map[string]any, len(x))
 		for k, e := range x {
-			m[k] = substitute(e, old, new)
+			m[k] = substitute(e, from, to)
 		}
 		return m
 	case []any:
 		s := make([]any, len(x))
 		for i, e := range x {
-			s[i] = substitute(e, old, new)
+			s[i] = substitute(e, from, to)
 		}
 		return s
 	}
