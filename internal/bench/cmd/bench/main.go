@@ -28,7 +28,7 @@ func run() error {
 	var (
 		sizes      = flag.String("sizes", "200,1000,5000", "comma-separated workspace sizes N (groups, each with a shard count)")
 		plans      = flag.Int("plans", 3, "rounds of plans and refreshes per size below -large (the median is reported)")
-		large      = flag.Int("large", 2000, "sizes from this N up get -large-plans rounds")
+		large      = flag.Int("large", 1000, "sizes from this N up get -large-plans rounds")
 		largePlans = flag.Int("large-plans", 1, "rounds of plans and refreshes for sizes from -large up")
 		applyN     = flag.Int("apply", 50, "groups (each with a shard count) the apply scenario creates and scales (0 skips)")
 		latency    = flag.Int("latency-runs", 5, "applies for the scale completion latency (0 skips)")
