@@ -123,3 +123,43 @@ resource "%[1]s_group_shard_count" "s" {
 `, typ, n, shardCount, initial)
 	return b.String()
 }
+
+// LiteralShapeFrom is the workspace size from which the size scenario's
+// shard counts name their group literally (with depends_on) instead of
+// through references to the group resource. Terraform evaluates
+// `redisstreamcoordinator_group.g[count.index]` by building the whole
+// resource's value of N instances, so a reference per instance costs
+// Terraform itself O(N²) — for every provider alike, the do-nothing ones
+// included — and a plan of 5,000 referencing pairs takes longer than the
+// whole benchmark budget.
+var LiteralShapeFrom = 2000
+
+// literalShape rewrites a groupsConfig so the shard counts name their
+// groups literally and depend on the group resource with depends_on.
+func literalShape(config string) string {
+	for _, typ := range []string{"redisstreamcoordinator", "noop"} {
+		config = strings.Replace(config,
+			fmt.Sprintf("  stream_prefix  = %[1]s_group.g[count.index].stream_prefix\n  consumer_group = %[1]s_group.g[count.index].consumer_group\n", typ),
+			fmt.Sprintf("  stream_prefix  = format(\"bench-%%04d\", count.index)\n  consumer_group = \"svc\"\n  depends_on     = [%s_group.g]\n", typ), 1)
+	}
+	return config
+}
+
+// oneConfig is n resources of the one-attribute do-nothing provider.
+func oneConfig(endpoint string, n int) string {
+	return fmt.Sprintf(`terraform {
+  required_providers {
+    noop = { source = %q }
+  }
+}
+
+provider "noop" {
+  endpoint = %q
+}
+
+resource "noop_one" "r" {
+  count = %d
+  name  = format("bench-%%04d", count.index)
+}
+`, noopSource, endpoint, n)
+}

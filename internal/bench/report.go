@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"strings"
 	"time"
 )
@@ -74,6 +75,7 @@ func procField(file, key string) string {
 type Report struct {
 	Machine   Machine
 	Sizes     []SizeResult
+	Apply     *ApplyResult
 	Latency   *LatencyResult
 	RateLimit []RateLimitResult
 	Elapsed   time.Duration
@@ -93,25 +95,39 @@ func (r Report) Write(w io.Writer) {
 	}
 
 	if len(r.Sizes) > 0 {
-		fmt.Fprintln(w, "Plan/refresh of an unchanged workspace (N groups + N shard counts = 2N resources; median of runs):")
+		fmt.Fprintln(w, "Plan and refresh of an unchanged workspace (N groups + N shard counts = 2N resources; median of runs).")
+		fmt.Fprintln(w, "Floors: the same-shape do-nothing provider (2N resources of the same schemas) and the one-attribute")
+		fmt.Fprintln(w, "do-nothing provider (2N resources with one attribute each):")
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| N | resources | plan (provider) | plan (do-nothing) | ratio | requests/resource/refresh | GET group reads | peak RSS provider | peak RSS do-nothing |")
+		fmt.Fprintln(w, "| N | resources | plan | plan, same-shape floor | plan, one-attribute floor | ratio to one-attribute | ratio to same-shape | refresh-only | refresh-only, same-shape floor | no-op apply |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+		for _, s := range r.Sizes {
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %.2f× | %.2f× | %s | %s | %s |\n",
+				sizeLabel(s), s.Resources(), secs(s.Plan.Median), secs(s.NoopPlan.Median), secs(s.OnePlan.Median),
+				ratio(s.Plan.Median, s.OnePlan.Median), ratio(s.Plan.Median, s.NoopPlan.Median),
+				secs(s.Refresh.Median), secs(s.NoopRefresh.Median), secs(s.NoopApply.Wall))
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Requests and memory of the same workspaces (requests of one refreshing plan; peak RSS over every provider")
+		fmt.Fprintln(w, "process of the plans, refreshes and the no-op apply):")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| N | requests per refresh | GET group | GET /monitoring/groups | requests of the no-op apply | peak RSS provider | same-shape floor | one-attribute floor | seeded groups |")
 		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 		for _, s := range r.Sizes {
-			fmt.Fprintf(w, "| %d | %d | %s | %s | %.2f× | %.2f | %d | %s | %s |\n",
-				s.N, s.Resources(), secs(s.Plan.Median), secs(s.NoopPlan.Median), ratio(s.Plan.Median, s.NoopPlan.Median),
-				float64(s.PlanRequests)/float64(s.Resources()), s.PlanGroupReads, mib(s.PlanRSSKiB), mib(s.NoopPlanRSSKiB))
+			fmt.Fprintf(w, "| %d | %d | %d | %d | %d | %s | %s | %s | %d |\n",
+				s.N, s.PlanRequests, s.PlanGroupReads, s.PlanListings, s.NoopApplyRequests,
+				mib(s.PlanRSSKiB), mib(s.NoopPlanRSSKiB), mib(s.OnePlanRSSKiB), s.Seeded)
 		}
 		fmt.Fprintln(w)
-		fmt.Fprintln(w, "Apply at the default parallelism (10):")
-		fmt.Fprintln(w)
-		fmt.Fprintln(w, "| N | create 2N resources | requests (group listings) | create (do-nothing) | update N shard counts 4→2 | requests (group listings) | 429s | last DEPRECATED → apply returned |")
-		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|---:|")
-		for _, s := range r.Sizes {
-			fmt.Fprintf(w, "| %d | %s | %d (%d) | %s | %s | %d (%d) | %d | %s |\n",
-				s.N, secs(s.Create.Wall), s.CreateRequests, s.CreateListings, secs(s.NoopCreate.Wall), secs(s.Update.Wall),
-				s.UpdateRequests, s.UpdateListings, s.Update429s, secs(s.UpdateLastLatency))
-		}
+	}
+	if a := r.Apply; a != nil {
+		fmt.Fprintf(w, "Apply at the default parallelism (10), %d groups + %d shard counts:\n\n", a.N, a.N)
+		fmt.Fprintln(w, "| apply | wall | same-shape floor | requests | by route | 429s | last DEPRECATED → apply returned |")
+		fmt.Fprintln(w, "|---|---:|---:|---:|---|---:|---:|")
+		fmt.Fprintf(w, "| create | %s | %s | %d | %s | | |\n", secs(a.Create.Wall), secs(a.NoopCreate.Wall),
+			totalRequests(a.CreateCounts), byRoute(a.CreateCounts))
+		fmt.Fprintf(w, "| scale every group 4→2 | %s | | %d | %s | %d | %s |\n", secs(a.Update.Wall),
+			totalRequests(a.UpdateCounts), byRoute(a.UpdateCounts), a.Update429s, secs(a.UpdateLastLatency))
 		fmt.Fprintln(w)
 	}
 	if l := r.Latency; l != nil {
@@ -146,6 +162,33 @@ func (r Report) Write(w io.Writer) {
 	}
 	fmt.Fprintf(w, "Benchmark run took %s; 1-minute load average %s at the start, %s at the end.\n",
 		r.Elapsed.Round(time.Second), m.LoadAverage, r.LoadAtEnd)
+}
+
+// byRoute renders request counts as "GET /coord/v1/…: n" sorted by count.
+func byRoute(counts map[string]int) string {
+	keys := make([]string, 0, len(counts))
+	for k := range counts {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if counts[keys[i]] != counts[keys[j]] {
+			return counts[keys[i]] > counts[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", strings.Replace(k, "/coord/v1", "", 1), counts[k])
+	}
+	return strings.Join(parts, "; ")
+}
+
+// sizeLabel marks sizes measured with the literal shape (LiteralShapeFrom).
+func sizeLabel(s SizeResult) string {
+	if s.LiteralShape {
+		return fmt.Sprintf("%d (literal)", s.N)
+	}
+	return fmt.Sprint(s.N)
 }
 
 func secs(d time.Duration) string {

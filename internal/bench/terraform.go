@@ -117,6 +117,16 @@ func (w *Workspace) Plan(ctx context.Context) (Run, error) {
 	return r, err
 }
 
+// RefreshOnly runs `terraform plan -refresh-only` and insists that it
+// finds nothing changed outside Terraform.
+func (w *Workspace) RefreshOnly(ctx context.Context) (Run, error) {
+	r, err := w.Terraform(ctx, "plan", "-input=false", "-no-color", "-refresh-only")
+	if err == nil && !strings.Contains(r.Output, "No changes.") {
+		err = fmt.Errorf("refresh of an unchanged workspace finds changes:\n%s", tail(r.Output, 4000))
+	}
+	return r, err
+}
+
 func readRSS(dir string) (peak int64, instances int, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {

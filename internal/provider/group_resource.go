@@ -240,7 +240,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	group, err := r.pd.api.GetGroup(ctx, p, g)
+	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) {
 		// Keep it in state, marked as vanished: the plan then shows its
 		// re-creation as a new lifecycle instead of a bare create.

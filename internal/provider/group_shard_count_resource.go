@@ -421,7 +421,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	group, err := r.pd.api.GetGroup(ctx, p, g)
+	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) {
 		resp.State.RemoveResource(ctx)
 		return

@@ -1,11 +1,9 @@
 package provider
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -16,10 +14,10 @@ import (
 // ephemeral resource.
 type providerData struct {
 	api *client.Client
-	// planGroups memoises the group listing for plan-time checks, which are
-	// best effort: without it, planning N new groups lists every group N
-	// times. Apply-time decisions always read afresh.
-	planGroups planGroupsCache
+	// groups serves this run's refresh reads (readGroup) and plan-time
+	// listings (groupsForPlan) from shared answers (group_snapshot.go).
+	// Apply-time decisions always read afresh through api.
+	groups *groupReader
 	// prefixLocks serialises work on one stream prefix within this provider
 	// process: group creates that resolve their siblings' shard count, and
 	// stream-level scales (which touch every group of the prefix).
@@ -46,7 +44,7 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client) *providerData {
-	return &providerData{api: api, prefixLocks: &keyedMutex{}}
+	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}}
 }
 
 // providerDataFrom type-asserts ProviderData; nil data (the provider is not
@@ -62,36 +60,6 @@ func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 		return nil
 	}
 	return pd
-}
-
-// planGroupsTTL bounds how stale a plan-time listing may be. One provider
-// process serves one Terraform operation, so this is a safety net.
-const planGroupsTTL = 10 * time.Second
-
-type planGroupsCache struct {
-	mu      sync.Mutex
-	groups  []client.Group
-	fetched time.Time
-}
-
-// groupsForPlan lists every group for plan-time warnings, sharing one
-// listing between the resources planned in parallel.
-func (pd *providerData) groupsForPlan(ctx context.Context) ([]client.Group, error) {
-	c := &pd.planGroups
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.groups != nil && time.Since(c.fetched) < planGroupsTTL {
-		return c.groups, nil
-	}
-	groups, err := pd.api.Groups(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if groups == nil {
-		groups = []client.Group{}
-	}
-	c.groups, c.fetched = groups, time.Now()
-	return groups, nil
 }
 
 type keyedMutex struct {

@@ -50,6 +50,8 @@ func (noopProvider) Resources(context.Context) []func() resource.Resource {
 		func() resource.Resource {
 			return &noopResource{name: "_group_shard_count", attrs: shardCountAttributes}
 		},
+		// The one-attribute floor: the least any framework resource costs.
+		func() resource.Resource { return &noopResource{name: "_one", attrs: oneAttribute, noTimeouts: true} },
 	}
 }
 
@@ -72,6 +74,10 @@ var (
 		"deletion_policy":     schema.StringAttribute{Optional: true},
 		"force_delete":        schema.BoolAttribute{Optional: true},
 	}
+	// oneAttribute is noop_one's whole schema (no id, no timeouts block).
+	oneAttribute = map[string]schema.Attribute{
+		"name": schema.StringAttribute{Required: true},
+	}
 	shardCountAttributes = map[string]schema.Attribute{
 		"id":                   schema.StringAttribute{Computed: true},
 		"stream_prefix":        schema.StringAttribute{Required: true},
@@ -92,6 +98,8 @@ type noopResource struct {
 	name     string
 	attrs    map[string]schema.Attribute
 	timeouts []string
+	// noTimeouts leaves the timeouts block out of the schema.
+	noTimeouts bool
 }
 
 func (r *noopResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
@@ -104,6 +112,9 @@ func (r *noopResource) Schema(_ context.Context, _ resource.SchemaRequest, resp 
 		timeouts.Attributes[op] = schema.StringAttribute{Optional: true}
 	}
 	resp.Schema = schema.Schema{Attributes: r.attrs, Blocks: map[string]schema.Block{"timeouts": timeouts}}
+	if r.noTimeouts {
+		resp.Schema.Blocks = nil
+	}
 }
 
 // Create stores the plan, with every value still unknown resolved (the id

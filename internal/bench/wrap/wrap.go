@@ -30,6 +30,11 @@ func Run() int {
 	// No context: the wrapper lives exactly as long as the provider does.
 	cmd := exec.CommandContext(context.Background(), target, os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	// BENCH_PROVIDER_ENV adds one VAR=value to the provider's environment
+	// only (e.g. GOMEMLIMIT=64MiB), leaving Terraform's untouched.
+	if extra := os.Getenv("BENCH_PROVIDER_ENV"); extra != "" {
+		cmd.Env = append(os.Environ(), extra)
+	}
 	// If Terraform kills the wrapper, the provider must not outlive it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	// go-plugin ignores interrupts in plugins and stops them over RPC; pass

@@ -26,14 +26,18 @@ func main() {
 
 func run() error {
 	var (
-		sizes      = flag.String("sizes", "50,200,500", "comma-separated workspace sizes N (groups, each with a shard count)")
-		plans      = flag.Int("plans", 5, "refreshing plans per size and provider (the median is reported)")
+		sizes      = flag.String("sizes", "200,1000,5000", "comma-separated workspace sizes N (groups, each with a shard count)")
+		plans      = flag.Int("plans", 3, "rounds of plans and refreshes per size below -large (the median is reported)")
+		large      = flag.Int("large", 1000, "sizes from this N up get -large-plans rounds")
+		largePlans = flag.Int("large-plans", 1, "rounds of plans and refreshes for sizes from -large up")
+		applyN     = flag.Int("apply", 50, "groups (each with a shard count) the apply scenario creates and scales (0 skips)")
 		latency    = flag.Int("latency-runs", 5, "applies for the scale completion latency (0 skips)")
 		rateLimit  = flag.Bool("rate-limit", true, "run the rate-limit workloads")
 		keep       = flag.Bool("keep", false, "keep the working directories")
-		sdkLogsOff = flag.Bool("sdk-logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK and TF_LOG_SDK_PROTO to OFF for every provider "+
-			"(by default plugin SDKs encode every TRACE line, which Terraform then drops)")
-		terraformF = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
+		sdkLogsOff = flag.Bool("logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO and TF_LOG_PROVIDER to OFF for every provider "+
+			"(without them, plugin SDKs encode every TRACE line, which Terraform then drops)")
+		providerEnv = flag.String("provider-env", "", "one VAR=value added to every provider's environment only, e.g. GOMEMLIMIT=64MiB")
+		terraformF  = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
 	)
 	flag.Parse()
 	ns, err := parseSizes(*sizes)
@@ -71,8 +75,11 @@ func run() error {
 		return err
 	}
 	if *sdkLogsOff {
-		tf.Env = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_SDK_PROTO=OFF"}
-		progress("plugin SDK logs are OFF for this run")
+		tf.Env = []string{"TF_LOG_SDK=OFF", "TF_LOG_SDK_FRAMEWORK=OFF", "TF_LOG_SDK_PROTO=OFF", "TF_LOG_PROVIDER=OFF"}
+		progress("plugin SDK and provider logs are OFF for this run")
+	}
+	if *providerEnv != "" {
+		tf.Env = append(tf.Env, "BENCH_PROVIDER_ENV="+*providerEnv)
 	}
 	tfVersion := "unknown"
 	if out, err := tf.CLI(tmp).Output(ctx, "version"); err == nil {
@@ -80,16 +87,31 @@ func run() error {
 	}
 	report := bench.Report{Machine: bench.DescribeMachine(tfVersion)}
 	if *sdkLogsOff {
-		report.Notes = append(report.Notes, "plugin SDK logs OFF for both providers (TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO)")
+		report.Notes = append(report.Notes, "plugin SDK and provider logs OFF for every provider (TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO, TF_LOG_PROVIDER)")
 	}
 
+	if *providerEnv != "" {
+		report.Notes = append(report.Notes, "every provider ran with "+*providerEnv)
+	}
 	for _, n := range ns {
-		progress(fmt.Sprintf("N=%d: create, %d plans per provider, update", n, *plans))
-		res, err := bench.MeasureSize(ctx, tf, n, *plans)
+		rounds := *plans
+		if n >= *large {
+			rounds = *largePlans
+		}
+		progress(fmt.Sprintf("N=%d: seed, %d rounds of plans and refreshes, a no-op apply", n, rounds))
+		res, err := bench.MeasureSize(ctx, tf, n, rounds)
 		if err != nil {
 			return fmt.Errorf("size %d: %w", n, err)
 		}
 		report.Sizes = append(report.Sizes, res)
+	}
+	if *applyN > 0 {
+		progress(fmt.Sprintf("apply: create %d groups + %d shard counts, then scale them 4→2", *applyN, *applyN))
+		a, err := bench.MeasureApply(ctx, tf, *applyN)
+		if err != nil {
+			return fmt.Errorf("apply: %w", err)
+		}
+		report.Apply = &a
 	}
 	if *latency > 0 {
 		progress(fmt.Sprintf("scale completion latency: %d applies", *latency))
