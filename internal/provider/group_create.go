@@ -73,6 +73,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
 	group, err := api.CreateGroup(ctx, p, g, count, m)
+	r.pd.noteMutation(p)
 	if isAmbiguousCreate(err) {
 		group, err = r.settleAmbiguousCreate(ctx, p, g, count, m, &resp.Diagnostics)
 	}
@@ -223,6 +224,7 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 		case client.IsNotFound(err):
 			resent = true
 			group, err = api.CreateGroup(ctx, p, g, count, m)
+			r.pd.noteMutation(p)
 			switch {
 			case err == nil:
 				return group, nil

@@ -369,6 +369,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	force := state.ForceDelete.ValueBool()
 	m := client.Mutation{RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
 	_, err := api.DeleteGroup(ctx, p, g, force, m)
+	r.pd.noteMutation(p)
 	switch {
 	case err == nil, client.IsNotFound(err):
 		return

@@ -281,7 +281,10 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
 	}
 
+	// Whatever start sent (scale, rollback), later reads of the prefix must
+	// not be served from a listing taken before it.
 	out := s.start(ctx)
+	r.pd.noteMutation(p)
 	if diags.HasError() || out == nil {
 		return
 	}
@@ -293,9 +296,6 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(state.Set(ctx, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
 		return
-	}
-	if out.changed() {
-		r.pd.noteMutation(p)
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
 		record(out, false)

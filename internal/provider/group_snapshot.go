@@ -123,8 +123,6 @@ func (pd *providerData) readGroup(ctx context.Context, p, g string) (*client.Gro
 // the mutating request returns (and before waiting on its effect), whether it
 // succeeded or not: reads of p issued afterwards never use an answer requested
 // before this call.
-//
-//nolint:unused // the resources' create, delete, scale and rollback call it once merged
 func (pd *providerData) noteMutation(p string) {
 	pd.groups.noteMutation(p)
 }

@@ -67,6 +67,3 @@ func (r *planRegistry) registerShardCount(p, g string) []string {
 	sort.Strings(all)
 	return all
 }
-
-// noteMutation is replaced by the run-scoped snapshot's freshness rule.
-func (pd *providerData) noteMutation(string) {}
