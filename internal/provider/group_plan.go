@@ -176,6 +176,9 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	// A -replace plans the create of the same group next: with DELETE the
+	// old group is deleted first, so it existing now is no conflict.
+	r.pd.plans.registerManaged(p, g, state.DeletionPolicy.ValueString() == deletionPolicyDelete)
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -295,6 +298,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	var basis []client.Group
 	for _, grp := range groups {
 		if grp.StreamPrefix != p {
+			continue
+		}
+		if grp.ConsumerGroup == g && r.pd.plans.deletedBeforeCreate(p, g) {
 			continue
 		}
 		if grp.ConsumerGroup == g {

@@ -40,7 +40,7 @@ func plannedAfter(plan *tfjson.Plan, addr string, keys ...string) (any, error) {
 		if rc.Address != addr {
 			continue
 		}
-		var v any = rc.Change.After
+		v := rc.Change.After
 		for _, k := range keys {
 			m, ok := v.(map[string]any)
 			if !ok {
@@ -286,8 +286,10 @@ func TestAccPullRequestWorkflow_unreachableEndpointFailsFast(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	// A port nothing listens on: the coordinator cannot be reached at all.
 	endpoint := closedLoopbackEndpoint(t)
+	// Measured from here, not while the test waits for its parallel turn.
+	t.Parallel()
 	started := time.Now()
-	resource.ParallelTest(t, resource.TestCase{
+	resource.Test(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			Config: a.env.ProviderConfig() + `` + fmt.Sprintf(`

@@ -14,6 +14,27 @@ type planRegistry struct {
 	mu           sync.Mutex
 	groupCreates map[groupKey]plannedGroupCreate
 	shardCounts  map[string]map[string]int // stream prefix → consumer group → shard-count plans
+	// managed are groups in state planned in this run, true when destroying
+	// them deletes them on the coordinator (deletion_policy DELETE).
+	managed map[groupKey]bool
+}
+
+// registerManaged notes a group in state that this run plans.
+func (r *planRegistry) registerManaged(p, g string, deletes bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.managed == nil {
+		r.managed = map[groupKey]bool{}
+	}
+	r.managed[groupKey{p, g}] = deletes
+}
+
+// deletedBeforeCreate reports a group in state whose replacement deletes it
+// before creating it again.
+func (r *planRegistry) deletedBeforeCreate(p, g string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.managed[groupKey{p, g}]
 }
 
 type groupKey struct{ prefix, group string }
