@@ -38,7 +38,7 @@ const (
 	// (refused, network unreachable, temporary DNS failure) is retried: long
 	// enough to ride out a coordinator restart, short enough that a wrong
 	// endpoint fails in seconds rather than after max_retries × backoff.
-	DefaultConnectRetryBudget = 5 * time.Second
+	DefaultConnectRetryBudget = 3 * time.Second
 	// DefaultConnectTimeout bounds one TCP connect with the default
 	// transport. A connect timeout is not retried.
 	DefaultConnectTimeout  = 3 * time.Second

@@ -290,7 +290,7 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	if from < 0 {
 		return
 	}
-	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards; %.2f%% of partition keys move to another shard. "+
+	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: %.2f%% of partition keys move to another shard. "+
 		"Producers that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the "+
 		"migration completes and their routing is refreshed. Terraform cannot verify that they were paused.",
 		snap.g, snap.p, from, snap.target, movedKeyPercent(from, snap.target))

@@ -30,6 +30,9 @@ resource "redisstreamcoordinator_group_shard_count" "s" {
   stream_prefix  = redisstreamcoordinator_group.g[count.index].stream_prefix
   consumer_group = redisstreamcoordinator_group.g[count.index].consumer_group
   shard_count    = 4
+  # Drift back to 4 during an ACTIVE scale-out is a rollback (the plan
+  # refuses a revert it cannot make).
+  rollback_on_revert = true
 }
 `, base, n)
 }
@@ -145,7 +148,8 @@ func TestAccRefreshCost_driftThroughTheListing(t *testing.T) {
 	}
 	for _, i := range deleted {
 		deletedChecks = append(deletedChecks,
-			plancheck.ExpectResourceAction(g(i), plancheck.ResourceActionCreate),
+			// A vanished group is planned as a new lifecycle (-/+).
+			plancheck.ExpectResourceAction(g(i), plancheck.ResourceActionDestroyBeforeCreate),
 			plancheck.ExpectResourceAction(sc(i), plancheck.ResourceActionCreate))
 		recreatedChecks = append(recreatedChecks, plancheck.ExpectResourceAction(sc(i), plancheck.ResourceActionUpdate))
 	}
