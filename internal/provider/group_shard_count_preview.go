@@ -12,7 +12,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
@@ -318,37 +317,19 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 	if len(out.waitingForConsumer) > 0 {
 		m.BlockedBy = types.StringValue(fmt.Sprintf("scale-out of group(s) %s, which have no live consumer", strings.Join(sortedKeys(out.waitingForConsumer), ", ")))
 	}
-	if !planned.IsUnknown() && !planned.IsNull() {
-		// Keep what the plan knew: state must agree with it.
-		var p reshardingModel
-		if diags := planned.As(ctx, &p, basetypes.ObjectAsOptions{}); !diags.HasError() {
-			if !p.FromShardCount.IsUnknown() {
-				m.FromShardCount = p.FromShardCount
-			}
-			if !p.ToShardCount.IsUnknown() {
-				m.ToShardCount = p.ToShardCount
-			}
-			if !p.AffectedGroups.IsUnknown() {
-				m.AffectedGroups = p.AffectedGroups
-			}
-			if !p.MovedKeyPercent.IsUnknown() {
-				m.MovedKeyPercent = p.MovedKeyPercent
-			}
-			if !p.CompletesByItself.IsUnknown() {
-				m.CompletesByItself = p.CompletesByItself
-			}
-			if !p.BlockedBy.IsUnknown() {
-				m.BlockedBy = p.BlockedBy
-			}
-			if !p.BasisMetadataVersion.IsUnknown() {
-				m.BasisMetadataVersion = p.BasisMetadataVersion
-			}
-			if !p.PlanCheck.IsUnknown() {
-				m.PlanCheck = p.PlanCheck
-			}
-		}
+	if planned.IsUnknown() || planned.IsNull() {
+		return m.object()
 	}
-	return m.object()
+	// Keep what the plan knew: state must agree with it.
+	merged := map[string]attr.Value{}
+	computed := m.object().Attributes()
+	for name, v := range planned.Attributes() {
+		if v.IsUnknown() {
+			v = computed[name]
+		}
+		merged[name] = v
+	}
+	return types.ObjectValueMust(reshardingAttrTypes, merged)
 }
 
 // withSelf replaces this group's record with the one the plan is based on.
