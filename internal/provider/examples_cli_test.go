@@ -52,20 +52,7 @@ func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
 	if c.setup != nil {
 		c.setup(t, env)
 	}
-	root := t.TempDir()
-	tf := &demo.Terraform{Bin: tfBin, Dir: filepath.Join(root, "work"), CLIConfig: filepath.Join(root, "terraform.rc")}
-	if err := demo.WriteCLIConfig(tf.CLIConfig, builtProvider(t)); err != nil {
-		t.Fatal(err)
-	}
-	var log strings.Builder
-	tf.Stdout, tf.Stderr = &log, &log
-	defer func() {
-		if t.Failed() {
-			t.Logf("terraform output:\n%s", log.String())
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	tf, ctx := cliTerraform(t, tfBin)
 
 	run := func(args ...string) int {
 		t.Helper()
@@ -219,4 +206,26 @@ func TestCLIIgnoredFieldsNamesEachUnhonouredField(t *testing.T) {
 	if got := cliIgnoredFields(honoured); len(got) != 0 {
 		t.Errorf("cliIgnoredFields = %q for a case the CLI path fully runs", got)
 	}
+}
+
+// cliTerraform runs the built provider through the terraform CLI in a fresh
+// directory (tf.Dir, not yet created) with a dev-override CLI configuration;
+// its output is logged when the test fails.
+func cliTerraform(t *testing.T, tfBin string) (*demo.Terraform, context.Context) {
+	t.Helper()
+	root := t.TempDir()
+	tf := &demo.Terraform{Bin: tfBin, Dir: filepath.Join(root, "work"), CLIConfig: filepath.Join(root, "terraform.rc")}
+	if err := demo.WriteCLIConfig(tf.CLIConfig, builtProvider(t)); err != nil {
+		t.Fatal(err)
+	}
+	log := &strings.Builder{}
+	tf.Stdout, tf.Stderr = log, log
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("terraform output:\n%s", log.String())
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	return tf, ctx
 }

@@ -18,7 +18,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 )
 
 // The pull-request workflow guide (templates/guides/pull-request-workflow.md.tmpl)
@@ -114,23 +113,10 @@ func TestAccPullRequestWorkflow_PreviewComment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	root := t.TempDir()
-	tf := &demo.Terraform{Bin: tfBin, Dir: filepath.Join(root, "work"), CLIConfig: filepath.Join(root, "terraform.rc")}
-	if err := demo.WriteCLIConfig(tf.CLIConfig, builtProvider(t)); err != nil {
-		t.Fatal(err)
-	}
+	tf, ctx := cliTerraform(t, tfBin)
 	if err := os.MkdirAll(tf.Dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	var log strings.Builder
-	tf.Stdout, tf.Stderr = &log, &log
-	defer func() {
-		if t.Failed() {
-			t.Logf("terraform output:\n%s", log.String())
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
 	as := func(c acctest.Credentials) {
 		tf.Env = []string{
 			"REDIS_STREAM_COORDINATOR_ENDPOINT=" + env.Endpoint,
@@ -184,7 +170,7 @@ func TestAccPullRequestWorkflow_PreviewComment(t *testing.T) {
 	if err := json.Unmarshal(planJSON, &plan); err != nil {
 		t.Fatalf("decode plan: %v", err)
 	}
-	planFile := filepath.Join(root, "plan.json")
+	planFile := filepath.Join(t.TempDir(), "plan.json")
 	if err := os.WriteFile(planFile, planJSON, 0o600); err != nil {
 		t.Fatal(err)
 	}
