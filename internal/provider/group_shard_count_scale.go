@@ -257,13 +257,8 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		}
 	}
 	if !s.rollbackOnRevert || !allActive {
-		why := "Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself:"
-		if !allActive {
-			why = "They cannot all be rolled back: the coordinator only rolls back a migration while it is ACTIVE. Wait for them to finish, " +
-				"then apply the new count; or, for those still ACTIVE:"
-		}
 		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
-			blockingMigrationsDetail(s.p, s.target, active)+"\n\n"+why+"\n"+rollbackCalls(s.p, active))
+			revertRefusedDetail(s.p, s.target, s.rollbackOnRevert, active))
 		return nil
 	}
 	out := newScaleOutcome()
