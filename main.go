@@ -3,11 +3,8 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"log"
-
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/logenv"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
@@ -32,12 +29,9 @@ func main() {
 		}
 	}
 
-	err := providerserver.Serve(context.Background(), provider.New(version), providerserver.ServeOpts{
-		Address:         provider.RegistryAddress,
-		Debug:           debug,
-		ProtocolVersion: 6,
-	})
-	if err != nil {
+	// provider.Serve is providerserver.Serve with each request's context
+	// released when it returns (see provider.NewProtocol6).
+	if err := provider.Serve(version, debug); err != nil {
 		log.Fatal(err.Error())
 	}
 }

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 )
@@ -19,16 +17,12 @@ type Diagnostics struct {
 	diags []*tfprotov6.Diagnostic
 }
 
-// Factories serves the provider built by newProvider, recording its
+// Factories serves the provider server built by newServer, recording its
 // diagnostics.
-func (d *Diagnostics) Factories(typeName string, newProvider func() provider.Provider) map[string]func() (tfprotov6.ProviderServer, error) {
+func (d *Diagnostics) Factories(typeName string, newServer func() tfprotov6.ProviderServer) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		typeName: func() (tfprotov6.ProviderServer, error) {
-			server, err := providerserver.NewProtocol6WithError(newProvider())()
-			if err != nil {
-				return nil, err
-			}
-			return &recordingServer{ProviderServer: server, rec: d}, nil
+			return &recordingServer{ProviderServer: newServer(), rec: d}, nil
 		},
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/provider"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
@@ -30,8 +29,11 @@ func newAccTest(t *testing.T, opts acctest.Options) *accTest {
 }
 
 func (a *accTest) factories() map[string]func() (tfprotov6.ProviderServer, error) {
-	return a.diags.Factories(TypeName, func() provider.Provider { return New("test")() })
+	return a.diags.Factories(TypeName, testServer)
 }
+
+// testServer serves a fresh provider as main.go does.
+func testServer() tfprotov6.ProviderServer { return NewProtocol6(New("test")())() }
 
 // groupHCL is a redisstreamcoordinator_group block; extra lines go inside it.
 func groupHCL(name, p, g string, extra ...string) string {

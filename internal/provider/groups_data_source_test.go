@@ -68,7 +68,7 @@ data "redisstreamcoordinator_groups" "none" {
 		})
 	}
 	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: diags.Factories(TypeName, New("test")),
+		ProtoV6ProviderFactories: diags.Factories(TypeName, testServer),
 		Steps:                    steps,
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
@@ -14,7 +13,7 @@ import (
 // testAccProtoV6ProviderFactories serves the provider in-process to the
 // terraform binary that terraform-plugin-testing drives.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	TypeName: providerserver.NewProtocol6WithError(New("test")()),
+	TypeName: withError(NewProtocol6(New("test")())),
 }
 
 // providerFactoriesWithEnv serves a provider whose environment fallbacks
@@ -22,8 +21,13 @@ var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServe
 // cannot change).
 func providerFactoriesWithEnv(env map[string]string) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
-		TypeName: providerserver.NewProtocol6WithError(&coordinatorProvider{version: "test", getenv: func(k string) string { return env[k] }}),
+		TypeName: withError(NewProtocol6(&coordinatorProvider{version: "test", getenv: func(k string) string { return env[k] }})),
 	}
+}
+
+// withError adapts a server factory to ProtoV6ProviderFactories.
+func withError(f func() tfprotov6.ProviderServer) func() (tfprotov6.ProviderServer, error) {
+	return func() (tfprotov6.ProviderServer, error) { return f(), nil }
 }
 
 func TestMain(m *testing.M) {

@@ -42,10 +42,9 @@ func main() {
 			}
 		}()
 	}
-	serve := func() error {
-		return providerserver.Serve(context.Background(), provider.New("heap"),
-			providerserver.ServeOpts{Address: provider.RegistryAddress, ProtocolVersion: 6})
-	}
+	// The provider as main.go serves it; the do-nothing floor as the
+	// framework's providerserver serves it.
+	serve := func() error { return provider.Serve("heap", false) }
 	if filepath.Base(os.Args[0]) == "terraform-provider-noop" {
 		serve = func() error {
 			return providerserver.Serve(context.Background(), noop.New, providerserver.ServeOpts{Address: noop.Address, ProtocolVersion: 6})

@@ -1,0 +1,174 @@
+package provider
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/providerserver"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tfprotov6/tf6server"
+)
+
+// Serve serves the provider to Terraform over plugin protocol 6, as
+// providerserver.Serve does, through NewProtocol6.
+func Serve(version string, debug bool) error {
+	var opts []tf6server.ServeOpt
+	if debug {
+		opts = append(opts, tf6server.WithManagedDebug())
+	}
+	return tf6server.Serve(RegistryAddress, func() tfprotov6.ProviderServer {
+		return NewProtocol6(New(version)())()
+	}, opts...)
+}
+
+// NewProtocol6 is providerserver.NewProtocol6 with each RPC's context
+// released when the RPC returns.
+//
+// Why: terraform-plugin-framework (v1.19) derives a cancelable context from
+// every RPC's context and appends its cancel function to a slice that only
+// StopProvider empties (proto6server.Server.registerContext), so a provider
+// process keeps every request's whole context alive until it exits: the
+// request's loggers and their options, the gRPC stream and the context
+// chain, about 16 KiB per RPC. Terraform makes two to three RPCs per
+// resource in a plan, so a plan of 10,000 resources kept over a GiB. Here
+// the framework gets a small context that forwards to the RPC's context
+// while the RPC runs and is cut from it when the RPC returns, so the
+// framework's slice only keeps that small shell (a few hundred bytes).
+//
+// Streaming RPCs (none of which this provider implements) and the
+// once-per-process ones (schema, configure) are passed through unchanged.
+func NewProtocol6(p provider.Provider) func() tfprotov6.ProviderServer {
+	inner := providerserver.NewProtocol6(p)
+	return func() tfprotov6.ProviderServer { return releasingServer{inner()} }
+}
+
+// releasingServer hands each per-resource RPC a releasableContext.
+type releasingServer struct {
+	tfprotov6.ProviderServer
+}
+
+// call runs fn with a context that forwards to ctx until fn returns.
+func call[Req, Resp any](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+	rc := newReleasableContext(ctx)
+	defer rc.release()
+	return fn(rc, req)
+}
+
+func (s releasingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	return call(ctx, s.ProviderServer.ValidateProviderConfig, req)
+}
+
+func (s releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	return call(ctx, s.ProviderServer.ValidateResourceConfig, req)
+}
+
+func (s releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	return call(ctx, s.ProviderServer.UpgradeResourceState, req)
+}
+
+func (s releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
+	return call(ctx, s.ProviderServer.UpgradeResourceIdentity, req)
+}
+
+func (s releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	return call(ctx, s.ProviderServer.ReadResource, req)
+}
+
+func (s releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	return call(ctx, s.ProviderServer.PlanResourceChange, req)
+}
+
+func (s releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return call(ctx, s.ProviderServer.ApplyResourceChange, req)
+}
+
+func (s releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	return call(ctx, s.ProviderServer.ImportResourceState, req)
+}
+
+func (s releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	return call(ctx, s.ProviderServer.MoveResourceState, req)
+}
+
+func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	return call(ctx, s.ProviderServer.ValidateDataResourceConfig, req)
+}
+
+func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	return call(ctx, s.ProviderServer.ReadDataSource, req)
+}
+
+func (s releasingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
+	return call(ctx, s.ProviderServer.ValidateEphemeralResourceConfig, req)
+}
+
+func (s releasingServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
+	return call(ctx, s.ProviderServer.OpenEphemeralResource, req)
+}
+
+func (s releasingServer) RenewEphemeralResource(ctx context.Context, req *tfprotov6.RenewEphemeralResourceRequest) (*tfprotov6.RenewEphemeralResourceResponse, error) {
+	return call(ctx, s.ProviderServer.RenewEphemeralResource, req)
+}
+
+func (s releasingServer) CloseEphemeralResource(ctx context.Context, req *tfprotov6.CloseEphemeralResourceRequest) (*tfprotov6.CloseEphemeralResourceResponse, error) {
+	return call(ctx, s.ProviderServer.CloseEphemeralResource, req)
+}
+
+func (s releasingServer) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
+	return call(ctx, s.ProviderServer.CallFunction, req)
+}
+
+// releasableContext forwards to its parent until release; after that it is
+// a canceled context with no values, and no longer references the parent.
+// While it forwards, a context derived from it with context.WithCancel
+// finds the parent's cancelCtx through Value and registers there, as it
+// would on the parent itself, so no goroutine is started for it.
+type releasableContext struct {
+	parent atomic.Pointer[parentContext]
+}
+
+type parentContext struct{ ctx context.Context }
+
+func newReleasableContext(ctx context.Context) *releasableContext {
+	rc := &releasableContext{}
+	rc.parent.Store(&parentContext{ctx: ctx})
+	return rc
+}
+
+func (c *releasableContext) release() { c.parent.Store(nil) }
+
+var closedDone = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
+
+func (c *releasableContext) Deadline() (time.Time, bool) {
+	if p := c.parent.Load(); p != nil {
+		return p.ctx.Deadline()
+	}
+	return time.Time{}, false
+}
+
+func (c *releasableContext) Done() <-chan struct{} {
+	if p := c.parent.Load(); p != nil {
+		return p.ctx.Done()
+	}
+	return closedDone
+}
+
+func (c *releasableContext) Err() error {
+	if p := c.parent.Load(); p != nil {
+		return p.ctx.Err()
+	}
+	return context.Canceled
+}
+
+func (c *releasableContext) Value(key any) any {
+	if p := c.parent.Load(); p != nil {
+		return p.ctx.Value(key)
+	}
+	return nil
+}
