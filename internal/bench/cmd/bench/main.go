@@ -37,9 +37,11 @@ func run() error {
 		sdkLogsOff = flag.Bool("logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO and TF_LOG_PROVIDER to OFF for every provider "+
 			"(without them, plugin SDKs encode every TRACE line, which Terraform then drops)")
 		providerEnv = flag.String("provider-env", "", "one VAR=value added to every provider's environment only, e.g. GOMEMLIMIT=64MiB")
+		literalFrom = flag.Int("literal-from", bench.LiteralShapeFrom, "sizes from this N up name each shard count's group literally instead of through g[count.index] (see bench.LiteralShapeFrom)")
 		terraformF  = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
 	)
 	flag.Parse()
+	bench.LiteralShapeFrom = *literalFrom
 	ns, err := parseSizes(*sizes)
 	if err != nil {
 		return err
