@@ -224,6 +224,43 @@ func TestAccPullRequestWorkflow_staleSavedPlanIsRefused(t *testing.T) {
 	}
 }
 
+// TestAccPullRequestWorkflow_staleSavedCreateIsRefused: a saved plan that
+// creates the shard count resource of an existing group (4 → 6), applied
+// after someone scaled the group to 8. Terraform re-plans the create during
+// apply with no prior or private state, so the provider cannot compare with
+// the plan; the re-planned preview differs from the saved one and Terraform
+// refuses the plan before anything is sent, naming the value (issue 10.3; the
+// pull-request guide shows this message).
+func TestAccPullRequestWorkflow_staleSavedCreateIsRefused(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("stalenew"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.env.StartConsumer(t, p, g)
+	waitForLiveMember(t, a, p, g)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+				a.outOfBandScaleBeforeApply(t, p, g, 8),
+			}},
+			ExpectError: regexp.MustCompile(`(?s)Provider produced inconsistent final plan.*\.resharding\.from_shard_count:\s+was\s+cty\.NumberIntVal\(4\),\s+but\s+now\s+cty\.NumberIntVal\(8\)`),
+		}},
+	})
+	if got, err := a.group(t, p, g); err != nil || got.ShardCount != 8 {
+		t.Fatalf("the refused apply must leave the group at the out-of-band 8 shards; got %+v, %v", got, err)
+	}
+	if c := a.env.Coordinator; c != nil {
+		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION") {
+			if deref(e.RequestedBy) != "tfacc-out-of-band" {
+				t.Fatalf("the refused apply sent a mutation: %+v", e)
+			}
+		}
+	}
+}
+
 func TestAccPullRequestWorkflow_readPrincipalPlans(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	if a.env.Reader.Username == "" {
