@@ -10,7 +10,7 @@ import (
 )
 
 func TestQuietDefaults(t *testing.T) {
-	quiet := map[string]string{"TF_LOG_SDK": "OFF", "TF_LOG_PROVIDER_REDISSTREAMCOORDINATOR": "OFF"}
+	quiet := map[string]string{"TF_LOG_SDK": "OFF", "TF_LOG_SDK_FRAMEWORK": "OFF", "TF_LOG_SDK_PROTO": "OFF", "TF_LOG_PROVIDER_REDISSTREAMCOORDINATOR": "OFF"}
 	for _, tc := range []struct {
 		name    string
 		environ []string
@@ -56,26 +56,33 @@ func TestApplySetsTheQuietLevelsOnlyWhenNothingIsSet(t *testing.T) {
 			_ = os.Unsetenv(name)
 		}
 	}
-	t.Setenv(SDKLogEnv, "")
-	t.Setenv(ProviderLogEnv, "")
+	all := []string{ProviderLogEnv, SDKLogEnv, FrameworkLogEnv, ProtoLogEnv}
+	for _, name := range all {
+		t.Setenv(name, "")
+	}
 	names, err := Apply()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []string{ProviderLogEnv, SDKLogEnv}; !reflect.DeepEqual(names, want) {
+	if want := []string{ProviderLogEnv, SDKLogEnv, FrameworkLogEnv, ProtoLogEnv}; !reflect.DeepEqual(names, want) {
 		t.Errorf("Apply set %v, want %v", names, want)
 	}
-	if os.Getenv(SDKLogEnv) != Off || os.Getenv(ProviderLogEnv) != Off {
-		t.Errorf("after Apply: %s=%q %s=%q, want OFF", SDKLogEnv, os.Getenv(SDKLogEnv), ProviderLogEnv, os.Getenv(ProviderLogEnv))
+	for _, name := range all {
+		if os.Getenv(name) != Off {
+			t.Errorf("after Apply: %s=%q, want OFF", name, os.Getenv(name))
+		}
 	}
 
-	t.Setenv(SDKLogEnv, "")
-	t.Setenv(ProviderLogEnv, "")
+	for _, name := range all {
+		t.Setenv(name, "")
+	}
 	t.Setenv("TF_LOG", "DEBUG")
 	if names, err := Apply(); err != nil || len(names) != 0 {
 		t.Errorf("with TF_LOG=DEBUG Apply set %v (%v), want nothing", names, err)
 	}
-	if os.Getenv(SDKLogEnv) != "" || os.Getenv(ProviderLogEnv) != "" {
-		t.Error("with TF_LOG=DEBUG Apply changed the environment")
+	for _, name := range all {
+		if os.Getenv(name) != "" {
+			t.Errorf("with TF_LOG=DEBUG Apply changed %s", name)
+		}
 	}
 }
