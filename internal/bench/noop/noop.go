@@ -15,7 +15,6 @@ import (
 	pschema "github.com/hashicorp/terraform-plugin-framework/provider/schema"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -46,75 +45,45 @@ func (noopProvider) Configure(context.Context, provider.ConfigureRequest, *provi
 
 func (noopProvider) Resources(context.Context) []func() resource.Resource {
 	return []func() resource.Resource{
-		func() resource.Resource { return &noopResource{name: "_group", attrs: groupAttributes} },
-		func() resource.Resource {
-			return &noopResource{name: "_group_shard_count", attrs: shardCountAttributes}
-		},
+		// The same-shape floor: the provider's two resources, their schemas
+		// derived from the provider's own (RealShape).
+		func() resource.Resource { return &noopResource{name: "_group"} },
+		func() resource.Resource { return &noopResource{name: "_group_shard_count"} },
 		// The one-attribute floor: the least any framework resource costs.
-		func() resource.Resource { return &noopResource{name: "_one", attrs: oneAttribute, noTimeouts: true} },
+		func() resource.Resource { return &noopResource{name: "_one", schema: &oneAttribute} },
 	}
 }
 
 func (noopProvider) DataSources(context.Context) []func() datasource.DataSource { return nil }
 
-// The attributes (and, below, the timeouts blocks) of the two real
-// resources, without validators, defaults or plan modifiers: the floor has
-// the same shape, so it measures what moving that shape through the
-// protocol costs, not the provider's checks.
-var (
-	groupAttributes = map[string]schema.Attribute{
-		"id":                  schema.StringAttribute{Computed: true},
-		"stream_prefix":       schema.StringAttribute{Required: true},
-		"consumer_group":      schema.StringAttribute{Required: true},
-		"initial_shard_count": schema.Int64Attribute{Optional: true, Computed: true},
-		"shard_count":         schema.Int64Attribute{Computed: true},
-		"stream_key_pattern":  schema.StringAttribute{Computed: true},
-		"requested_by":        schema.StringAttribute{Optional: true},
-		"reason":              schema.StringAttribute{Optional: true},
-		"deletion_policy":     schema.StringAttribute{Optional: true},
-		"force_delete":        schema.BoolAttribute{Optional: true},
-	}
-	// oneAttribute is noop_one's whole schema (no id, no timeouts block).
-	oneAttribute = map[string]schema.Attribute{
-		"name": schema.StringAttribute{Required: true},
-	}
-	shardCountAttributes = map[string]schema.Attribute{
-		"id":                   schema.StringAttribute{Computed: true},
-		"stream_prefix":        schema.StringAttribute{Required: true},
-		"consumer_group":       schema.StringAttribute{Required: true},
-		"shard_count":          schema.Int64Attribute{Required: true},
-		"requested_by":         schema.StringAttribute{Optional: true},
-		"reason":               schema.StringAttribute{Optional: true},
-		"wait_for":             schema.StringAttribute{Optional: true},
-		"rollback_on_revert":   schema.BoolAttribute{Optional: true},
-		"migration_ids":        schema.MapAttribute{Computed: true, ElementType: types.StringType},
-		"migration_state":      schema.StringAttribute{Computed: true},
-		"previous_shard_count": schema.Int64Attribute{Computed: true},
-	}
-)
+// oneAttribute is noop_one's whole schema (no id, no timeouts block).
+var oneAttribute = schema.Schema{Attributes: map[string]schema.Attribute{
+	"name": schema.StringAttribute{Required: true},
+}}
 
 // noopResource stores its plan as its state and never changes it again.
 type noopResource struct {
-	name     string
-	attrs    map[string]schema.Attribute
-	timeouts []string
-	// noTimeouts leaves the timeouts block out of the schema.
-	noTimeouts bool
+	name string
+	// schema is the one-attribute schema; when nil, the resource has the
+	// shape of the provider's resource of the same suffix (RealShape).
+	schema *schema.Schema
 }
 
 func (r *noopResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
 	resp.TypeName = req.ProviderTypeName + r.name
 }
 
-func (r *noopResource) Schema(_ context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
-	timeouts := schema.SingleNestedBlock{Attributes: map[string]schema.Attribute{}}
-	for _, op := range r.timeouts {
-		timeouts.Attributes[op] = schema.StringAttribute{Optional: true}
+func (r *noopResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
+	if r.schema != nil {
+		resp.Schema = *r.schema
+		return
 	}
-	resp.Schema = schema.Schema{Attributes: r.attrs, Blocks: map[string]schema.Block{"timeouts": timeouts}}
-	if r.noTimeouts {
-		resp.Schema.Blocks = nil
+	s, err := RealShape(ctx, r.name)
+	if err != nil {
+		resp.Diagnostics.AddError("noop provider", err.Error())
+		return
 	}
+	resp.Schema = s
 }
 
 // Create stores the plan, with every value still unknown resolved (the id
