@@ -25,21 +25,21 @@ func TestStatsOf(t *testing.T) {
 	}
 }
 
-func TestReadRSSTakesThePeakOfAllInstances(t *testing.T) {
+func TestReadRSSTakesThePeakOfAllInstancesAndSumsTheirCPU(t *testing.T) {
 	dir := t.TempDir()
-	for name, kb := range map[string]string{"p.1.kb": "1000\n", "p.2.kb": "52000\n", "p.3.kb": "700\n"} {
+	for name, kb := range map[string]string{"p.1.kb": "1000 250000\n", "p.2.kb": "52000 1500000\n", "p.3.kb": "700 0\n"} {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(kb), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	peak, n, err := readRSS(dir)
-	if err != nil || peak != 52000 || n != 3 {
-		t.Fatalf("readRSS = %d, %d, %v; want 52000, 3, nil", peak, n, err)
+	peak, n, cpu, err := readRSS(dir)
+	if err != nil || peak != 52000 || n != 3 || cpu != 1750*time.Millisecond {
+		t.Fatalf("readRSS = %d, %d, %v, %v; want 52000, 3, 1.75s, nil", peak, n, cpu, err)
 	}
 	if err := os.WriteFile(filepath.Join(dir, "p.4.kb"), []byte("lots"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := readRSS(dir); err == nil {
+	if _, _, _, err := readRSS(dir); err == nil {
 		t.Error("a malformed report must be an error, not a silent zero")
 	}
 }
@@ -51,7 +51,9 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 		Sizes: []SizeResult{{N: 50, Plan: Stats{Median: 800 * time.Millisecond}, NoopPlan: Stats{Median: 640 * time.Millisecond},
 			OnePlan: Stats{Median: 400 * time.Millisecond}, Refresh: Stats{Median: 700 * time.Millisecond}, NoopRefresh: Stats{Median: 600 * time.Millisecond},
 			NoopApply: Run{Wall: 900 * time.Millisecond}, NoopApplyRequests: 3,
-			PlanRequests: 3, PlanGroupReads: 2, PlanListings: 1, PlanRSSKiB: 40 << 10, NoopPlanRSSKiB: 38 << 10, OnePlanRSSKiB: 30 << 10, Seeded: 48}},
+			PlanRequests: 3, PlanGroupReads: 2, PlanListings: 1, PlanRSSKiB: 40 << 10, NoopPlanRSSKiB: 38 << 10, OnePlanRSSKiB: 30 << 10, Seeded: 48,
+			PlanCPU: CPUSplit{Terraform: 900 * time.Millisecond, Provider: 300 * time.Millisecond}, NoopPlanCPU: CPUSplit{Terraform: time.Second, Provider: 400 * time.Millisecond},
+			OnePlanCPU: CPUSplit{Terraform: 500 * time.Millisecond, Provider: 100 * time.Millisecond}}},
 		Apply: &ApplyResult{N: 50, Create: Run{Wall: 1500 * time.Millisecond}, NoopCreate: Run{Wall: time.Second},
 			CreateCounts: map[string]int{"POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}": 50, "GET /coord/v1/monitoring/groups": 2},
 			Update:       Run{Wall: 12 * time.Second}, UpdateCounts: map[string]int{"POST /coord/v1/streams/{streamPrefix}/scale": 50}, UpdateLastLatency: 300 * time.Millisecond},
@@ -65,6 +67,7 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 		"2 CPUs (Test CPU), 4.0 GiB RAM", "2026-01-02 03:04 UTC",
 		"| 50 | 100 | 0.80 s | 0.64 s | 0.40 s | 2.00× | 1.25× | 0.70 s | 0.60 s | 0.90 s |",
 		"| 50 | 3 | 2 | 1 | 3 | 40 MiB | 38 MiB | 30 MiB | 48 |",
+		"| 50 | 0.90 s | 0.30 s | 1.00 s | 0.40 s | 0.50 s | 0.10 s |",
 		"| create | 1.50 s | 1.00 s | 52 | POST /streams/{streamPrefix}/groups/{consumerGroup} 50; GET /monitoring/groups 2 | | |",
 		"| scale every group 4→2 | 12.0 s | | 50 | POST /streams/{streamPrefix}/scale 50 | 0 | 0.30 s |",
 		"| migration DEPRECATED → terraform apply returned | 0.10 s | 0.20 s | 0.50 s |",

@@ -119,6 +119,16 @@ func (r Report) Write(w io.Writer) {
 				mib(s.PlanRSSKiB), mib(s.NoopPlanRSSKiB), mib(s.OnePlanRSSKiB), s.Seeded)
 		}
 		fmt.Fprintln(w)
+		fmt.Fprintln(w, "Processor time of one refreshing plan (the median round), terraform's own and the provider processes':")
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "| N | provider: terraform | provider: provider | same-shape floor: terraform | same-shape floor: provider | one-attribute floor: terraform | one-attribute floor: provider |")
+		fmt.Fprintln(w, "|---:|---:|---:|---:|---:|---:|---:|")
+		for _, s := range r.Sizes {
+			fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s | %s |\n", s.N,
+				secs(s.PlanCPU.Terraform), secs(s.PlanCPU.Provider), secs(s.NoopPlanCPU.Terraform),
+				secs(s.NoopPlanCPU.Provider), secs(s.OnePlanCPU.Terraform), secs(s.OnePlanCPU.Provider))
+		}
+		fmt.Fprintln(w)
 	}
 	if a := r.Apply; a != nil {
 		fmt.Fprintf(w, "Apply at the default parallelism (10), %d groups + %d shard counts:\n\n", a.N, a.N)

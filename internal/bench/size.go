@@ -27,7 +27,11 @@ type SizeResult struct {
 	NoopApplyRequests int
 
 	PlanRSSKiB, NoopPlanRSSKiB, OnePlanRSSKiB int64
-	PlanInstances                             int
+	// PlanCPU, NoopPlanCPU and OnePlanCPU split the processor time of one
+	// refreshing plan (the median of the rounds) between terraform and the
+	// provider processes.
+	PlanCPU, NoopPlanCPU, OnePlanCPU CPUSplit
+	PlanInstances                    int
 	// PlanRequests is the coordinator's request count of one refreshing
 	// plan; PlanGroupReads and PlanListings how many of them were
 	// GET .../groups/{g} and GET /monitoring/groups; PlanCounts all of them
@@ -114,6 +118,7 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 	}
 
 	var ourPlans, ourRefreshes, noopPlans, noopRefreshes, onePlans []time.Duration
+	var ourCPU, noopCPU, oneCPU []CPUSplit
 	for i := 0; i < plans; i++ {
 		c.ResetRequestCounts()
 		r, err := ours.Plan(ctx)
@@ -121,6 +126,7 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 			return res, err
 		}
 		ourPlans = append(ourPlans, r.Wall)
+		ourCPU = append(ourCPU, cpuSplit(r))
 		res.PlanRSSKiB = max(res.PlanRSSKiB, r.PeakRSSKiB)
 		res.PlanInstances = r.Instances
 		res.PlanCounts = c.RequestCounts()
@@ -132,12 +138,14 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 			return res, err
 		}
 		noopPlans = append(noopPlans, r.Wall)
+		noopCPU = append(noopCPU, cpuSplit(r))
 		res.NoopPlanRSSKiB = max(res.NoopPlanRSSKiB, r.PeakRSSKiB)
 
 		if r, err = one.Plan(ctx); err != nil {
 			return res, err
 		}
 		onePlans = append(onePlans, r.Wall)
+		oneCPU = append(oneCPU, cpuSplit(r))
 		res.OnePlanRSSKiB = max(res.OnePlanRSSKiB, r.PeakRSSKiB)
 
 		if r, err = ours.RefreshOnly(ctx); err != nil {
@@ -153,6 +161,7 @@ func MeasureSize(ctx context.Context, tf *Terraform, n, plans int) (SizeResult, 
 	}
 	res.Plan, res.Refresh, res.NoopPlan, res.NoopRefresh, res.OnePlan =
 		statsOf(ourPlans), statsOf(ourRefreshes), statsOf(noopPlans), statsOf(noopRefreshes), statsOf(onePlans)
+	res.PlanCPU, res.NoopPlanCPU, res.OnePlanCPU = medianCPU(ourCPU), medianCPU(noopCPU), medianCPU(oneCPU)
 
 	c.ResetRequestCounts()
 	if res.NoopApply, err = ours.Apply(ctx); err != nil {

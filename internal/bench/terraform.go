@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
@@ -72,7 +72,10 @@ type Run struct {
 	// command started; Instances is how many it started.
 	PeakRSSKiB int64
 	Instances  int
-	Output     string
+	// CPU is the processor time (user + system) of terraform and every
+	// process it started; ProviderCPU that of the provider processes alone.
+	CPU, ProviderCPU time.Duration
+	Output           string
 }
 
 // Terraform runs `terraform <args>` and measures it. A non-zero exit is an
@@ -87,18 +90,31 @@ func (w *Workspace) Terraform(ctx context.Context, args ...string) (Run, error) 
 	cli.Env = append(cli.Env, "BENCH_RSS_DIR="+rssDir)
 	var out bytes.Buffer
 	cli.Stdout, cli.Stderr = &out, &out
+	before := childrenCPU()
 	start := time.Now()
 	code, err := cli.Run(ctx, args...)
 	r := Run{End: time.Now(), Output: out.String()}
 	r.Wall = r.End.Sub(start)
+	r.CPU = childrenCPU() - before
 	if err == nil && code != 0 {
 		err = fmt.Errorf("exit status %d", code)
 	}
 	if err != nil {
 		return r, fmt.Errorf("terraform %s: %w\n%s", strings.Join(args, " "), err, tail(r.Output, 4000))
 	}
-	r.PeakRSSKiB, r.Instances, err = readRSS(rssDir)
+	r.PeakRSSKiB, r.Instances, r.ProviderCPU, err = readRSS(rssDir)
 	return r, err
+}
+
+// childrenCPU is the processor time of this process's waited-for children
+// and their descendants (terraform waits for its providers, the wrapper for
+// the real binary). The benchmark runs one terraform at a time.
+func childrenCPU() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // Apply runs a non-interactive apply.
@@ -127,24 +143,25 @@ func (w *Workspace) RefreshOnly(ctx context.Context) (Run, error) {
 	return r, err
 }
 
-func readRSS(dir string) (peak int64, instances int, err error) {
+func readRSS(dir string) (peak int64, instances int, cpu time.Duration, err error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, 0, err
 	}
 	for _, e := range entries {
 		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
 		if err != nil {
-			return 0, 0, err
+			return 0, 0, 0, err
 		}
-		kb, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("RSS report %s: %w", e.Name(), err)
+		var kb, us int64
+		if _, err := fmt.Sscan(strings.TrimSpace(string(b)), &kb, &us); err != nil {
+			return 0, 0, 0, fmt.Errorf("RSS report %s: %w", e.Name(), err)
 		}
 		peak = max(peak, kb)
+		cpu += time.Duration(us) * time.Microsecond
 		instances++
 	}
-	return peak, instances, nil
+	return peak, instances, cpu, nil
 }
 
 func tail(s string, n int) string {

@@ -54,7 +54,8 @@ func Run() int {
 	if dir := os.Getenv("BENCH_RSS_DIR"); dir != "" && cmd.ProcessState != nil {
 		if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 			report := filepath.Join(dir, fmt.Sprintf("%s.%d.kb", name, cmd.Process.Pid))
-			_ = os.WriteFile(report, []byte(fmt.Sprintf("%d\n", ru.Maxrss)), 0o600)
+			cpu := ru.Utime.Nano() + ru.Stime.Nano()
+			_ = os.WriteFile(report, []byte(fmt.Sprintf("%d %d\n", ru.Maxrss, cpu/1e3)), 0o600)
 		}
 	}
 	var exitErr *exec.ExitError
