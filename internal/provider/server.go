@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -41,83 +42,103 @@ func Serve(version string, debug bool) error {
 // once-per-process ones (schema, configure) are passed through unchanged.
 func NewProtocol6(p provider.Provider) func() tfprotov6.ProviderServer {
 	inner := providerserver.NewProtocol6(p)
-	return func() tfprotov6.ProviderServer { return releasingServer{inner()} }
+	return func() tfprotov6.ProviderServer { return &releasingServer{ProviderServer: inner()} }
 }
 
 // releasingServer hands each per-resource RPC a releasableContext.
+//
+// It also orders ConfigureProvider against the other RPCs of the same
+// server: the framework's ConfigureProvider writes the data it hands to
+// resources, data sources and ephemeral resources (fwserver.Server's
+// *ConfigureData fields) without a lock, and those RPCs read them. A real
+// Terraform run configures a provider process once, before anything else;
+// a provider served in-process to the acceptance tests is configured again
+// by each Terraform command, and the race detector saw a configure racing
+// with the previous command's CloseEphemeralResource. Each RPC holds the
+// read side while it runs; ConfigureProvider takes the write side.
+// StopProvider takes neither, so it can still cancel RPCs in flight.
 type releasingServer struct {
 	tfprotov6.ProviderServer
+	configure sync.RWMutex
 }
 
 // call runs fn with a context that forwards to ctx until fn returns.
-func call[Req, Resp any](ctx context.Context, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+func call[Req, Resp any](ctx context.Context, s *releasingServer, fn func(context.Context, Req) (Resp, error), req Req) (Resp, error) {
+	s.configure.RLock()
+	defer s.configure.RUnlock()
 	rc := newReleasableContext(ctx)
 	defer rc.release()
 	return fn(rc, req)
 }
 
-func (s releasingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateProviderConfig, req)
+func (s *releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
+	s.configure.Lock()
+	defer s.configure.Unlock()
+	return s.ProviderServer.ConfigureProvider(ctx, req)
 }
 
-func (s releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateResourceConfig, req)
+func (s *releasingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
+	return call(ctx, s, s.ProviderServer.ValidateProviderConfig, req)
 }
 
-func (s releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return call(ctx, s.ProviderServer.UpgradeResourceState, req)
+func (s *releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
+	return call(ctx, s, s.ProviderServer.ValidateResourceConfig, req)
 }
 
-func (s releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
-	return call(ctx, s.ProviderServer.UpgradeResourceIdentity, req)
+func (s *releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
+	return call(ctx, s, s.ProviderServer.UpgradeResourceState, req)
 }
 
-func (s releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	return call(ctx, s.ProviderServer.ReadResource, req)
+func (s *releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
+	return call(ctx, s, s.ProviderServer.UpgradeResourceIdentity, req)
 }
 
-func (s releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	return call(ctx, s.ProviderServer.PlanResourceChange, req)
+func (s *releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
+	return call(ctx, s, s.ProviderServer.ReadResource, req)
 }
 
-func (s releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	return call(ctx, s.ProviderServer.ApplyResourceChange, req)
+func (s *releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
+	return call(ctx, s, s.ProviderServer.PlanResourceChange, req)
 }
 
-func (s releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	return call(ctx, s.ProviderServer.ImportResourceState, req)
+func (s *releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
+	return call(ctx, s, s.ProviderServer.ApplyResourceChange, req)
 }
 
-func (s releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
-	return call(ctx, s.ProviderServer.MoveResourceState, req)
+func (s *releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
+	return call(ctx, s, s.ProviderServer.ImportResourceState, req)
 }
 
-func (s releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateDataResourceConfig, req)
+func (s *releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
+	return call(ctx, s, s.ProviderServer.MoveResourceState, req)
 }
 
-func (s releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	return call(ctx, s.ProviderServer.ReadDataSource, req)
+func (s *releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
+	return call(ctx, s, s.ProviderServer.ValidateDataResourceConfig, req)
 }
 
-func (s releasingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
-	return call(ctx, s.ProviderServer.ValidateEphemeralResourceConfig, req)
+func (s *releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
+	return call(ctx, s, s.ProviderServer.ReadDataSource, req)
 }
 
-func (s releasingServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
-	return call(ctx, s.ProviderServer.OpenEphemeralResource, req)
+func (s *releasingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
+	return call(ctx, s, s.ProviderServer.ValidateEphemeralResourceConfig, req)
 }
 
-func (s releasingServer) RenewEphemeralResource(ctx context.Context, req *tfprotov6.RenewEphemeralResourceRequest) (*tfprotov6.RenewEphemeralResourceResponse, error) {
-	return call(ctx, s.ProviderServer.RenewEphemeralResource, req)
+func (s *releasingServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
+	return call(ctx, s, s.ProviderServer.OpenEphemeralResource, req)
 }
 
-func (s releasingServer) CloseEphemeralResource(ctx context.Context, req *tfprotov6.CloseEphemeralResourceRequest) (*tfprotov6.CloseEphemeralResourceResponse, error) {
-	return call(ctx, s.ProviderServer.CloseEphemeralResource, req)
+func (s *releasingServer) RenewEphemeralResource(ctx context.Context, req *tfprotov6.RenewEphemeralResourceRequest) (*tfprotov6.RenewEphemeralResourceResponse, error) {
+	return call(ctx, s, s.ProviderServer.RenewEphemeralResource, req)
 }
 
-func (s releasingServer) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
-	return call(ctx, s.ProviderServer.CallFunction, req)
+func (s *releasingServer) CloseEphemeralResource(ctx context.Context, req *tfprotov6.CloseEphemeralResourceRequest) (*tfprotov6.CloseEphemeralResourceResponse, error) {
+	return call(ctx, s, s.ProviderServer.CloseEphemeralResource, req)
+}
+
+func (s *releasingServer) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
+	return call(ctx, s, s.ProviderServer.CallFunction, req)
 }
 
 // releasableContext forwards to its parent until release; after that it is

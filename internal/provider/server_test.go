@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
 type ctxKey struct{}
@@ -104,4 +106,55 @@ func TestReleasableContext(t *testing.T) {
 	if _, ok := rc.Deadline(); ok {
 		t.Error("a released context has no deadline")
 	}
+}
+
+// nullConfig is a configuration of schema s with every attribute null.
+func nullConfig(t *testing.T, s *tfprotov6.Schema) *tfprotov6.DynamicValue {
+	t.Helper()
+	typ := s.ValueType().(tftypes.Object)
+	vals := make(map[string]tftypes.Value, len(typ.AttributeTypes))
+	for name, at := range typ.AttributeTypes {
+		vals[name] = tftypes.NewValue(at, nil)
+	}
+	dv, err := tfprotov6.NewDynamicValue(typ, tftypes.NewValue(typ, vals))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dv
+}
+
+// TestNewProtocol6OrdersConfigureProvider: a ConfigureProvider (which the
+// framework lets write the data resources read, without a lock) and
+// resource RPCs run concurrently on one server, as they do when Terraform
+// commands follow each other against a provider served in-process. Under
+// the race detector (make test runs with -race) the framework's own server
+// fails this test; NewProtocol6's must not.
+func TestNewProtocol6OrdersConfigureProvider(t *testing.T) {
+	ctx := context.Background()
+	s := NewProtocol6(New("test")())()
+	schemas, err := s.GetProviderSchema(ctx, &tfprotov6.GetProviderSchemaRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	typeName := TypeName + "_group"
+	configure := &tfprotov6.ConfigureProviderRequest{Config: nullConfig(t, schemas.Provider)}
+	validate := &tfprotov6.ValidateResourceConfigRequest{TypeName: typeName, Config: nullConfig(t, schemas.ResourceSchemas[typeName])}
+
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			if _, err := s.ConfigureProvider(ctx, configure); err != nil {
+				t.Error(err)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, err := s.ValidateResourceConfig(ctx, validate); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
 }
