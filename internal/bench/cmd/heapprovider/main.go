@@ -1,9 +1,19 @@
 // Command heapprovider serves the provider (or, named terraform-provider-noop,
-// the do-nothing provider) like the real binary, and writes a heap profile
-// to $BENCH_HEAP_DIR/<pid>.heap (and its goroutines to <pid>.heap.goroutines)
-// every 2 s while it runs, so the memory a
-// benchmark run measures can be explained with `go tool pprof`. To use it,
-// build it over the real binary in a kept benchmark directory (-keep).
+// the do-nothing provider) like the real binary does, quiet logs and garbage
+// collector settings included, and profiles it so that what a benchmark run
+// measures can be explained with `go tool pprof`:
+//
+//   - with $BENCH_HEAP_DIR, a heap profile to <dir>/<pid>.heap (its
+//     goroutines to <pid>.heap.goroutines, memory statistics to
+//     <pid>.heap.memstats) every 2 s;
+//   - with $BENCH_CPU_DIR, a CPU profile in 1 s pieces <dir>/<pid>.cpu.<n>
+//     (Terraform kills the process without warning, so the piece running
+//     then is lost): `go tool pprof -top <binary> <dir>/*.cpu.*` merges them.
+//
+// To use it, copy it over real/terraform-provider-redisstreamcoordinator of a
+// benchmark directory (-keep) right after the benchmark has built it, with
+// the variables set in the benchmark's environment (BENCHMARKS.md,
+// "Profiling").
 package main
 
 import (
@@ -13,12 +23,14 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	runtimedebug "runtime/debug"
 	"runtime/pprof"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/noop"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/logenv"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
 )
 
@@ -42,9 +54,32 @@ func main() {
 			}
 		}()
 	}
-	// The provider as main.go serves it; the do-nothing floor as the
+	if dir := os.Getenv("BENCH_CPU_DIR"); dir != "" {
+		go func() {
+			for n := 0; ; n++ {
+				f, err := os.Create(filepath.Join(dir, fmt.Sprintf("%d.cpu.%d", os.Getpid(), n)))
+				if err != nil || pprof.StartCPUProfile(f) != nil {
+					return
+				}
+				time.Sleep(time.Second)
+				pprof.StopCPUProfile()
+				_ = f.Close()
+			}
+		}()
+	}
+	// The provider as main.go serves it (quiet logs and its garbage
+	// collector settings included); the do-nothing floor as the
 	// framework's providerserver serves it.
-	serve := func() error { return provider.Serve("heap", false) }
+	serve := func() error {
+		if _, err := logenv.Apply(); err != nil {
+			return err
+		}
+		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+			runtimedebug.SetGCPercent(400) // as main.gcDefaults
+			runtimedebug.SetMemoryLimit(96 << 20)
+		}
+		return provider.Serve("heap", false)
+	}
 	if filepath.Base(os.Args[0]) == "terraform-provider-noop" {
 		serve = func() error {
 			return providerserver.Serve(context.Background(), noop.New, providerserver.ServeOpts{Address: noop.Address, ProtocolVersion: 6})
