@@ -30,7 +30,7 @@ const siblingBasisGetLimit = 8
 
 func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan groupResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -87,7 +87,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	if plan.SiblingShardCounts.IsUnknown() {
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 
 // isAmbiguousCreate: no answer, or a generic 500 without an errorCode (a

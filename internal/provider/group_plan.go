@@ -139,7 +139,7 @@ func configUnknownAtPlan(pd *providerData) bool {
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		var state groupResourceModel
-		resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
 		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
@@ -158,7 +158,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	var plan groupResourceModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -166,12 +166,12 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
 		r.planCreate(ctx, req, resp, &plan)
 		if !resp.Diagnostics.HasError() {
-			resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		}
 		return
 	}
 	var state groupResourceModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -194,7 +194,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		// metadata_version is unknown, so this replaces even when an earlier
 		// recreation recorded the same values.
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("recreation"), path.Root("metadata_version"))
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 
@@ -219,7 +219,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	plan.Recreation = state.Recreation
 	plan.SiblingShardCounts = state.SiblingShardCounts
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 
 	if !plan.InitialShardCount.IsUnknown() && !plan.InitialShardCount.Equal(state.InitialShardCount) {
 		resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), "initial_shard_count only applies at creation", fmt.Sprintf(

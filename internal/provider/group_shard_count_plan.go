@@ -26,14 +26,14 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	var plan groupShardCountModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	var state *groupShardCountModel
 	if !req.State.Raw.IsNull() {
 		state = &groupShardCountModel{}
-		resp.Diagnostics.Append(req.State.Get(ctx, state)...)
+		resp.Diagnostics.Append(getState(ctx, req.State, state)...)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -73,7 +73,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			plan.MigrationState = types.StringUnknown()
 			plan.MetadataVersion = types.Int64Unknown()
 		}
-		resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 
@@ -106,7 +106,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	resp.Diagnostics.Append(resp.Plan.Set(ctx, &plan)...)
+	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
 
 // checkMetadataRegression fails the plan closed when a refresh recorded a

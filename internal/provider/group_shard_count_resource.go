@@ -177,7 +177,7 @@ func (r *groupShardCountResource) Configure(_ context.Context, req resource.Conf
 
 func (r *groupShardCountResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan groupShardCountModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -191,8 +191,8 @@ func (r *groupShardCountResource) Create(ctx context.Context, req resource.Creat
 
 func (r *groupShardCountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state groupShardCountModel
-	resp.Diagnostics.Append(req.Plan.Get(ctx, &plan)...)
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -209,7 +209,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 			plan.Resharding = state.Resharding
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(resp.State.Set(ctx, &plan)...)
+		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 		return
 	}
 	timeout, diags := plan.Timeouts.Update(ctx, defaultScaleTimeout)
@@ -276,7 +276,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 			plan.PreviousShardCount = out.previousValue()
 		}
 		r.settleComputed(ctx, s, &plan, out)
-		diags.Append(state.Set(ctx, &plan)...)
+		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
 	}
@@ -293,7 +293,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
 		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
 		r.settleComputed(ctx, s, &plan, out)
-		diags.Append(state.Set(ctx, &plan)...)
+		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
 		return
 	}
@@ -412,7 +412,7 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 
 func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state groupShardCountModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -443,7 +443,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
 	r.followMigration(ctx, &state, group, &resp.Diagnostics)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &state)...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
 // followMigration updates migration_state from the group's own active
@@ -480,7 +480,7 @@ func (r *groupShardCountResource) followMigration(ctx context.Context, state *gr
 // Delete only forgets the resource: a group always has a shard count.
 func (r *groupShardCountResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state groupShardCountModel
-	resp.Diagnostics.Append(req.State.Get(ctx, &state)...)
+	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
 	resp.Diagnostics.AddWarning("Shard count left as it is", fmt.Sprintf(
 		"redisstreamcoordinator_group_shard_count for group %q under stream prefix %q was removed from Terraform state only: "+
 			"a group always has a shard count, so it keeps %d shards.",
