@@ -46,7 +46,7 @@ func Poll(ctx context.Context, o PollOptions, check func(ctx context.Context) (d
 		o.MaxConsecutiveErrors = DefaultPollMaxConsecutiveErrors
 	}
 	if o.Sleep == nil {
-		o.Sleep = sleepContext
+		o.Sleep = Sleep
 	}
 
 	interval := o.Initial
@@ -91,7 +91,8 @@ func pollStopped(ctxErr, lastErr error) error {
 	return fmt.Errorf("polling stopped: %w; last error: %w", ctxErr, lastErr)
 }
 
-func sleepContext(ctx context.Context, d time.Duration) error {
+// Sleep waits d, or until ctx is done (then it returns ctx.Err()).
+func Sleep(ctx context.Context, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {

@@ -33,7 +33,8 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	seenViolations := map[string]bool{}
 	finished := map[string]bool{}
 	round := 0
-	err := client.Poll(ctx, pollOptionsFor(len(out.migrations)), func(ctx context.Context) (bool, error) {
+	pace := s.pacer()
+	err := client.Poll(ctx, pollOptionsFor(len(out.migrations), pace.clock), func(ctx context.Context) (bool, error) {
 		defer func() { round++ }()
 		for _, name := range sortedKeys(out.migrations) {
 			if finished[name] {
@@ -75,17 +76,66 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	}
 }
 
-// pollOptionsFor spreads the polls of a prefix's migrations so that waiting
-// costs the coordinator under 4 requests per second per prefix, however many
-// groups it has: each round reads every unfinished group, so the interval
-// grows with their number.
-func pollOptionsFor(groups int) client.PollOptions {
+// pollOptionsFor spreads the polls of a prefix's migrations: each round
+// reads every unfinished group, so the interval grows with their number.
+// The pacer, not this schedule, is what bounds the requests per second.
+func pollOptionsFor(groups int, clk *pollClock) client.PollOptions {
 	o := migrationPoll
 	if groups > 1 {
 		o.Initial *= time.Duration(groups)
 		o.Max *= time.Duration(groups)
 	}
+	o.Sleep = clk.sleep
 	return o
+}
+
+// A wait sends at most pollPaceMax reads for its stream prefix in any
+// pollPaceWindow, whatever its rounds add up to (group reads, side reads,
+// the final read of a finished migration): under 4 requests per second per
+// waiting prefix (issue 12). Measured in TestScaleWaitPace.
+const (
+	pollPaceMax    = 3
+	pollPaceWindow = time.Second
+)
+
+// pollClock is the time a wait runs on; tests drive a virtual one.
+type pollClock struct {
+	now   func() time.Time
+	sleep func(ctx context.Context, d time.Duration) error
+}
+
+var realPollClock = &pollClock{now: time.Now, sleep: client.Sleep}
+
+// pacer holds each read of a wait back until it is at most the
+// pollPaceMax-th within pollPaceWindow.
+type pacer struct {
+	clock *pollClock
+	sent  []time.Time // the latest sends, at most pollPaceMax
+}
+
+func (p *pacer) take(ctx context.Context) error {
+	if len(p.sent) == pollPaceMax {
+		if d := p.sent[0].Add(pollPaceWindow).Sub(p.clock.now()); d > 0 {
+			if err := p.clock.sleep(ctx, d); err != nil {
+				return err
+			}
+		}
+		p.sent = p.sent[1:]
+	}
+	p.sent = append(p.sent, p.clock.now())
+	return nil
+}
+
+// pacer returns the scaler's pacer, shared by every wait of its prefix.
+func (s *scaler) pacer() *pacer {
+	if s.pace == nil {
+		clk := s.clock
+		if clk == nil {
+			clk = realPollClock
+		}
+		s.pace = &pacer{clock: clk}
+	}
+	return s.pace
 }
 
 // Side reads while waiting: invariant violations are checked every
@@ -99,6 +149,10 @@ const (
 // observe checks one group's migration; done means nothing more to wait for.
 func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, round int, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
+	pace := s.pacer()
+	if err := pace.take(ctx); err != nil {
+		return false, err
+	}
 	group, err := s.api.GetGroup(ctx, s.p, name)
 	if client.IsNotFound(err) {
 		return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d) was in progress (deleted out of band?)",
@@ -111,6 +165,9 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, ro
 		m = *am
 	} else {
 		// No longer active: read its final state.
+		if err := pace.take(ctx); err != nil {
+			return false, err
+		}
 		final, err := s.api.GetMigration(ctx, s.p, name, m.ReshardingID)
 		if err != nil {
 			return false, err
@@ -128,9 +185,15 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, ro
 		return true, nil
 	}
 	if round%violationsEvery == 0 {
+		if err := pace.take(ctx); err != nil {
+			return false, err
+		}
 		s.reportViolations(ctx, name, seenViolations)
 	}
 	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && round%membersEvery == 0 {
+		if err := pace.take(ctx); err != nil {
+			return false, err
+		}
 		live, err := liveMembers(ctx, s.api, s.p, name)
 		if err != nil {
 			return false, err
@@ -185,6 +248,7 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(active)})
 	// The inner wait's own diagnostics describe the other migrations as if
 	// they were ours; this function reports them in its own words instead.
+	s.pacer() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch
