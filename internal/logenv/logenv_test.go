@@ -5,8 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
 )
 
 func TestQuietDefaults(t *testing.T) {
@@ -36,16 +34,6 @@ func TestQuietDefaults(t *testing.T) {
 				t.Errorf("QuietDefaults(%q) = %v, want %v", tc.environ, got, tc.want)
 			}
 		})
-	}
-}
-
-// The variable must be the one terraform-plugin-go derives from the
-// provider's address (TF_LOG_PROVIDER_ + its type, dashes as underscores).
-func TestProviderLogEnvMatchesTheProviderAddress(t *testing.T) {
-	parts := strings.Split(provider.RegistryAddress, "/")
-	want := "TF_LOG_PROVIDER_" + strings.ToUpper(strings.ReplaceAll(parts[len(parts)-1], "-", "_"))
-	if ProviderLogEnv != want {
-		t.Errorf("ProviderLogEnv = %s, want %s for %s", ProviderLogEnv, want, provider.RegistryAddress)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/logenv"
 )
 
 type ctxKey struct{}
@@ -157,4 +160,36 @@ func TestNewProtocol6OrdersConfigureProvider(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+}
+
+func TestGCDefaultsOnlyWhenTheUserSetNone(t *testing.T) {
+	for _, tc := range []struct {
+		environ []string
+		ok      bool
+	}{
+		{[]string{"PATH=/usr/bin"}, true},
+		{[]string{"GOGC="}, true},
+		{[]string{"GOGC=off"}, false},
+		{[]string{"GOGC=100"}, false},
+		{[]string{"GOMEMLIMIT=1GiB"}, false},
+		{[]string{"GOMAXPROCS=1"}, true},
+	} {
+		percent, limit, ok := gcDefaults(tc.environ)
+		if ok != tc.ok {
+			t.Errorf("gcDefaults(%q) ok = %v, want %v", tc.environ, ok, tc.ok)
+		}
+		if ok && (percent != 400 || limit != 96<<20) {
+			t.Errorf("gcDefaults(%q) = %d, %d; want 400, 96 MiB", tc.environ, percent, limit)
+		}
+	}
+}
+
+// The variable must be the one terraform-plugin-go derives from the
+// provider's address (TF_LOG_PROVIDER_ + its type, dashes as underscores).
+func TestProviderLogEnvMatchesTheProviderAddress(t *testing.T) {
+	parts := strings.Split(RegistryAddress, "/")
+	want := "TF_LOG_PROVIDER_" + strings.ToUpper(strings.ReplaceAll(parts[len(parts)-1], "-", "_"))
+	if logenv.ProviderLogEnv != want {
+		t.Errorf("ProviderLogEnv = %s, want %s for %s", logenv.ProviderLogEnv, want, RegistryAddress)
+	}
 }

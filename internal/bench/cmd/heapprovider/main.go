@@ -23,14 +23,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	runtimedebug "runtime/debug"
 	"runtime/pprof"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/providerserver"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/bench/noop"
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/logenv"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/provider"
 )
 
@@ -67,19 +65,10 @@ func main() {
 			}
 		}()
 	}
-	// The provider as main.go serves it (quiet logs and its garbage
-	// collector settings included); the do-nothing floor as the
-	// framework's providerserver serves it.
-	serve := func() error {
-		if _, err := logenv.Apply(); err != nil {
-			return err
-		}
-		if os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
-			runtimedebug.SetGCPercent(400) // as main.gcDefaults
-			runtimedebug.SetMemoryLimit(96 << 20)
-		}
-		return provider.Serve("heap", false)
-	}
+	// The provider as main.go serves it (provider.Serve: quiet logs and
+	// its garbage collector settings included); the do-nothing floor as
+	// the framework's providerserver serves it.
+	serve := func() error { return provider.Serve("heap", false) }
 	if filepath.Base(os.Args[0]) == "terraform-provider-noop" {
 		serve = func() error {
 			return providerserver.Serve(context.Background(), noop.New, providerserver.ServeOpts{Address: noop.Address, ProtocolVersion: 6})
