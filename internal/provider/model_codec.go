@@ -159,54 +159,48 @@ func codecDiag(verb string, dst any, err error) diag.Diagnostics {
 	return diags
 }
 
-// getState is req.State.Get(ctx, dst) through the model's codec.
+// getState, getPlan, setState and setPlan are the framework's
+// req.State.Get, req.Plan.Get, resp.State.Set and resp.Plan.Set through the
+// model's codec, or the framework's own when the model has none.
 func getState(ctx context.Context, st tfsdk.State, dst any) diag.Diagnostics {
-	c, err := codecFor(ctx, dst, st.Schema)
-	if err != nil {
-		return st.Get(ctx, dst)
-	}
-	if err := c.decode(ctx, st.Raw, dst); err != nil {
-		return codecDiag("read", dst, err)
-	}
-	return nil
+	return readModel(ctx, st.Schema, st.Raw, dst, st.Get)
 }
 
-// getPlan is req.Plan.Get(ctx, dst) through the model's codec.
 func getPlan(ctx context.Context, p tfsdk.Plan, dst any) diag.Diagnostics {
-	c, err := codecFor(ctx, dst, p.Schema)
+	return readModel(ctx, p.Schema, p.Raw, dst, p.Get)
+}
+
+func setState(ctx context.Context, st *tfsdk.State, src any) diag.Diagnostics {
+	return writeModel(ctx, st.Schema, &st.Raw, src, st.Set)
+}
+
+func setPlan(ctx context.Context, p *tfsdk.Plan, src any) diag.Diagnostics {
+	return writeModel(ctx, p.Schema, &p.Raw, src, p.Set)
+}
+
+// frameworkConversion is a tfsdk Get or Set method.
+type frameworkConversion func(ctx context.Context, model any) diag.Diagnostics
+
+func readModel(ctx context.Context, s schemaTyper, raw tftypes.Value, dst any, fallback frameworkConversion) diag.Diagnostics {
+	c, err := codecFor(ctx, dst, s)
 	if err != nil {
-		return p.Get(ctx, dst)
+		return fallback(ctx, dst)
 	}
-	if err := c.decode(ctx, p.Raw, dst); err != nil {
+	if err := c.decode(ctx, raw, dst); err != nil {
 		return codecDiag("read", dst, err)
 	}
 	return nil
 }
 
-// setState is resp.State.Set(ctx, src) through the model's codec.
-func setState(ctx context.Context, st *tfsdk.State, src any) diag.Diagnostics {
-	c, err := codecFor(ctx, src, st.Schema)
+func writeModel(ctx context.Context, s schemaTyper, raw *tftypes.Value, src any, fallback frameworkConversion) diag.Diagnostics {
+	c, err := codecFor(ctx, src, s)
 	if err != nil {
-		return st.Set(ctx, src)
+		return fallback(ctx, src)
 	}
 	v, err := c.encode(ctx, src)
 	if err != nil {
 		return codecDiag("write", src, err)
 	}
-	st.Raw = v
-	return nil
-}
-
-// setPlan is resp.Plan.Set(ctx, src) through the model's codec.
-func setPlan(ctx context.Context, p *tfsdk.Plan, src any) diag.Diagnostics {
-	c, err := codecFor(ctx, src, p.Schema)
-	if err != nil {
-		return p.Set(ctx, src)
-	}
-	v, err := c.encode(ctx, src)
-	if err != nil {
-		return codecDiag("write", src, err)
-	}
-	p.Raw = v
+	*raw = v
 	return nil
 }
