@@ -70,6 +70,15 @@ func (a *accTest) createGroupOutOfBand(t *testing.T, p, g string, shards int32) 
 	dsCreateGroup(t, a.env, p, g, shards)
 }
 
+// createConsumedGroupOutOfBand creates a group as another actor would and
+// starts a consumer in it, so a scale-out can complete.
+func (a *accTest) createConsumedGroupOutOfBand(t *testing.T, p, g string, shards int32) {
+	t.Helper()
+	a.createGroupOutOfBand(t, p, g, shards)
+	a.env.StartConsumer(t, p, g)
+	waitForLiveMember(t, a, p, g)
+}
+
 func (a *accTest) group(t *testing.T, p, g string) (*client.Group, error) {
 	t.Helper()
 	return a.env.Client().GetGroup(ctxT(t), p, g)
@@ -103,6 +112,18 @@ func auditEvents(c *coordinator.Coordinator, p string, actions ...string) []coor
 	var out []coordinator.AuditEvent
 	for _, e := range c.AuditEvents() {
 		if e.StreamPrefix == p && (len(actions) == 0 || slices.Contains(actions, e.Action)) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// terraformMutations are the audit events of prefix p (of the given
+// actions, or all) that the tests' own out-of-band changes did not send.
+func terraformMutations(c *coordinator.Coordinator, p string, actions ...string) []coordinator.AuditEvent {
+	var out []coordinator.AuditEvent
+	for _, e := range auditEvents(c, p, actions...) {
+		if deref(e.RequestedBy) != outOfBandMutation().RequestedBy {
 			out = append(out, e)
 		}
 	}

@@ -75,9 +75,7 @@ func (a *accTest) expectBasisIsCoordinators(t *testing.T, p, g string) plancheck
 func TestAccPullRequestWorkflow_previewOfAnUpdate(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("preview"), "svc"
-	a.createGroupOutOfBand(t, p, g, 4)
-	a.env.StartConsumer(t, p, g)
-	waitForLiveMember(t, a, p, g)
+	a.createConsumedGroupOutOfBand(t, p, g, 4)
 	config := func(n int) string { return a.env.ProviderConfig() + shardCountHCL("test", p, g, n) }
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -183,9 +181,7 @@ func (a *accTest) outOfBandScaleBeforeApply(t *testing.T, p, g string, n int32) 
 func TestAccPullRequestWorkflow_staleSavedPlanIsRefused(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("stale"), "svc"
-	a.createGroupOutOfBand(t, p, g, 4)
-	a.env.StartConsumer(t, p, g)
-	waitForLiveMember(t, a, p, g)
+	a.createConsumedGroupOutOfBand(t, p, g, 4)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -212,14 +208,8 @@ func TestAccPullRequestWorkflow_staleSavedPlanIsRefused(t *testing.T) {
 	if c := a.env.Coordinator; c != nil {
 		// The refused apply sent nothing: the only scales are the
 		// out-of-band one and the fresh plan's.
-		var byTerraform int
-		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION") {
-			if deref(e.RequestedBy) != "tfacc-out-of-band" {
-				byTerraform++
-			}
-		}
-		if byTerraform != 1 {
-			t.Fatalf("want exactly 1 scale by Terraform (the fresh plan's), got %d: %+v", byTerraform, auditEvents(c, p))
+		if byTerraform := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(byTerraform) != 1 {
+			t.Fatalf("want exactly 1 scale by Terraform (the fresh plan's), got %d: %+v", len(byTerraform), auditEvents(c, p))
 		}
 	}
 }
@@ -234,9 +224,7 @@ func TestAccPullRequestWorkflow_staleSavedPlanIsRefused(t *testing.T) {
 func TestAccPullRequestWorkflow_staleSavedCreateIsRefused(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("stalenew"), "svc"
-	a.createGroupOutOfBand(t, p, g, 4)
-	a.env.StartConsumer(t, p, g)
-	waitForLiveMember(t, a, p, g)
+	a.createConsumedGroupOutOfBand(t, p, g, 4)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -253,10 +241,8 @@ func TestAccPullRequestWorkflow_staleSavedCreateIsRefused(t *testing.T) {
 		t.Fatalf("the refused apply must leave the group at the out-of-band 8 shards; got %+v, %v", got, err)
 	}
 	if c := a.env.Coordinator; c != nil {
-		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION") {
-			if deref(e.RequestedBy) != "tfacc-out-of-band" {
-				t.Fatalf("the refused apply sent a mutation: %+v", e)
-			}
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+			t.Fatalf("the refused apply sent a mutation: %+v", sent)
 		}
 	}
 }
@@ -496,10 +482,8 @@ func TestAccGroupShardCount_metadataRegressionFailsClosed(t *testing.T) {
 		},
 	})
 	if c := a.env.Coordinator; c != nil {
-		for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP") {
-			if deref(e.RequestedBy) != "tfacc-out-of-band" {
-				t.Fatalf("Terraform scaled a group whose metadata regressed: %+v", e)
-			}
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP"); len(sent) != 0 {
+			t.Fatalf("Terraform scaled a group whose metadata regressed: %+v", sent)
 		}
 	}
 }

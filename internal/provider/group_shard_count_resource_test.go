@@ -204,10 +204,8 @@ func TestAccGroupShardCount_adoptsActiveMigrationToSameTarget(t *testing.T) {
 			),
 		}},
 	})
-	for _, e := range auditEvents(c, p) {
-		if deref(e.RequestedBy) != "tfacc-out-of-band" {
-			t.Fatalf("adoption must not send a mutation, but the coordinator audited %s %s", e.Action, e.RequestID)
-		}
+	if sent := terraformMutations(c, p); len(sent) != 0 {
+		t.Fatalf("adoption must not send a mutation, but the coordinator audited %s %s", sent[0].Action, sent[0].RequestID)
 	}
 }
 
