@@ -30,10 +30,9 @@ type scaler struct {
 	checkBasis func(ctx context.Context, group *client.Group) bool
 	// self is the group as last read.
 	self *client.Group
-	// clock is the time waits run on (nil: the real one); pace bounds the
-	// reads they send for the prefix (see pacer).
-	clock *pollClock
-	pace  *pacer
+	// pace bounds the reads its waits send for the prefix, and gives them
+	// their clock (see pacer).
+	pace *pacer
 }
 
 // scaleOutcome is what the scaler started or adopted: one migration per

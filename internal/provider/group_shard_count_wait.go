@@ -126,14 +126,11 @@ func (p *pacer) take(ctx context.Context) error {
 	return nil
 }
 
-// pacer returns the scaler's pacer, shared by every wait of its prefix.
+// pacer returns the scaler's pacer, shared by every wait of its prefix (a
+// test sets its own, on a virtual clock).
 func (s *scaler) pacer() *pacer {
 	if s.pace == nil {
-		clk := s.clock
-		if clk == nil {
-			clk = realPollClock
-		}
-		s.pace = &pacer{clock: clk}
+		s.pace = &pacer{clock: realPollClock}
 	}
 	return s.pace
 }

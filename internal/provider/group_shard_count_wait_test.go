@@ -97,7 +97,7 @@ func TestScaleWaitPace(t *testing.T) {
 				}
 			}
 			var diags diag.Diagnostics
-			s := &scaler{api: api, locks: &keyedMutex{}, p: prefix, g: "g0", target: 2, diags: &diags, clock: &pollClock{now: vt.now, sleep: vt.sleep}}
+			s := &scaler{api: api, locks: &keyedMutex{}, p: prefix, g: "g0", target: 2, diags: &diags, pace: &pacer{clock: &pollClock{now: vt.now, sleep: vt.sleep}}}
 			out := s.start(ctx)
 			if out == nil || diags.HasError() {
 				t.Fatalf("scale did not start: %v", diags)
