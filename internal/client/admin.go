@@ -231,6 +231,17 @@ func (c *Client) GetMigration(ctx context.Context, p, g, reshardingID string) (*
 	return &out, nil
 }
 
+// RollbackPath is the API path of a migration's rollback, each name
+// percent-encoded as the client sends it, for messages that tell a user which
+// call to make by hand.
+func RollbackPath(p, g, reshardingID string) string {
+	path, err := groupPath(p, g, "migrations", reshardingID, "rollback")
+	if err != nil {
+		return APIBasePath + "/streams/{streamPrefix}/groups/{consumerGroup}/migrations/{reshardingId}/rollback"
+	}
+	return APIBasePath + path
+}
+
 // RollbackMigration rolls the group's ACTIVE migration straight to
 // ROLLED_BACK (202). Rollback is idempotent, so it is re-sent after network
 // errors; other states answer 422 ROLLBACK_NOT_ALLOWED.

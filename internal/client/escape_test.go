@@ -95,3 +95,14 @@ func FuzzEscapeSegment(f *testing.F) {
 		}
 	})
 }
+
+func TestRollbackPathEscapesEveryName(t *testing.T) {
+	got := RollbackPath("Legacy Orders", "svc@v2;x", "reshard-1")
+	want := "/coord/v1/streams/Legacy%20Orders/groups/svc@v2%3Bx/migrations/reshard-1/rollback"
+	if got != want {
+		t.Fatalf("RollbackPath = %q, want %q", got, want)
+	}
+	if got := RollbackPath(" ", "g", "id"); !strings.Contains(got, "{streamPrefix}") {
+		t.Fatalf("RollbackPath of a blank prefix = %q, want the path template", got)
+	}
+}

@@ -357,15 +357,18 @@ func TestAccGroupShardCount_twoResourcesOnOnePrefixFailThePlan(t *testing.T) {
 
 func TestAccGroupShardCount_scaleBlockedByAStuckScaleOutFailsThePlan(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
-	p, g := acctest.RandomName("stuck"), "svc"
+	// A name the server accepts that must be percent-encoded in the path the
+	// message gives for the rollback call.
+	p, g := acctest.RandomName("stuck"), "Legacy svc"
 	a.createGroupOutOfBand(t, p, g, 2)
 	scaleOutOfBand(t, a, p, 4) // no consumer: stays ACTIVE
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
-			PlanOnly:    true,
-			ExpectError: diagRe("cannot succeed", "must wait for migration reshard-", `of group "svc" (2→4 shards, ACTIVE)`, "no live consumer", "Start a consumer", "/rollback"),
+			Config:   a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+			PlanOnly: true,
+			ExpectError: diagRe("cannot succeed", "must wait for migration reshard-", `of group "Legacy svc" (2→4 shards, ACTIVE)`, "no live consumer", "Start a consumer",
+				"POST /coord/v1/streams/"+p+"/groups/Legacy%20svc/migrations/reshard-", "/rollback"),
 		}},
 	})
 }
@@ -390,6 +393,9 @@ func TestAccGroupShardCount_preparingMigrationToAnotherTarget(t *testing.T) {
 			// Any other target, even the count the group has, fails the plan.
 			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6), PlanOnly: true, ExpectError: wantStuck},
 			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 3), PlanOnly: true, ExpectError: wantStuck},
+			// So does the count the group still has: the coordinator refuses
+			// that scale too, and the migration would block every later one.
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2), PlanOnly: true, ExpectError: wantStuck},
 			{
 				// Its own target resumes it.
 				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
@@ -401,6 +407,48 @@ func TestAccGroupShardCount_preparingMigrationToAnotherTarget(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestAccGroupShardCount_preparingMigrationAppearsBeforeApply: the plan was
+// clean (4 → 6), then a stream scale to 8 failed its provisioning before the
+// apply, leaving a PREPARING migration that bumps no metadataVersion, so the
+// plan's basis still holds. The apply fails at once, naming the only way out,
+// and sends nothing.
+func TestAccGroupShardCount_preparingMigrationAppearsBeforeApply(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning between plan and apply")
+	p, g := acctest.RandomName("preparing"), "svc"
+	a.createConsumedGroupOutOfBand(t, p, g, 4)
+	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
+					checkPlan(func(ctx context.Context, _ *tfjson.Plan) error {
+						c.FailStreamScaleAt(p, 0)
+						if _, err := noRetries.ScaleStream(ctx, p, 8, outOfBandMutation()); err == nil {
+							return fmt.Errorf("the armed provisioning failure did not fail the scale")
+						}
+						return nil
+					}),
+				}},
+				ExpectError: diagRe("PREPARING", "never moves by itself", "only way out is its own target: set shard_count = 8"),
+			},
+		},
+	})
+	if byTerraform := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(byTerraform) != 0 {
+		t.Fatalf("the failed apply must send no scale; got %+v", byTerraform)
+	}
+	if got, err := a.group(t, p, g); err != nil || got.ShardCount != 4 || got.ActiveMigration == nil || got.ActiveMigration.State != client.MigrationPreparing {
+		t.Fatalf("want the group left at 4 shards with its PREPARING migration; got %+v, %v", got, err)
+	}
 }
 
 func TestAccGroupShardCount_providerConfigurationUnknownAtPlan(t *testing.T) {

@@ -245,8 +245,8 @@ func (s prefixSnapshot) assess(rollbackOnRevert bool) (completes bool, blockedBy
 			if am.ToShardCount > am.FromShardCount && am.State == client.MigrationActive && !hasLiveConsumer(gi) {
 				return false, "", fmt.Sprintf("A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no "+
 					"live consumer: it stays ACTIVE until a consumer joins, so the apply would wait until it times out. Start a "+
-					"consumer of group %q, or roll the migration back (POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback), "+
-					"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, s.p, gi.ConsumerGroup, am.ReshardingID)
+					"consumer of group %q, or roll the migration back (POST %s), "+
+					"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, client.RollbackPath(s.p, gi.ConsumerGroup, am.ReshardingID))
 			}
 			waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
 		case verdictAdopt:

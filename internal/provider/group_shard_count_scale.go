@@ -321,8 +321,8 @@ func rollbackCalls(p string, groups []client.Group) string {
 		if gi.ActiveMigration.State != client.MigrationActive {
 			continue
 		}
-		fmt.Fprintf(&b, "  POST /coord/v1/streams/%s/groups/%s/migrations/%s/rollback  body {\"requestedBy\":\"<you>\",\"reason\":\"<why>\"}\n",
-			p, gi.ConsumerGroup, gi.ActiveMigration.ReshardingID)
+		fmt.Fprintf(&b, "  POST %s  body {\"requestedBy\":\"<you>\",\"reason\":\"<why>\"}\n",
+			client.RollbackPath(p, gi.ConsumerGroup, gi.ActiveMigration.ReshardingID))
 	}
 	return strings.TrimRight(b.String(), "\n")
 }
