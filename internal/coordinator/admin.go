@@ -79,7 +79,7 @@ func (x *exchange) createStream() {
 		x.fail(errorf(http.StatusConflict, CodeStreamPrefixAlreadyExists, "Stream prefix already exists: "+p))
 		return
 	}
-	g := newGroup(p, p, n)
+	g := newGroup(p, p, n, x.c.opts.Numbering)
 	if e := c.provisionNewGroupLocked(g); e != nil {
 		x.fail(e)
 		return
@@ -113,7 +113,7 @@ func (x *exchange) createGroup() {
 		x.fail(errorf(http.StatusConflict, CodeStreamPrefixAlreadyExists, "Stream prefix already exists: "+p))
 		return
 	}
-	g := newGroup(p, name, n)
+	g := newGroup(p, name, n, x.c.opts.Numbering)
 	if e := c.provisionNewGroupLocked(g); e != nil {
 		x.fail(e)
 		return

@@ -20,10 +20,13 @@ import (
 
 // bumpEpoch records a membership or metadata change.
 func (g *group) bumpEpoch() {
-	g.groupEpoch++
+	g.groupEpoch += g.numbering.epochStride()
 	g.assignmentEpoch = g.groupEpoch
 	g.recomputeTarget()
 }
+
+// bumpVersion records a change of the routing metadata.
+func (g *group) bumpVersion() { g.metadataVersion += g.numbering.versionStride() }
 
 func (g *group) recomputeTarget() {
 	live := g.liveMembers()
@@ -36,6 +39,9 @@ func (g *group) recomputeTarget() {
 	}
 	for i := range g.shardCount {
 		id := live[i%len(live)].id
+		if g.numbering.ContiguousAssignment {
+			id = live[i*len(live)/g.shardCount].id
+		}
 		g.target[id] = append(g.target[id], i)
 	}
 }

@@ -55,6 +55,9 @@ func (c *Coordinator) advanceMigration(g *group, now time.Time) {
 		}
 		m.state, m.updatedAt = MigrationDeprecated, now
 		g.activeID = ""
+		if g.numbering.VersionOnCompletion {
+			g.bumpVersion()
+		}
 	}
 }
 

@@ -50,6 +50,7 @@ type group struct {
 	migrations      []*migration // creation order
 	members         map[string]*member
 	target          map[string][]int // live member → target shards
+	numbering       Numbering
 }
 
 type migration struct {
@@ -86,9 +87,9 @@ type shardProgress struct {
 	UpdatedAt       *string `json:"updatedAt"`
 }
 
-func newGroup(prefix, name string, shardCount int) *group {
+func newGroup(prefix, name string, shardCount int, numbering Numbering) *group {
 	return &group{
-		prefix: prefix, name: name,
+		prefix: prefix, name: name, numbering: numbering,
 		groupEpoch: 1, assignmentEpoch: 1, metadataVersion: 1,
 		shardCount: shardCount,
 		members:    map[string]*member{},

@@ -81,6 +81,9 @@ func (x *exchange) listGroups() {
 	for _, g := range x.c.sortedGroups() {
 		out = append(out, g.view())
 	}
+	if x.c.opts.Numbering.ReverseListing {
+		slices.Reverse(out)
+	}
 	x.reply(http.StatusOK, map[string][]groupView{"groups": out})
 }
 

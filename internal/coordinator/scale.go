@@ -145,7 +145,7 @@ func (c *Coordinator) scaleGroupLocked(g *group, target int, now time.Time, fail
 	}
 	m.state, m.updatedAt = MigrationActive, now
 	g.shardCount = target
-	g.metadataVersion++
+	g.bumpVersion()
 	g.bumpEpoch()
 	return m.view(), nil
 }
@@ -211,7 +211,7 @@ func (x *exchange) rollback() {
 	m.state, m.updatedAt = MigrationRolledBack, c.now()
 	g.shardCount = m.from
 	g.activeID = ""
-	g.metadataVersion++
+	g.bumpVersion()
 	g.bumpEpoch()
 	x.reply(http.StatusAccepted, m.view())
 }

@@ -86,6 +86,7 @@ func run(args []string, stdout io.Writer) error {
 		auditLog  = fs.String("audit-log", "", `audit log file, or "-" for stdout (default: none)`)
 		memberAPI = fs.Bool("authenticate-member-api", false, "require the MEMBER role on heartbeats")
 		provision = fs.Bool("streams-provisioning", false, "provision Redis stream keys on create and scale (COORDINATOR_STREAMS_PROVISIONING_ENABLED)")
+		altNumber = fs.Bool("alternative-numbering", false, "number versions and epochs, assign shards and order listings unlike the real server, within the contract (coordinator.AlternativeNumbering)")
 	)
 	fs.Var(&users, "user", "API user name:password:ROLE,ROLE (repeatable; replaces the built-in admin)")
 	if err := fs.Parse(args); err != nil {
@@ -96,6 +97,9 @@ func run(args []string, stdout io.Writer) error {
 		RateLimitEnabled: *rate > 0, RateLimitPerWindow: *rate, RateLimitWindow: *window,
 		TickInterval: *tick, MemberLeaseTTL: *lease, HeartbeatInterval: *interval,
 		AuthenticateMemberAPI: *memberAPI, StreamProvisioning: *provision,
+	}
+	if *altNumber {
+		opts.Numbering = coordinator.AlternativeNumbering
 	}
 	switch *auditLog {
 	case "":
