@@ -30,6 +30,10 @@ const (
 	EnvReadPassword   = "TF_ACC_COORDINATOR_READ_PASSWORD"
 	EnvMemberUsername = "TF_ACC_COORDINATOR_MEMBER_USERNAME"
 	EnvMemberPassword = "TF_ACC_COORDINATOR_MEMBER_PASSWORD"
+	// EnvNumbering = "alternative" starts each in-repo coordinator with
+	// coordinator.AlternativeNumbering, to check that the suite asserts the
+	// contract rather than the stand-in's own version and epoch numbers.
+	EnvNumbering = "TF_ACC_INREPO_NUMBERING"
 )
 
 // ProviderSource is the provider's source address in test configurations.
@@ -110,7 +114,16 @@ func New(t testing.TB, opts Options) *Env {
 	if leaseTTL == 0 {
 		leaseTTL = 3 * time.Second
 	}
+	var numbering coordinator.Numbering
+	switch v := os.Getenv(EnvNumbering); v {
+	case "":
+	case "alternative":
+		numbering = coordinator.AlternativeNumbering
+	default:
+		t.Fatalf("%s=%q: want \"alternative\" or unset", EnvNumbering, v)
+	}
 	c := coordinator.New(coordinator.Options{
+		Numbering: numbering,
 		Users: []coordinator.User{
 			{Username: inRepoWriter.Username, Password: inRepoWriter.Password, Roles: []coordinator.Role{"WRITE"}},
 			{Username: inRepoReader.Username, Password: inRepoReader.Password, Roles: []coordinator.Role{"READ"}},
