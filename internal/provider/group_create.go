@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -314,9 +315,34 @@ func clearKeysHint(p string, count *int32) string {
 	if count != nil {
 		last = fmt.Sprint(*count - 1)
 	}
-	return fmt.Sprintf("After checking that nothing reads them (redis-cli --scan --pattern '%s:*' lists them; XINFO GROUPS shows readers), "+
-		"remove them, e.g. `redis-cli UNLINK %s` and `redis-cli UNLINK %s:0 … %s:%s` (DEL works too), then run terraform apply again.",
-		p, p, p, p, last)
+	return fmt.Sprintf("After checking that nothing reads them (redis-cli --scan --pattern %s lists them; XINFO GROUPS shows readers), "+
+		"remove them, e.g. `redis-cli UNLINK %s` and `redis-cli UNLINK %s … %s` (DEL works too), then run terraform apply again.",
+		shellQuote(scanPatternEscape(p)+":*"), shellQuote(p), shellQuote(p+":0"), shellQuote(p+":"+last))
+}
+
+// shellQuote makes s one word of a POSIX shell command, so a command for a
+// name the coordinator accepts (spaces, quotes, unicode) can be pasted as is.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		safe = safe && (r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("._:@%+=,/-", r)))
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// scanPatternEscape escapes what Redis SCAN MATCH reads as a glob.
+func scanPatternEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`\*?[]`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, firstOfPrefix bool, err error) {

@@ -228,3 +228,19 @@ func words(s string) string {
 	}
 	return strings.Join(parts, `\s+`)
 }
+
+// The commands in the leftover-keys hint can be pasted into a shell for any
+// name the coordinator accepts.
+func TestClearKeysHintQuotesNames(t *testing.T) {
+	for _, tc := range []struct{ p, want string }{
+		{"orders", "--pattern 'orders:*' lists them; XINFO GROUPS shows readers), remove them, e.g. `redis-cli UNLINK orders` and `redis-cli UNLINK orders:0 … orders:3`"},
+		{"Legacy Orders", "--pattern 'Legacy Orders:*' lists them; XINFO GROUPS shows readers), remove them, e.g. `redis-cli UNLINK 'Legacy Orders'` and `redis-cli UNLINK 'Legacy Orders:0' … 'Legacy Orders:3'`"},
+		{"it's*", `--pattern 'it'\''s\*:*' lists them; XINFO GROUPS shows readers), remove them, e.g. ` + "`redis-cli UNLINK 'it'\\''s*'` and `redis-cli UNLINK 'it'\\''s*:0' … 'it'\\''s*:3'`"},
+		{"주문", "--pattern '주문:*' lists them; XINFO GROUPS shows readers), remove them, e.g. `redis-cli UNLINK '주문'` and `redis-cli UNLINK '주문:0' … '주문:3'`"},
+	} {
+		four := int32(4)
+		if got := clearKeysHint(tc.p, &four); !strings.Contains(got, tc.want) {
+			t.Errorf("clearKeysHint(%q) = %q\nwant it to contain %q", tc.p, got, tc.want)
+		}
+	}
+}
