@@ -17,6 +17,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // The plan is the product: what a reviewer reads in a saved plan
@@ -373,18 +374,28 @@ func TestAccGroupShardCount_scaleBlockedByAStuckScaleOutFailsThePlan(t *testing.
 	})
 }
 
+// leaveMigrationPreparing scales stream prefix p to target out of band with
+// its provisioning failing, so its first group's migration stays PREPARING
+// (CONTRACT §4.6). The scale is sent once: a retry would resume it.
+func (a *accTest) leaveMigrationPreparing(ctx context.Context, c *coordinator.Coordinator, p string, target int32) error {
+	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
+	if err != nil {
+		return err
+	}
+	c.FailStreamScaleAt(p, 0)
+	if _, err := noRetries.ScaleStream(ctx, p, target, outOfBandMutation()); err == nil {
+		return fmt.Errorf("the armed provisioning failure did not fail the scale of %s to %d", p, target)
+	}
+	return nil
+}
+
 func TestAccGroupShardCount_preparingMigrationToAnotherTarget(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning, which leaves its migration PREPARING")
 	p, g := acctest.RandomName("preparing"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
-	c.FailStreamScaleAt(p, 0)
-	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
-	if err != nil {
+	if err := a.leaveMigrationPreparing(ctxT(t), c, p, 4); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := noRetries.ScaleStream(ctxT(t), p, 4, outOfBandMutation()); err == nil {
-		t.Fatal("the armed provisioning failure did not fail the scale")
 	}
 	wantStuck := diagRe("PREPARING", "never moves by itself", "even a scale back to 2 shards", "only way out is its own target: set shard_count = 4")
 	resource.ParallelTest(t, resource.TestCase{
@@ -419,10 +430,6 @@ func TestAccGroupShardCount_preparingMigrationAppearsBeforeApply(t *testing.T) {
 	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning between plan and apply")
 	p, g := acctest.RandomName("preparing"), "svc"
 	a.createConsumedGroupOutOfBand(t, p, g, 4)
-	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
-	if err != nil {
-		t.Fatal(err)
-	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -432,11 +439,7 @@ func TestAccGroupShardCount_preparingMigrationAppearsBeforeApply(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
 					checkPlan(func(ctx context.Context, _ *tfjson.Plan) error {
-						c.FailStreamScaleAt(p, 0)
-						if _, err := noRetries.ScaleStream(ctx, p, 8, outOfBandMutation()); err == nil {
-							return fmt.Errorf("the armed provisioning failure did not fail the scale")
-						}
-						return nil
+						return a.leaveMigrationPreparing(ctx, c, p, 8)
 					}),
 				}},
 				ExpectError: diagRe("PREPARING", "never moves by itself", "only way out is its own target: set shard_count = 8"),
