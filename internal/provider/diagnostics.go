@@ -80,6 +80,11 @@ func statusHint(e *client.APIError) string {
 		return "This answer carries no coordinator error code, so it came from a proxy or load balancer in front of the coordinator: " +
 			"the coordinator is probably restarting or unreachable behind it. Check the coordinator's health (GET /coord/v1/monitoring/health) " +
 			"and run terraform again."
+	case e.ErrorCode == "" && e.HTTPStatus == 500:
+		return "A 500 without a coordinator error code is Spring Boot's generic error: the coordinator answers that way when its Redis " +
+			"store or its state mutex fails. Check the coordinator's health (GET /coord/v1/monitoring/health reports its Redis connection) " +
+			"and its log for the request id above, then run terraform again: the provider reads back any change this answer left in doubt " +
+			"before making it again."
 	case e.ErrorCode == client.CodeRedisNotConfigured:
 		return "The coordinator has stream provisioning enabled but no Redis connection: its operators must fix its configuration."
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
@@ -162,4 +163,47 @@ func TestTransportHintNamesTheFix(t *testing.T) {
 			t.Errorf("%s: %q lacks the error or the hint %q", tc.name, got, tc.want)
 		}
 	}
+}
+
+// TestAccReliability_storeFailureOnReadsIsRetried: Spring's generic 500 of a
+// Redis store or state-mutex failure (no errorCode, CONTRACT §9) is retried
+// on reads: two of them during a refresh cost two more GETs and nothing else.
+func TestAccReliability_storeFailureOnReadsIsRetried(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "answers reads with a store failure's generic 500")
+	p := acctest.RandomName("store500")
+	path := "/coord/v1/streams/" + p + "/groups/svc"
+	config := a.env.ProviderConfig() + groupHCL("test", p, "svc", "initial_shard_count = 2")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					c.ResetRequestCounts()
+					c.InjectFault(coordinator.Fault{Method: "GET", Path: path, Kind: coordinator.FaultStoreError, Times: 2})
+				},
+				Config:   config,
+				PlanOnly: true,
+				Check: func(*terraform.State) error {
+					if n := c.RequestCount("GET", coordinator.RouteGroup); n != 3 {
+						return fmt.Errorf("want the failed GET, its two retries and nothing more: %d GETs of the group", n)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
+
+// TestAccReliability_storeFailureOnReadsExhausted: when the retries run out,
+// the plan fails with the status, the request id and the attempts.
+func TestAccReliability_storeFailureOnReadsExhausted(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("store500")
+	misbehavingRefresh(t, a, p, []string{"max_retries = 2"},
+		coordinator.Fault{Kind: coordinator.FaultStoreError, Times: 3},
+		diagRe(`Failed to read group "svc" under stream prefix "`+p+`"`, "answered 500 Internal Server Error to GET /coord/v1/streams/"+p+"/groups/svc",
+			"Request id: terraform-", "-get-group-", "Attempts: 3", "Spring Boot's generic error", "Redis store or its state mutex fails",
+			"GET /coord/v1/monitoring/health", "run terraform again"))
 }
