@@ -9,6 +9,9 @@
 // (FailProvisioning, FailStreamScaleAt), held creates (HoldCreate), Redis
 // keys (RedisKeys, DeleteRedisKeys), restarts (Restart, RestartWith), rate
 // limit windows (RateLimitManualReset, ResetRateLimits*) and the loop (Tick).
+// Options.Numbering varies what the contract leaves open (version and epoch
+// steps, shard assignment, listing order), so tests can be held to the
+// contract rather than to this stand-in's own numbers.
 package coordinator
 
 import (
