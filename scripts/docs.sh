@@ -25,7 +25,9 @@ export CHECKPOINT_DISABLE=1 TF_CLI_CONFIG_FILE="$work/empty.tfrc" TF_IN_AUTOMATI
 unset TF_CLI_ARGS TF_CLI_ARGS_init TF_DATA_DIR TF_PLUGIN_CACHE_DIR
 
 scripts/check-terraform.sh >/dev/null
-tf="${TF_ACC_TERRAFORM_PATH:-$(command -v terraform)}"
+# The newest Terraform (make docs passes TF_DOCS_TERRAFORM): list resources
+# and actions appear in the exported schema only from Terraform 1.14 on.
+tf="${TF_DOCS_TERRAFORM:-${TF_ACC_TERRAFORM_PATH:-$(command -v terraform)}}"
 
 # Export the schema: the provider is built into a local plugin directory that
 # terraform init reads instead of any registry (-plugin-dir), under the

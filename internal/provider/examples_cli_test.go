@@ -157,7 +157,15 @@ func cliIgnoredFields(c exampleCase) []string {
 // applies TerraformVersionChecks.
 func skipBelowFloor(t *testing.T, tfBin, cfg string) {
 	t.Helper()
-	checks := versionChecks(cfg)
+	skipUnlessTerraform(t, tfBin, versionChecks(cfg)...)
+}
+
+// skipUnlessTerraform applies TerraformVersionChecks to the terraform (or
+// OpenTofu, which reports its own version as terraform_version) binary
+// tfBin, for tests that run the CLI themselves: it skips the test with the
+// check's reason, or fails it on a check's error.
+func skipUnlessTerraform(t *testing.T, tfBin string, checks ...tfversion.TerraformVersionCheck) {
+	t.Helper()
 	if len(checks) == 0 {
 		return
 	}
