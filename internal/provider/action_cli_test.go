@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -32,12 +33,24 @@ func init() {
 
 // actionsVersionChecks gate tests of actions: Terraform 1.14 introduced
 // them. OpenTofu (which reports its own version, 1.12 today) has none.
-var actionsVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
+var actionsVersionChecks = []tfversion.TerraformVersionCheck{actionsCheck{}}
 
-// skipUnlessActions skips a test of actions under OpenTofu, with the reason,
-// and under Terraform older than 1.14 (the check's own reason).
+// actionsCheck skips below Terraform 1.14, saying why.
+type actionsCheck struct{}
+
+func (actionsCheck) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
+	if req.TerraformVersion.LessThan(tfversion.Version1_14_0) {
+		resp.Skip = fmt.Sprintf("actions (action blocks, -invoke, action_trigger) need Terraform 1.14 or later; this is %s", req.TerraformVersion)
+	}
+}
+
+// skipUnlessActions skips a test of actions unless it is an acceptance test
+// run by Terraform 1.14 or later; OpenTofu has no actions.
 func skipUnlessActions(t *testing.T) string {
 	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +74,10 @@ type actionCLI struct {
 
 func newActionCLI(t *testing.T, env *acctest.Env, cfg string) *actionCLI {
 	t.Helper()
-	tfBin := skipUnlessActions(t)
+	tfBin, err := acctest.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
 	tf, _ := cliTerraform(t, tfBin)
 	if err := os.MkdirAll(tf.Dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -118,9 +134,7 @@ func expectOutput(t *testing.T, what, out string, patterns ...string) {
 // invocation is refused, the WRITE principal's rolls back both groups of the
 // prefix, audited, and a second invocation succeeds without sending anything.
 func TestAccActionsCLI_RollbackMigration(t *testing.T) {
-	if os.Getenv(resource.EnvTfAcc) == "" {
-		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
-	}
+	skipUnlessActions(t)
 	t.Parallel()
 	env := acctest.New(t, acctest.Options{})
 	c := env.RequireInRepo(t, "the example's fixed names (orders/...) would collide on a shared coordinator")
@@ -199,9 +213,7 @@ func TestAccActionsCLI_RollbackMigration(t *testing.T) {
 // group resource's destroy is; with force = true it deletes, audited; a
 // second invocation finds the group gone and succeeds.
 func TestAccActionsCLI_DeleteGroup(t *testing.T) {
-	if os.Getenv(resource.EnvTfAcc) == "" {
-		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
-	}
+	skipUnlessActions(t)
 	t.Parallel()
 	// The lease outlasts the test, so the member is live however slow the machine.
 	env := acctest.New(t, acctest.Options{MemberLeaseTTL: time.Hour})
