@@ -215,3 +215,45 @@ func TestAccRollbackMigrationAction_nothingToRollBack(t *testing.T) {
 		}
 	}
 }
+
+// With an endpoint known only after apply, the plan cannot read the
+// coordinator: it says so instead of a preview, and the invocation, run with
+// the configured provider, rolls back as usual.
+func TestAccRollbackMigrationAction_unknownProviderConfigSaysSo(t *testing.T) {
+	skipUnlessActions(t)
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("rbunknown"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	scaleOutOfBand(t, a, p, 3)
+	config := fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source = %q
+    }
+  }
+}
+
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+
+provider "redisstreamcoordinator" {
+  endpoint = terraform_data.endpoint.output
+  username = %q
+  password = %q
+}
+`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password)
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   actionsVersionChecks,
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config + rollbackTriggerHCL("trigger", p, g, "test: unknown provider configuration"),
+			Check: resource.ComposeTestCheckFunc(
+				a.diags.ExpectWarning(rollbackMigrationTypeName+": cannot show what the invocation will do", "endpoint", "known only after apply"),
+				a.diags.ExpectProgress(`of group "svc" is ROLLED_BACK`),
+				a.expectGroup(p, g, shardCountIs(2)),
+			),
+		}},
+	})
+}
