@@ -35,7 +35,8 @@ func (a *accTest) groupGone(p, g string) resource.TestCheckFunc {
 
 // The group resource's default deletion_policy, ABANDON, leaves the old
 // group behind when a change of stream prefix replaces it; the action
-// deletes it in the same apply, audited with the WRITE principal.
+// deletes it in the same apply, audited with the WRITE principal and the
+// action's own requested_by and reason.
 func TestAccDeleteGroupAction_abandonedGroup(t *testing.T) {
 	skipUnlessActions(t)
 	a := newAccTest(t, acctest.Options{})
@@ -48,7 +49,7 @@ func TestAccDeleteGroupAction_abandonedGroup(t *testing.T) {
 			{Config: a.env.ProviderConfig() + groupHCL("test", old, g, "initial_shard_count = 3")},
 			{
 				Config: a.env.ProviderConfig() + groupHCL("test", moved, g, "initial_shard_count = 3") +
-					deleteTriggerHCL("cleanup", old, g, reason),
+					deleteTriggerHCL("cleanup", old, g, reason, `requested_by = "terraform:cleanup"`),
 				Check: resource.ComposeTestCheckFunc(
 					a.groupGone(old, g),
 					a.expectGroup(moved, g, shardCountIs(3)),
@@ -61,7 +62,7 @@ func TestAccDeleteGroupAction_abandonedGroup(t *testing.T) {
 		},
 	})
 	if c := a.env.Coordinator; c != nil {
-		expectAuditedAction(t, c, old, coordinator.ActionDeleteGroup, a.env.Writer.Username, 1, "terraform", reason)
+		expectAuditedAction(t, c, old, coordinator.ActionDeleteGroup, a.env.Writer.Username, 1, "terraform:cleanup", reason)
 	}
 }
 
