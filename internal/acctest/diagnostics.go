@@ -129,16 +129,23 @@ type recordingServer struct {
 	rec *Diagnostics
 }
 
-// Action RPCs reach a server only through this temporary interface.
-var _ tfprotov6.ProviderServerWithActions = &recordingServer{}
+// Action RPCs reach a server only when it implements them
+// (tfprotov6.ProviderServerWithActions), which the embedded interface does not.
+var _ tfprotov6.ActionServer = &recordingServer{}
 
-func (s *recordingServer) actions() tfprotov6.ActionServer {
-	//nolint:staticcheck // the temporary interface is the only way to reach the action RPCs in terraform-plugin-go v0.31
-	return s.ProviderServer.(tfprotov6.ProviderServerWithActions)
+func (s *recordingServer) actions() (tfprotov6.ActionServer, error) {
+	if a, ok := s.ProviderServer.(tfprotov6.ActionServer); ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("%T serves no actions", s.ProviderServer)
 }
 
 func (s *recordingServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
-	resp, err := s.actions().ValidateActionConfig(ctx, req)
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.ValidateActionConfig(ctx, req)
 	if resp != nil {
 		s.rec.add(resp.Diagnostics)
 	}
@@ -186,7 +193,11 @@ func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.
 }
 
 func (s *recordingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
-	resp, err := s.actions().PlanAction(ctx, req)
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.PlanAction(ctx, req)
 	if resp != nil {
 		s.rec.add(resp.Diagnostics)
 	}
@@ -196,7 +207,11 @@ func (s *recordingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanAct
 // InvokeAction records the invocation's progress messages and the
 // diagnostics of its completed event as Terraform receives them.
 func (s *recordingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
-	stream, err := s.actions().InvokeAction(ctx, req)
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	stream, err := a.InvokeAction(ctx, req)
 	if stream == nil || stream.Events == nil {
 		return stream, err
 	}
