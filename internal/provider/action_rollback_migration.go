@@ -191,7 +191,7 @@ func rollbackOne(ctx context.Context, api *client.Client, p string, t groupMigra
 	case client.ErrorCode(err) == client.CodeRollbackNotAllowed:
 		advice := notActiveAdvice(t.m)
 		if t.m.State == client.MigrationActive {
-			advice = "it was ACTIVE when the action read it and changed state since; read it with the redisstreamcoordinator_migrations data source"
+			advice = "ACTIVE when the action read it, and changed state since: read it with the redisstreamcoordinator_migrations data source"
 		}
 		addAPIError(diags, fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), err,
 			"It was "+advice+"."+rolledSoFar(soFar))
