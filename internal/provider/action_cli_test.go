@@ -107,7 +107,9 @@ func (a *actionCLI) run(creds acctest.Credentials, args ...string) (int, string)
 	}
 	var out strings.Builder
 	log := a.tf.Stdout
-	a.tf.Stdout, a.tf.Stderr = io.MultiWriter(log, &out), io.MultiWriter(log, &out)
+	// One writer for both, so os/exec never writes to it from two goroutines.
+	w := io.MultiWriter(log, &out)
+	a.tf.Stdout, a.tf.Stderr = w, w
 	defer func() { a.tf.Stdout, a.tf.Stderr = log, log }()
 	ctx := ctxTimeout(a.t, 3*time.Minute)
 	code, err := a.tf.Run(ctx, append(args, "-no-color", "-input=false")...)
