@@ -97,11 +97,15 @@ func TestAccDeleteGroupAction_readPrincipalIsRefused(t *testing.T) {
 // consumers is not deleted (the error names them) unless force = true.
 func TestAccDeleteGroupAction_liveMembersNeedForce(t *testing.T) {
 	skipUnlessActions(t)
-	// The lease outlasts any test run, so the member is live however slow the machine.
-	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour})
+	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("dglive"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
-	member := a.env.JoinSilentMember(t, p, g)
+	// A heartbeating consumer stays live on any coordinator, whatever its lease.
+	consumer := a.env.StartConsumer(t, p, g)
+	if err := waitJoined(ctxT(t), consumer); err != nil {
+		t.Fatal(err)
+	}
+	member := consumer.MemberID
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsVersionChecks,
 		ProtoV6ProviderFactories: a.factories(),
