@@ -15,6 +15,8 @@ import (
 type Diagnostics struct {
 	mu    sync.Mutex
 	diags []*tfprotov6.Diagnostic
+	// progress are the progress messages of action invocations, in order.
+	progress []string
 }
 
 // Factories serves the provider server built by newServer, recording its
@@ -46,10 +48,44 @@ func (d *Diagnostics) Warnings() []string {
 	return out
 }
 
+// Errors returns "summary: detail" of every error recorded so far.
+func (d *Diagnostics) Errors() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for _, diag := range d.diags {
+		if diag.Severity == tfprotov6.DiagnosticSeverityError {
+			out = append(out, diag.Summary+": "+diag.Detail)
+		}
+	}
+	return out
+}
+
+// Progress returns the progress messages of every action invocation so far.
+func (d *Diagnostics) Progress() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return append([]string(nil), d.progress...)
+}
+
+// ExpectProgress is a step check: some progress message of an action
+// invocation contains every one of the given fragments.
+func (d *Diagnostics) ExpectProgress(fragments ...string) func(*terraform.State) error {
+	return func(*terraform.State) error {
+		progress := d.Progress()
+		for _, p := range progress {
+			if containsAll(p, fragments) {
+				return nil
+			}
+		}
+		return fmt.Errorf("no action progress message contains %q; messages recorded:\n  %s", fragments, strings.Join(progress, "\n  "))
+	}
+}
+
 // Reset forgets what was recorded, so a step can assert only its own.
 func (d *Diagnostics) Reset() {
 	d.mu.Lock()
-	d.diags = nil
+	d.diags, d.progress = nil, nil
 	d.mu.Unlock()
 }
 
@@ -93,6 +129,29 @@ type recordingServer struct {
 	rec *Diagnostics
 }
 
+// Action RPCs reach a server only when it implements them
+// (tfprotov6.ProviderServerWithActions), which the embedded interface does not.
+var _ tfprotov6.ActionServer = &recordingServer{}
+
+func (s *recordingServer) actions() (tfprotov6.ActionServer, error) {
+	if a, ok := s.ProviderServer.(tfprotov6.ActionServer); ok {
+		return a, nil
+	}
+	return nil, fmt.Errorf("%T serves no actions", s.ProviderServer)
+}
+
+func (s *recordingServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.ValidateActionConfig(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
 func (s *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
 	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
 	if resp != nil {
@@ -131,4 +190,45 @@ func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.
 		s.rec.add(resp.Diagnostics)
 	}
 	return resp, err
+}
+
+func (s *recordingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	resp, err := a.PlanAction(ctx, req)
+	if resp != nil {
+		s.rec.add(resp.Diagnostics)
+	}
+	return resp, err
+}
+
+// InvokeAction records the invocation's progress messages and the
+// diagnostics of its completed event as Terraform receives them.
+func (s *recordingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+	a, err := s.actions()
+	if err != nil {
+		return nil, err
+	}
+	stream, err := a.InvokeAction(ctx, req)
+	if stream == nil || stream.Events == nil {
+		return stream, err
+	}
+	events := stream.Events
+	return &tfprotov6.InvokeActionServerStream{Events: func(yield func(tfprotov6.InvokeActionEvent) bool) {
+		for ev := range events {
+			switch e := ev.Type.(type) {
+			case tfprotov6.ProgressInvokeActionEventType:
+				s.rec.mu.Lock()
+				s.rec.progress = append(s.rec.progress, e.Message)
+				s.rec.mu.Unlock()
+			case tfprotov6.CompletedInvokeActionEventType:
+				s.rec.add(e.Diagnostics)
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}}, err
 }

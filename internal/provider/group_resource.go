@@ -353,7 +353,8 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {
 		resp.Diagnostics.AddWarning("Group left on the coordinator", fmt.Sprintf(
 			"deletion_policy is %q, so group %q under stream prefix %q was only removed from Terraform state; its metadata stays on "+
-				"the coordinator. To delete it through Terraform, set deletion_policy = \"DELETE\", apply, then destroy.",
+				"the coordinator. To delete it through Terraform, set deletion_policy = \"DELETE\", apply, then destroy; once it is "+
+				"out of state, the redisstreamcoordinator_delete_group action deletes it (Terraform 1.14 or later).",
 			deletionPolicyAbandon, g, p))
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/ephemeral"
 	"github.com/hashicorp/terraform-plugin-framework/function"
@@ -33,6 +34,7 @@ var (
 	_ provider.Provider                       = &coordinatorProvider{}
 	_ provider.ProviderWithFunctions          = &coordinatorProvider{}
 	_ provider.ProviderWithEphemeralResources = &coordinatorProvider{}
+	_ provider.ProviderWithActions            = &coordinatorProvider{}
 )
 
 type coordinatorProvider struct {
@@ -192,7 +194,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 		// so in their plans; data sources cannot be read.
 		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
 		pd := newUnknownProviderData(unknown)
-		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
+		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData, resp.ActionData = pd, pd, pd, pd
 		return
 	}
 	cfg, diags := resolveConfig(model, p.getenv)
@@ -214,6 +216,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	resp.DataSourceData = pd
 	resp.ResourceData = pd
 	resp.EphemeralResourceData = pd
+	resp.ActionData = pd
 }
 
 func authMode(cfg client.Config) string {
@@ -245,4 +248,9 @@ func (p *coordinatorProvider) Functions(context.Context) []func() function.Funct
 
 func (p *coordinatorProvider) EphemeralResources(context.Context) []func() ephemeral.EphemeralResource {
 	return []func() ephemeral.EphemeralResource{NewTokenEphemeralResource}
+}
+
+// Actions are the runbook's one-off operations (Terraform 1.14 and later).
+func (p *coordinatorProvider) Actions(context.Context) []func() action.Action {
+	return []func() action.Action{NewRollbackMigrationAction, NewDeleteGroupAction}
 }

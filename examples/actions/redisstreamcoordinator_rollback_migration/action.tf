@@ -1,0 +1,31 @@
+terraform {
+  required_version = ">= 1.14" # actions; OpenTofu has none
+
+  required_providers {
+    redisstreamcoordinator = {
+      source  = "ghkdqhrbals/redisstreamcoordinator"
+      version = "~> 0.1"
+    }
+  }
+}
+
+# REDIS_STREAM_COORDINATOR_ENDPOINT, _USERNAME and _PASSWORD come from the
+# environment: a READ principal to plan, the WRITE principal to invoke.
+provider "redisstreamcoordinator" {
+  requested_by = "terraform:streams"
+}
+
+# Roll back the resharding of the orders stream (every group of the prefix,
+# each by its own reshardingId) while the coordinator still allows it.
+#
+#   terraform plan  -invoke=action.redisstreamcoordinator_rollback_migration.orders
+#   terraform apply -invoke=action.redisstreamcoordinator_rollback_migration.orders
+#
+# The plan lists the migrations it will roll back; nothing changes until the
+# apply. Add consumer_group = "..." to roll back one group only.
+action "redisstreamcoordinator_rollback_migration" "orders" {
+  config {
+    stream_prefix = "orders"
+    reason        = "INC-4711: the scale-out to 12 shards overloads the order database; roll back while allowed"
+  }
+}

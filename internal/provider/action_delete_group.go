@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+var (
+	_ action.ActionWithConfigure  = &deleteGroupAction{}
+	_ action.ActionWithModifyPlan = &deleteGroupAction{}
+)
+
+const deleteGroupTypeName = TypeName + "_delete_group"
+
+// NewDeleteGroupAction is the redisstreamcoordinator_delete_group action.
+func NewDeleteGroupAction() action.Action { return &deleteGroupAction{} }
+
+type deleteGroupAction struct{ actionBase }
+
+type deleteGroupModel struct {
+	StreamPrefix  types.String `tfsdk:"stream_prefix"`
+	ConsumerGroup types.String `tfsdk:"consumer_group"`
+	Force         types.Bool   `tfsdk:"force"`
+	actionAudit
+}
+
+func (a *deleteGroupAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_delete_group"
+}
+
+func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	attrs := map[string]schema.Attribute{
+		"stream_prefix": schema.StringAttribute{
+			MarkdownDescription: "The stream prefix of the group to delete.",
+			Required:            true,
+			Validators:          []validator.String{streamPrefixValidator},
+		},
+		"consumer_group": schema.StringAttribute{
+			MarkdownDescription: "The consumer group to delete.",
+			Required:            true,
+			Validators:          []validator.String{consumerGroupValidator},
+		},
+		"force": schema.BoolAttribute{
+			MarkdownDescription: "Delete even while the group has live (ACTIVE or STARTING) consumers (`force=true`); they then fail their " +
+				"next heartbeat. Defaults to `false`: the coordinator refuses the delete (`409 GROUP_HAS_ACTIVE_MEMBERS`) and the " +
+				"error names the live members, as the group resource's destroy does.",
+			Optional: true,
+		},
+	}
+	maps.Copy(attrs, auditAttributes("the group is deleted"))
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Deletes a consumer group's metadata from the coordinator (an audited `DELETE`; the Redis streams and " +
+			"the Redis consumer group stay): the explicit admin call for a group that Terraform does not, or no longer, manage, such as " +
+			"the group a `deletion_policy = \"ABANDON\"` replacement left behind. A group that is already gone counts as success.\n\n" +
+			"The action cannot see Terraform state, so it does not know whether a `redisstreamcoordinator_group` manages the group: " +
+			"deleting a managed group makes that resource plan its re-creation (a vanished group) on its next plan. Delete a managed " +
+			"group through the resource (`deletion_policy = \"DELETE\"`, then destroy) instead.\n\n" +
+			"`terraform plan -invoke=action.redisstreamcoordinator_delete_group.<name>` reads the coordinator (a `READ` principal " +
+			"is enough) and shows, as a warning, the group, its shard count, its live members and whether `force` is needed; " +
+			"invoking needs `WRITE`. Needs Terraform 1.14 or later; OpenTofu has no actions.",
+		Attributes: attrs,
+	}
+}
+
+// groupSurvey is what the delete action reads before it acts: the group
+// (nil when absent) and its live members.
+type groupSurvey struct {
+	group *client.Group
+	live  []client.Member
+}
+
+func surveyGroup(ctx context.Context, api *client.Client, p, g string) (*groupSurvey, error) {
+	grp, err := api.GetGroup(ctx, p, g)
+	if client.IsNotFound(err) {
+		return &groupSurvey{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	live, err := liveMembers(ctx, api, p, g)
+	if err != nil {
+		return nil, err
+	}
+	return &groupSurvey{group: grp, live: live}, nil
+}
+
+func (s *groupSurvey) describe() string {
+	grp := s.group
+	d := fmt.Sprintf("%d shards, state %s, metadataVersion %d", grp.ShardCount, grp.State, grp.MetadataVersion)
+	if am := grp.ActiveMigration; am != nil && !am.Finished() {
+		d += fmt.Sprintf(", migration %s in progress (%d→%d shards, %s since %s)", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State, formatSince(am.UpdatedAt))
+	}
+	return d
+}
+
+func (s *groupSurvey) liveList() string {
+	var live []string
+	for _, mem := range s.live {
+		live = append(live, fmt.Sprintf("%s (%s, %s)", mem.MemberID, mem.MemberName, mem.State))
+	}
+	return strings.Join(live, ", ")
+}
+
+func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	var cfg deleteGroupModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() || cfg.Force.IsUnknown() {
+		resp.Diagnostics.AddWarning(deleteGroupTypeName+": cannot show what the invocation will do",
+			"stream_prefix, consumer_group or force is known only after apply, so the plan cannot read the group. The invocation "+
+				"reads it itself before it sends anything.")
+		return
+	}
+	api := a.planAPI(&resp.Diagnostics, deleteGroupTypeName)
+	if api == nil {
+		return
+	}
+	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
+	s, err := surveyGroup(ctx, api, p, g)
+	if err != nil {
+		resp.Diagnostics.AddWarning(deleteGroupTypeName+": cannot show what the invocation will do",
+			apiErrorDetail(err, "The plan could not read the coordinator. The invocation reads it again before it sends anything."))
+		return
+	}
+	footer := fmt.Sprintf("\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+
+		"principal with the WRITE role, and is audited with requestedBy %q.", cfg.requestedBy(api))
+	switch {
+	case s.group == nil:
+		resp.Diagnostics.AddWarning(fmt.Sprintf("The invocation will change nothing: group %q under stream prefix %q does not exist", g, p),
+			"The coordinator has no such group (404), so the invocation reports it as already deleted and sends nothing."+footer)
+	case len(s.live) > 0 && !force:
+		resp.Diagnostics.AddWarning(fmt.Sprintf("The invocation will be refused: group %q under stream prefix %q has live consumers", g, p),
+			fmt.Sprintf("Group: %s.\nLive members: %s.\nThe coordinator refuses to delete a group with live consumers (409 %s). Stop "+
+				"them (they must leave or let their lease expire) before invoking, or set force = true, accepting that they fail "+
+				"their next heartbeat.", s.describe(), s.liveList(), client.CodeGroupHasActiveMembers)+footer)
+	default:
+		detail := fmt.Sprintf("Will send DELETE %s%s with force = %t.\nGroup: %s.\n", client.APIBasePath, groupAPIPath(p, g), force, s.describe())
+		if len(s.live) > 0 {
+			detail += fmt.Sprintf("Live members, which fail their next heartbeat: %s.\n", s.liveList())
+		} else {
+			detail += "No live members, so force is not needed.\n"
+		}
+		detail += "The Redis streams and the Redis consumer group stay. If a redisstreamcoordinator_group manages this group, its next " +
+			"plan re-creates it: this action cannot see Terraform state."
+		resp.Diagnostics.AddWarning(fmt.Sprintf("The invocation will delete group %q under stream prefix %q", g, p), detail+footer)
+	}
+}
+
+// groupAPIPath is the group's API path for messages, each name
+// percent-encoded as the client sends it (derived from client.RollbackPath).
+func groupAPIPath(p, g string) string {
+	path := client.RollbackPath(p, g, "x")
+	path = strings.TrimPrefix(path, client.APIBasePath)
+	return strings.TrimSuffix(path, "/migrations/x/rollback")
+}
+
+func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var cfg deleteGroupModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	api := a.invokeAPI(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
+	say := progressReporter{ctx: ctx, resp: resp}
+
+	grp, err := api.GetGroup(ctx, p, g)
+	switch {
+	case client.IsNotFound(err):
+		say.say("Group %q under stream prefix %q does not exist (404): already deleted, nothing to send.", g, p)
+		return
+	case err != nil:
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err, "Nothing was deleted.")
+		return
+	}
+	m := cfg.mutation(api, "delete-group")
+	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, (&groupSurvey{group: grp}).describe(), force, m.RequestID)
+	deleteGroupOnce(ctx, api, p, g, force, m, say, &resp.Diagnostics)
+}
+
+// deleteGroupOnce sends the delete; after a lost answer it reads the group
+// back (gone = deleted) and re-sends with the same request id only if the
+// group is still there.
+func deleteGroupOnce(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
+	_, err := api.DeleteGroup(ctx, p, g, force, m)
+	if answerLost(err) {
+		say.say("The answer to the delete (request id %s) was lost; reading the group back.", m.RequestID)
+		_, readErr := api.GetGroup(ctx, p, g)
+		switch {
+		case client.IsNotFound(readErr):
+			say.say("Read back: group %q under stream prefix %q is gone, so the delete (request id %s) was applied.", g, p, m.RequestID)
+			return
+		case readErr != nil:
+			addAPIError(diags, fmt.Sprintf("Delete of group %q under stream prefix %q: outcome unknown", g, p), readErr, fmt.Sprintf(
+				"The delete (request id %s) got no answer (%v), and reading the group back failed too. Invoke the action again: "+
+					"a group that is already gone counts as deleted.", m.RequestID, err))
+			return
+		}
+		say.say("Read back: group %q still exists; sending the delete again with the same request id %s.", g, m.RequestID)
+		_, err = api.DeleteGroup(ctx, p, g, force, m)
+	}
+	summary := fmt.Sprintf("Failed to delete group %q under stream prefix %q", g, p)
+	switch {
+	case err == nil:
+		say.say("Deleted group %q under stream prefix %q (request id %s). Its Redis streams and Redis consumer group stay.", g, p, m.RequestID)
+	case client.IsNotFound(err):
+		say.say("Group %q under stream prefix %q is gone (404 to the delete): deleted in the meantime.", g, p)
+	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
+		addAPIError(diags, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
+			liveMembersHint(ctx, api, p, g)+"Stop those consumers (they must leave or let their lease expire), or set force = true in "+
+				"the action's config and invoke it again, accepting that they fail their next heartbeat. Nothing was deleted.")
+	case client.IsForbidden(err):
+		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role. Nothing was deleted.")
+	default:
+		addAPIError(diags, summary, err, "Invoking the action again is safe: a group that is already gone counts as deleted.")
+	}
+}

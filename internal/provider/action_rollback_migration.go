@@ -1,0 +1,256 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/action"
+	"github.com/hashicorp/terraform-plugin-framework/action/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+var (
+	_ action.ActionWithConfigure  = &rollbackMigrationAction{}
+	_ action.ActionWithModifyPlan = &rollbackMigrationAction{}
+)
+
+const rollbackMigrationTypeName = TypeName + "_rollback_migration"
+
+// NewRollbackMigrationAction is the redisstreamcoordinator_rollback_migration action.
+func NewRollbackMigrationAction() action.Action { return &rollbackMigrationAction{} }
+
+type rollbackMigrationAction struct{ actionBase }
+
+type rollbackMigrationModel struct {
+	StreamPrefix  types.String `tfsdk:"stream_prefix"`
+	ConsumerGroup types.String `tfsdk:"consumer_group"`
+	actionAudit
+}
+
+func (a *rollbackMigrationAction) Metadata(_ context.Context, req action.MetadataRequest, resp *action.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_rollback_migration"
+}
+
+func (a *rollbackMigrationAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
+	attrs := map[string]schema.Attribute{
+		"stream_prefix": schema.StringAttribute{
+			MarkdownDescription: "The stream prefix whose resharding is rolled back. Without `consumer_group`, every group of the prefix " +
+				"with an ACTIVE migration is rolled back, each by its own `reshardingId` (a stream-level scale makes one migration per group).",
+			Required:   true,
+			Validators: []validator.String{streamPrefixValidator},
+		},
+		"consumer_group": schema.StringAttribute{
+			MarkdownDescription: "Roll back only this group's migration. The rollback is then always sent, and the coordinator decides: " +
+				"a migration that is not ACTIVE is refused with its `422 ROLLBACK_NOT_ALLOWED`, recorded in its audit log.",
+			Optional:   true,
+			Validators: []validator.String{consumerGroupValidator},
+		},
+	}
+	maps.Copy(attrs, auditAttributes("the resharding is rolled back"))
+	resp.Schema = schema.Schema{
+		MarkdownDescription: "Rolls back the resharding of a stream prefix (every group of it) or of one group while the coordinator " +
+			"allows it: only while the migration is `ACTIVE`. The coordinator moves it straight to `ROLLED_BACK` and the group back to " +
+			"its previous shard count; the action waits until each migration reads `ROLLED_BACK`. Entries producers already wrote to " +
+			"shards a rolled-back scale-out added are stranded: no consumer is assigned those shards any more.\n\n" +
+			"A prefix-wide rollback sends nothing when any unfinished migration of the prefix is not `ACTIVE` (`PREPARING`, " +
+			"`DRAINING`), so the prefix's groups never end up at different shard counts. Invoking it again is safe: a migration " +
+			"that is already `ROLLED_BACK` counts as success. With no migration in progress and none rolled back the invocation " +
+			"fails, since what it was asked to undo has completed (or never started).\n\n" +
+			"`terraform plan -invoke=action.redisstreamcoordinator_rollback_migration.<name>` reads the coordinator (a `READ` " +
+			"principal is enough) and shows, as a warning, exactly which migrations the invocation will roll back; invoking needs " +
+			"`WRITE`. Needs Terraform 1.14 or later; OpenTofu has no actions.",
+		Attributes: attrs,
+	}
+}
+
+func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.ModifyPlanRequest, resp *action.ModifyPlanResponse) {
+	var cfg rollbackMigrationModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() {
+		resp.Diagnostics.AddWarning(rollbackMigrationTypeName+": cannot show what the invocation will do",
+			"stream_prefix or consumer_group is known only after apply, so the plan cannot read which migrations the invocation will "+
+				"roll back. The invocation reads them itself before it sends anything.")
+		return
+	}
+	api := a.planAPI(&resp.Diagnostics, rollbackMigrationTypeName)
+	if api == nil {
+		return
+	}
+	s, err := surveyRollback(ctx, api, cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString())
+	if err != nil {
+		resp.Diagnostics.AddWarning(rollbackMigrationTypeName+": cannot show what the invocation will do",
+			apiErrorDetail(err, "The plan could not read the coordinator. The invocation reads it again before it sends anything."))
+		return
+	}
+	summary, detail := s.preview(cfg.requestedBy(api))
+	resp.Diagnostics.AddWarning(summary, detail)
+}
+
+func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
+	var cfg rollbackMigrationModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &cfg)...)
+	api := a.invokeAPI(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	p, g := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString()
+	say := progressReporter{ctx: ctx, resp: resp}
+
+	s, err := surveyRollback(ctx, api, p, g)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the migrations of %s", (&rollbackSurvey{prefix: p, group: g}).scope()), err,
+			"Nothing was rolled back.")
+		return
+	}
+	switch {
+	case s.refusedBeforeSending():
+		summary, detail := s.preview(cfg.requestedBy(api))
+		resp.Diagnostics.AddError(summary, detail+"\n\nNothing was sent to the coordinator. To roll back one ACTIVE group anyway, set consumer_group.")
+		return
+	case s.nothingToDo() && len(s.rolledBack) > 0:
+		var list []string
+		for _, gm := range s.rolledBack {
+			list = append(list, gm.String())
+		}
+		say.say("Nothing to send: the resharding of %s is already rolled back (%s).", s.scope(), strings.Join(list, "; "))
+		return
+	case s.nothingToDo():
+		resp.Diagnostics.AddError(fmt.Sprintf("Nothing to roll back: %s has no migration in progress", s.scope()), s.nothingDetail())
+		return
+	}
+
+	targets := append(append([]groupMigration{}, s.active...), s.notActive...)
+	var rolled []groupMigration
+	for _, t := range targets {
+		m := cfg.mutation(api, "rollback-migration")
+		say.say("Rolling back migration %s of group %q (%d→%d shards, %s since %s); request id %s.",
+			t.m.ReshardingID, t.group, t.m.FromShardCount, t.m.ToShardCount, t.m.State, formatSince(t.m.UpdatedAt), m.RequestID)
+		if !rollbackOne(ctx, api, p, t, m, say, &resp.Diagnostics, rolled) {
+			return
+		}
+		rolled = append(rolled, t)
+	}
+	if !waitRolledBack(ctx, api, p, rolled, say, &resp.Diagnostics) {
+		return
+	}
+	var list []string
+	for _, gm := range rolled {
+		list = append(list, fmt.Sprintf("%s of group %q (%d→%d, back to %d shards)", gm.m.ReshardingID, gm.group, gm.m.FromShardCount, gm.m.ToShardCount, gm.m.FromShardCount))
+	}
+	say.say("Rolled back %s: %s.", s.scope(), strings.Join(list, "; "))
+	if stranded := strandedShards(p, rolled); stranded != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Rolled back the resharding of %s", s.scope()), stranded)
+	}
+}
+
+// rollbackOne sends one rollback; after a lost answer it reads the
+// migration back and re-sends (with the same request id) only if it is
+// still ACTIVE. It reports false after adding an error.
+func rollbackOne(ctx context.Context, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
+	diags *diag.Diagnostics, soFar []groupMigration) bool {
+	id := t.m.ReshardingID
+	_, err := api.RollbackMigration(ctx, p, t.group, id, m)
+	if answerLost(err) {
+		say.say("The answer to the rollback of migration %s (request id %s) was lost; reading the migration back.", id, m.RequestID)
+		back, readErr := api.GetMigration(ctx, p, t.group, id)
+		switch {
+		case readErr != nil:
+			addAPIError(diags, fmt.Sprintf("Rollback of migration %s of group %q: outcome unknown", id, t.group), readErr, fmt.Sprintf(
+				"The rollback (request id %s) got no answer (%v), and reading the migration back failed too. A rollback is idempotent: "+
+					"invoke the action again.%s", m.RequestID, err, rolledSoFar(soFar)))
+			return false
+		case back.State == client.MigrationRolledBack:
+			say.say("Read back: migration %s is ROLLED_BACK, so the rollback (request id %s) was applied.", id, m.RequestID)
+			return true
+		case back.State == client.MigrationActive:
+			say.say("Read back: migration %s is still ACTIVE; sending the rollback again with the same request id %s.", id, m.RequestID)
+			_, err = api.RollbackMigration(ctx, p, t.group, id, m)
+		default:
+			diags.AddError(fmt.Sprintf("Rollback of migration %s of group %q: outcome unknown", id, t.group), fmt.Sprintf(
+				"The rollback (request id %s) got no answer (%v), and the migration now reads %s: %s.%s",
+				m.RequestID, err, back.State, notActiveAdvice(back), rolledSoFar(soFar)))
+			return false
+		}
+	}
+	if err == nil {
+		return true
+	}
+	summary := fmt.Sprintf("Failed to roll back migration %s of group %q under stream prefix %q", id, t.group, p)
+	switch {
+	case client.ErrorCode(err) == client.CodeRollbackNotAllowed:
+		advice := notActiveAdvice(t.m)
+		if t.m.State == client.MigrationActive {
+			advice = "ACTIVE when the action read it, and changed state since: read it with the redisstreamcoordinator_migrations data source"
+		}
+		addAPIError(diags, fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), err,
+			"It was "+advice+"."+rolledSoFar(soFar))
+	case client.IsForbidden(err):
+		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role."+rolledSoFar(soFar))
+	default:
+		addAPIError(diags, summary, err, "A rollback is idempotent: invoking the action again is safe."+rolledSoFar(soFar))
+	}
+	return false
+}
+
+func rolledSoFar(done []groupMigration) string {
+	if len(done) == 0 {
+		return " Nothing was rolled back."
+	}
+	var list []string
+	for _, gm := range done {
+		list = append(list, fmt.Sprintf("%s of group %q", gm.m.ReshardingID, gm.group))
+	}
+	return " Already rolled back by this invocation: " + strings.Join(list, ", ") + "."
+}
+
+// waitRolledBack reads each rolled-back migration until it reports
+// ROLLED_BACK. The coordinator makes a rollback immediate, so this normally
+// takes one read each; it is what confirms the outcome the 202 announced.
+func waitRolledBack(ctx context.Context, api *client.Client, p string, ms []groupMigration, say progressReporter, diags *diag.Diagnostics) bool {
+	confirmed := map[string]bool{}
+	reported := map[string]client.MigrationState{}
+	err := client.Poll(ctx, migrationPoll, func(ctx context.Context) (bool, error) {
+		for _, gm := range ms {
+			if confirmed[gm.group] {
+				continue
+			}
+			m, err := api.GetMigration(ctx, p, gm.group, gm.m.ReshardingID)
+			if err != nil {
+				return false, err
+			}
+			switch m.State {
+			case client.MigrationRolledBack:
+				confirmed[gm.group] = true
+				say.say("Migration %s of group %q is ROLLED_BACK (since %s); the group has %d shards again.",
+					m.ReshardingID, gm.group, formatSince(m.UpdatedAt), m.FromShardCount)
+			case client.MigrationActive, client.MigrationRollingBack:
+				if reported[gm.group] == m.State {
+					continue
+				}
+				reported[gm.group] = m.State
+				say.say("Waiting for migration %s of group %q to be ROLLED_BACK (now %s).", m.ReshardingID, gm.group, m.State)
+			default:
+				return false, fmt.Errorf("migration %s of group %q is %s after its rollback was accepted; "+
+					"read it with the redisstreamcoordinator_migrations data source", m.ReshardingID, gm.group, m.State)
+			}
+		}
+		return len(confirmed) == len(ms), nil
+	})
+	if err != nil {
+		addAPIError(diags, fmt.Sprintf("Rollback of stream prefix %q accepted, but not confirmed", p), err,
+			"The coordinator accepted every rollback; reading the migrations back did not show ROLLED_BACK. Invoking the action again is safe.")
+		return false
+	}
+	return true
+}

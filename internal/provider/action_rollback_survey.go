@@ -1,0 +1,235 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// rollbackSurvey is what redisstreamcoordinator_rollback_migration finds on
+// the coordinator: the same reads serve the plan's preview and the
+// invocation's decision, so the plan shows exactly what the invocation does
+// when nothing changes in between.
+type rollbackSurvey struct {
+	prefix string
+	group  string // "" = every group of the prefix
+	// active migrations are rolled back, each by its own reshardingId.
+	active []groupMigration
+	// notActive are unfinished migrations the coordinator refuses to roll
+	// back (PREPARING, DRAINING): 422 ROLLBACK_NOT_ALLOWED.
+	notActive []groupMigration
+	// rolledBack are groups whose latest migration is already ROLLED_BACK:
+	// a repeated invocation finds its earlier work here and succeeds.
+	rolledBack []groupMigration
+	// idle are groups with nothing in progress whose latest migration (if
+	// any) completed: there is nothing to roll back.
+	idle []groupMigration
+}
+
+// groupMigration is one group's migration; M is nil for a group that was
+// never resharded.
+type groupMigration struct {
+	group      string
+	shardCount int32
+	m          *client.Migration
+}
+
+func (gm groupMigration) String() string {
+	if gm.m == nil {
+		return fmt.Sprintf("group %q (%d shards, never resharded)", gm.group, gm.shardCount)
+	}
+	return fmt.Sprintf("group %q: migration %s, %d→%d shards, %s since %s", gm.group, gm.m.ReshardingID,
+		gm.m.FromShardCount, gm.m.ToShardCount, gm.m.State, formatSince(gm.m.UpdatedAt))
+}
+
+// surveyRollback reads the groups the action targets: one GET for a named
+// group or one listing for a prefix, plus the migration history of each
+// group with nothing in progress (to tell "already rolled back" from
+// "nothing to roll back").
+func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*rollbackSurvey, error) {
+	s := &rollbackSurvey{prefix: p, group: g}
+	var groups []client.Group
+	if g != "" {
+		grp, err := api.GetGroup(ctx, p, g)
+		if err != nil {
+			return nil, err
+		}
+		groups = []client.Group{*grp}
+	} else {
+		all, err := api.Groups(ctx)
+		if err != nil {
+			return nil, err
+		}
+		for _, gi := range all {
+			if gi.StreamPrefix == p {
+				groups = append(groups, gi)
+			}
+		}
+		sort.Slice(groups, func(i, j int) bool { return groups[i].ConsumerGroup < groups[j].ConsumerGroup })
+	}
+	for _, gi := range groups {
+		entry := groupMigration{group: gi.ConsumerGroup, shardCount: gi.ShardCount}
+		if am := gi.ActiveMigration; am != nil && !am.Finished() {
+			m := *am
+			entry.m = &m
+			if am.State == client.MigrationActive {
+				s.active = append(s.active, entry)
+			} else {
+				s.notActive = append(s.notActive, entry)
+			}
+			continue
+		}
+		h, err := api.Migrations(ctx, p, gi.ConsumerGroup)
+		if err != nil {
+			return nil, err
+		}
+		if latest := latestMigration(h.Migrations); latest != nil {
+			entry.m = latest
+			if latest.State == client.MigrationRolledBack || latest.State == client.MigrationRollingBack {
+				s.rolledBack = append(s.rolledBack, entry)
+				continue
+			}
+		}
+		s.idle = append(s.idle, entry)
+	}
+	return s, nil
+}
+
+// latestMigration is the most recently created migration of a history.
+func latestMigration(ms []client.Migration) *client.Migration {
+	var latest *client.Migration
+	for i := range ms {
+		if latest == nil || !ms[i].CreatedAt.Before(latest.CreatedAt.Time) {
+			latest = &ms[i]
+		}
+	}
+	return latest
+}
+
+// scope names what the action targets, for messages.
+func (s *rollbackSurvey) scope() string {
+	if s.group != "" {
+		return fmt.Sprintf("group %q under stream prefix %q", s.group, s.prefix)
+	}
+	return fmt.Sprintf("stream prefix %q", s.prefix)
+}
+
+// refusedBeforeSending reports a prefix-wide rollback that the action
+// refuses without sending anything: rolling back only the ACTIVE groups
+// would leave the prefix's groups at different shard counts, and producers
+// route with one count per prefix. A rollback of one named group is always
+// sent, so that the coordinator itself decides (and audits the refusal).
+func (s *rollbackSurvey) refusedBeforeSending() bool {
+	return s.group == "" && len(s.notActive) > 0
+}
+
+// nothingToDo reports a survey with no migration to roll back.
+func (s *rollbackSurvey) nothingToDo() bool {
+	return len(s.active) == 0 && len(s.notActive) == 0
+}
+
+// notActiveAdvice says, per state, why the coordinator refuses and what to do.
+func notActiveAdvice(m *client.Migration) string {
+	switch m.State {
+	case client.MigrationPreparing:
+		return "PREPARING: the new shards are still being provisioned and producers still route to the old count; it becomes ACTIVE " +
+			"once provisioning completes (applying the scale again with the same target resumes it). Roll it back then, if still needed"
+	case client.MigrationDraining:
+		return "DRAINING: consumers are already draining the shards a scale-in removes; past this point the coordinator allows no " +
+			"rollback. Let it finish (drain the removed shards), then scale back with redisstreamcoordinator_group_shard_count"
+	}
+	return string(m.State) + ": the coordinator allows a rollback only while a migration is ACTIVE"
+}
+
+// preview is the plan-time summary of what invoking the action does.
+func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
+	var b strings.Builder
+	switch {
+	case s.refusedBeforeSending():
+		summary = fmt.Sprintf("The invocation will refuse to roll back %s", s.scope())
+		fmt.Fprintf(&b, "Not every unfinished migration of the prefix is ACTIVE, and the coordinator allows a rollback only while it is "+
+			"(422 %s). The action sends nothing in that case, rather than leave the prefix's groups at different shard counts:", client.CodeRollbackNotAllowed)
+		s.writeList(&b, s.notActive, func(gm groupMigration) string { return notActiveAdvice(gm.m) })
+		if len(s.active) > 0 {
+			b.WriteString("\nACTIVE, and not rolled back because of the above:")
+			s.writeList(&b, s.active, nil)
+		}
+	case len(s.notActive) > 0:
+		// One named group whose migration is not ACTIVE: the rollback is
+		// sent and the coordinator refuses it.
+		summary = fmt.Sprintf("The invocation will be refused: the migration of %s is not ACTIVE", s.scope())
+		fmt.Fprintf(&b, "The coordinator allows a rollback only while a migration is ACTIVE; it will answer 422 %s:", client.CodeRollbackNotAllowed)
+		s.writeList(&b, s.notActive, func(gm groupMigration) string { return notActiveAdvice(gm.m) })
+	case s.nothingToDo() && len(s.rolledBack) > 0:
+		summary = fmt.Sprintf("The invocation will change nothing: the resharding of %s is already rolled back", s.scope())
+		b.WriteString("Already ROLLED_BACK (the invocation succeeds without sending a rollback):")
+		s.writeList(&b, s.rolledBack, nil)
+	case s.nothingToDo():
+		summary = fmt.Sprintf("The invocation will fail: %s has no migration to roll back", s.scope())
+		b.WriteString(s.nothingDetail())
+	default:
+		summary = fmt.Sprintf("The invocation will roll back %d migration(s) of %s", len(s.active), s.scope())
+		b.WriteString("Will send POST .../migrations/{reshardingId}/rollback for:")
+		s.writeList(&b, s.active, func(gm groupMigration) string {
+			return fmt.Sprintf("back to %d shards", gm.m.FromShardCount)
+		})
+		if len(s.rolledBack) > 0 {
+			b.WriteString("\nAlready ROLLED_BACK, left as they are:")
+			s.writeList(&b, s.rolledBack, nil)
+		}
+		if stranded := strandedShards(s.prefix, s.active); stranded != "" {
+			b.WriteString("\n\n" + stranded)
+		}
+	}
+	fmt.Fprintf(&b, "\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+
+		"principal with the WRITE role, and is audited with requestedBy %q.", requestedBy)
+	return summary, b.String()
+}
+
+func (s *rollbackSurvey) nothingDetail() string {
+	var b strings.Builder
+	b.WriteString("No migration is in progress")
+	if len(s.idle) == 0 {
+		fmt.Fprintf(&b, ": %s has no consumer group.", s.scope())
+		return b.String()
+	}
+	b.WriteString(", and none was rolled back:")
+	s.writeList(&b, s.idle, nil)
+	b.WriteString("\nA completed (DEPRECATED) migration cannot be rolled back: to return to the old shard count, change shard_count " +
+		"of redisstreamcoordinator_group_shard_count (a new resharding).")
+	return b.String()
+}
+
+func (s *rollbackSurvey) writeList(b *strings.Builder, list []groupMigration, note func(groupMigration) string) {
+	for _, gm := range list {
+		fmt.Fprintf(b, "\n  - %s", gm)
+		if note != nil {
+			fmt.Fprintf(b, ": %s", note(gm))
+		}
+	}
+}
+
+// strandedShards says what a rollback of scale-outs does to entries that
+// producers already wrote to the added shards.
+func strandedShards(p string, ms []groupMigration) string {
+	var added []string
+	seen := map[string]bool{}
+	for _, gm := range ms {
+		if gm.m.ToShardCount > gm.m.FromShardCount {
+			r := shardRange(p, gm.m.FromShardCount, gm.m.ToShardCount)
+			if !seen[r] {
+				seen[r] = true
+				added = append(added, r)
+			}
+		}
+	}
+	if len(added) == 0 {
+		return ""
+	}
+	return "Producers switched to the new shard count when the scale was accepted. Entries they already wrote to the added shards (" +
+		strings.Join(added, ", ") + ") are stranded by the rollback: the coordinator no longer assigns those shards, so no consumer " +
+		"reads them. Re-publish or drain them by hand if they matter."
+}
