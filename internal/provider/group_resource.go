@@ -236,6 +236,7 @@ func (m *groupResourceModel) fill(g *client.Group) {
 func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -307,6 +308,7 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -412,5 +414,5 @@ func liveMembers(ctx context.Context, api *client.Client, p, g string) ([]client
 }
 
 func (r *groupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importGroupID(ctx, req.ID, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
+	importGroup(ctx, req, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
 }

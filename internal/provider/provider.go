@@ -193,6 +193,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
 		pd := newUnknownProviderData(unknown)
 		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
+		resp.ListResourceData = pd
 		return
 	}
 	cfg, diags := resolveConfig(model, p.getenv)
@@ -214,6 +215,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	resp.DataSourceData = pd
 	resp.ResourceData = pd
 	resp.EphemeralResourceData = pd
+	resp.ListResourceData = pd
 }
 
 func authMode(cfg client.Config) string {
