@@ -24,6 +24,8 @@ const (
 func init() {
 	examplesTestedElsewhere[groupIdentityExample] = "TestAccExamples_importByIdentity"
 	examplesTestedElsewhere[shardCountIdentityExample] = "TestAccExamples_importByIdentity"
+	examplesWithoutProviderRequirement[groupIdentityExample] = "goes with resource.tf"
+	examplesWithoutProviderRequirement[shardCountIdentityExample] = "goes with resource.tf"
 }
 
 // identityIs checks a resource's identity in state.
