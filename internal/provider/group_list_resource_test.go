@@ -7,6 +7,12 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck"
+	"github.com/hashicorp/terraform-plugin-testing/querycheck/queryfilter"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
@@ -279,4 +285,64 @@ func displayNames(results []tfprotov6.ListResourceResult) []string {
 		out = append(out, r.DisplayName)
 	}
 	return out
+}
+
+// TestAccGroupList_query runs both list resources through `terraform query`
+// (terraform-plugin-testing's query mode): a prefix filter, identities,
+// display names, and with include_resource the resource's values.
+func TestAccGroupList_query(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("tfquery")
+	for _, g := range []string{"beta", "alpha"} {
+		a.createGroupOutOfBand(t, p, g, 5)
+	}
+	ident := func(g string) map[string]knownvalue.Check {
+		return map[string]knownvalue.Check{"stream_prefix": knownvalue.StringExact(p), "consumer_group": knownvalue.StringExact(g)}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
+			tfversion.SkipBelow(tfversion.Version1_14_0), // list resources; OpenTofu (1.12) reports its own version and skips
+		},
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig()},
+			{
+				// The query file holds only the list blocks: the provider block
+				// is the previous step's configuration, which stays.
+				Query: true,
+				Config: fmt.Sprintf(`
+list "redisstreamcoordinator_group" "prefix" {
+  provider         = redisstreamcoordinator
+  include_resource = true
+  config {
+    stream_prefix = %[1]q
+  }
+}
+
+list "redisstreamcoordinator_group_shard_count" "prefix" {
+  provider = redisstreamcoordinator
+  config {
+    stream_prefix = %[1]q
+  }
+}
+`, p),
+				QueryResultChecks: []querycheck.QueryResultCheck{
+					querycheck.ExpectLength("redisstreamcoordinator_group.prefix", 2),
+					querycheck.ExpectIdentity("redisstreamcoordinator_group.prefix", ident("alpha")),
+					querycheck.ExpectIdentity("redisstreamcoordinator_group.prefix", ident("beta")),
+					querycheck.ExpectResourceDisplayName("redisstreamcoordinator_group.prefix", queryfilter.ByResourceIdentity(ident("beta")),
+						knownvalue.StringExact(p+"/beta")),
+					querycheck.ExpectResourceKnownValues("redisstreamcoordinator_group.prefix", queryfilter.ByResourceIdentity(ident("alpha")),
+						[]querycheck.KnownValueCheck{
+							{Path: tfjsonpath.New("initial_shard_count"), KnownValue: knownvalue.Int64Exact(5)},
+							{Path: tfjsonpath.New("deletion_policy"), KnownValue: knownvalue.StringExact("ABANDON")},
+							{Path: tfjsonpath.New("metadata_version"), KnownValue: knownvalue.NotNull()},
+						}),
+					// One shard count per prefix: its first group by name.
+					querycheck.ExpectLength("redisstreamcoordinator_group_shard_count.prefix", 1),
+					querycheck.ExpectIdentity("redisstreamcoordinator_group_shard_count.prefix", ident("alpha")),
+				},
+			},
+		},
+	})
 }
