@@ -15,9 +15,9 @@ import (
 // redisstreamcoordinator_group_shard_count: the group's
 // {stream_prefix, consumer_group}, the same pair as the string id.
 //
-// Terraform stores an identity beside the state from 1.12 on and imports by
-// it (`import { identity = {...} }`); `terraform query` (1.14) returns it for
-// every listed group. Older Terraform, and a state written before this
+// Terraform and OpenTofu store an identity beside the state from 1.12 on and
+// import by it (`import { identity = {...} }`); `terraform query` (Terraform
+// 1.14) returns it for every listed group. Older Terraform, and a state written before this
 // provider had identities, send a null prior identity: the framework then
 // fails the Read, Update or Create with "Missing Resource Identity After …"
 // unless the provider sets one. So every Create, Read (whatever its outcome,

@@ -47,11 +47,6 @@ func TestAccLegacyState_preIdentityProvider(t *testing.T) {
 	for _, writtenBy := range []string{"1.11.4", "1.16.4"} {
 		t.Run("written_by_terraform_"+writtenBy, func(t *testing.T) {
 			tfBin := legacyStateCLI(t)
-			if writtenBy == "1.16.4" && isOpenTofu(t, tfBin) {
-				// OpenTofu refuses a state whose terraform_version is newer
-				// than its own; OpenTofu users have no such state.
-				t.Skip("a state written by Terraform 1.16.4 is not OpenTofu 1.12's to read (newer terraform_version)")
-			}
 			env := acctest.New(t, acctest.Options{})
 			env.RequireInRepo(t, "the committed state names fixed groups (legacy-orders, legacy-payments)")
 			createGroupsOutOfBand(t, env, legacyGroups)
@@ -120,15 +115,6 @@ func legacyStateCLI(t *testing.T) string {
 	}
 	skipUnlessTerraform(t, tfBin, tfversion.SkipBelow(tfversion.Version1_12_0))
 	return tfBin
-}
-
-func isOpenTofu(t *testing.T, bin string) bool {
-	t.Helper()
-	tofu, err := acctest.IsOpenTofu(bin)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tofu
 }
 
 func cliVersion(t *testing.T, bin string) string {
