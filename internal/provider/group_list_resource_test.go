@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"os"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
@@ -176,7 +177,8 @@ func diagText(diags []*tfprotov6.Diagnostic) string {
 // group whose prefix was scaled after it was created, so its shard count
 // and metadata version differ from a new group's), with the identity and
 // display name {p}/{g}.
-func TestGroupList_resourceMatchesImport(t *testing.T) {
+func TestAccGroupList_resourceMatchesImport(t *testing.T) {
+	skipUnlessAcc(t)
 	env := acctest.New(t, acctest.Options{})
 	a := &accTest{env: env}
 	p := acctest.RandomName("listed")
@@ -230,7 +232,8 @@ func TestGroupList_resourceMatchesImport(t *testing.T) {
 // A query costs the coordinator one GET /monitoring/groups, whatever the
 // number of groups, and both list resources of one provider share it; limit
 // is honoured, and without include_resource no resource is sent.
-func TestGroupList_oneListingLimitAndFilter(t *testing.T) {
+func TestAccGroupList_oneListingLimitAndFilter(t *testing.T) {
+	skipUnlessAcc(t)
 	env := acctest.New(t, acctest.Options{})
 	c := env.RequireInRepo(t, "counts the coordinator's requests by route")
 	a := &accTest{env: env}
@@ -277,6 +280,16 @@ func TestGroupList_oneListingLimitAndFilter(t *testing.T) {
 		got[0].Diagnostics[0].Severity != tfprotov6.DiagnosticSeverityWarning {
 		t.Errorf("an unknown prefix: want a single warning and no result, got %d results", len(got))
 	}
+}
+
+// skipUnlessAcc skips a test that needs a coordinator but no Terraform
+// unless TF_ACC is set, as the suite's other coordinator tests do.
+func skipUnlessAcc(t *testing.T) {
+	t.Helper()
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
+	t.Parallel()
 }
 
 func displayNames(results []tfprotov6.ListResourceResult) []string {
