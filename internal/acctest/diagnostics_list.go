@@ -11,7 +11,7 @@ import (
 // v0.31 keeps out of tfprotov6.ProviderServer (an embedding wrapper would
 // hide them from terraform query), recording their diagnostics.
 
-var _ tfprotov6.ProviderServerWithListResource = &recordingServer{}
+var _ tfprotov6.ListResourceServer = &recordingServer{}
 
 func (s *recordingServer) listServer() (tfprotov6.ListResourceServer, error) {
 	ls, ok := s.ProviderServer.(tfprotov6.ListResourceServer)

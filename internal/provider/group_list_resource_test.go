@@ -19,19 +19,25 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
+// listingServer is a provider server that serves list resources too.
+type listingServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+}
+
 // protoProvider drives the provider server over its protocol, as Terraform
 // does, without a Terraform binary.
 type protoProvider struct {
 	t      *testing.T
 	ctx    context.Context
-	server tfprotov6.ProviderServerWithListResource
+	server listingServer
 	schema *tfprotov6.GetProviderSchemaResponse
 }
 
 func newProtoProvider(t *testing.T, env *acctest.Env) *protoProvider {
 	t.Helper()
 	ctx := ctxT(t)
-	s, ok := testServer().(tfprotov6.ProviderServerWithListResource)
+	s, ok := testServer().(listingServer)
 	if !ok {
 		t.Fatalf("the provider server %T does not serve list resources", testServer())
 	}

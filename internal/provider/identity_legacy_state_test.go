@@ -56,7 +56,7 @@ func TestAccLegacyState_preIdentityProvider(t *testing.T) {
 			}
 			tf, ctx := cliTerraform(t, tfBin)
 			writeWorkFiles(t, tf.Dir, map[string]string{"main.tf": env.ProviderConfig() + legacyResources(t), "terraform.tfstate": string(state)})
-			runLegacyStateCommands(t, ctx, tf)
+			runLegacyStateCommands(ctx, t, tf)
 		})
 	}
 }
@@ -98,7 +98,7 @@ func TestAccLegacyState_writtenByTerraform1_11(t *testing.T) {
 
 	tf, ctx := cliTerraform(t, tfBin)
 	writeWorkFiles(t, tf.Dir, map[string]string{"main.tf": env.ProviderConfig() + legacyResources(t), "terraform.tfstate": string(state)})
-	runLegacyStateCommands(t, ctx, tf)
+	runLegacyStateCommands(ctx, t, tf)
 }
 
 // legacyStateCLI is the Terraform or OpenTofu under test, when it stores
@@ -144,7 +144,7 @@ func legacyResources(t *testing.T) string {
 // runLegacyStateCommands runs, on the state in tf.Dir, a saved plan and its
 // apply, a refresh-only apply and a final plan, all of which must succeed;
 // then every instance must have its identity.
-func runLegacyStateCommands(t *testing.T, ctx context.Context, tf *demo.Terraform) {
+func runLegacyStateCommands(ctx context.Context, t *testing.T, tf *demo.Terraform) {
 	t.Helper()
 	run := func(args ...string) int {
 		t.Helper()

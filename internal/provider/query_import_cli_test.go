@@ -170,7 +170,7 @@ func TestAccQueryImport_wholeCoordinator(t *testing.T) {
 		t.Fatalf("terraform plan of the generated configuration exited %d", code)
 	}
 	planRequests := c.RequestCounts()
-	checkImportOnlyPlan(t, ctx, tf, "import.tfplan", queryGroups, queryPrefixes)
+	checkImportOnlyPlan(ctx, t, tf, "import.tfplan", queryGroups, queryPrefixes)
 
 	audited := len(c.AuditEvents())
 	if code := timeRun("apply", "apply", "-input=false", "import.tfplan"); code != 0 {
@@ -275,7 +275,7 @@ func checkGeneratedConfig(t *testing.T, generated string, groups, shardCounts in
 // checkImportOnlyPlan reads a saved plan with `terraform show -json`: it
 // must import exactly the given numbers of each resource and plan nothing
 // to add, change or destroy.
-func checkImportOnlyPlan(t *testing.T, ctx context.Context, tf *demo.Terraform, planFile string, groups, shardCounts int) {
+func checkImportOnlyPlan(ctx context.Context, t *testing.T, tf *demo.Terraform, planFile string, groups, shardCounts int) {
 	t.Helper()
 	planJSON, err := tf.Output(ctx, "show", "-json", planFile)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 // them, and Terraform's query then fails with "unimplemented". So
 // releasingServer forwards them explicitly.
 
-var _ tfprotov6.ProviderServerWithListResource = &releasingServer{}
+var _ tfprotov6.ListResourceServer = &releasingServer{}
 
 func (s *releasingServer) listServer() (tfprotov6.ListResourceServer, error) {
 	ls, ok := s.ProviderServer.(tfprotov6.ListResourceServer)
