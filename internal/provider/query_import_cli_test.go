@@ -102,7 +102,8 @@ func createGroupsOutOfBand(t *testing.T, env *acctest.Env, groups []bulkGroup) {
 
 // TestAccQueryImport_wholeCoordinator is the headline check of bringing an
 // existing coordinator under management with Terraform 1.14+: on a
-// coordinator with 300 groups on 120 prefixes created outside Terraform,
+// coordinator with 300 groups on 120 prefixes created outside Terraform (one
+// prefix drained to 0 shards),
 // `terraform query -generate-config-out=generated.tf` (the two list
 // resources' examples) costs the coordinator one request and writes a
 // minimal configuration; `terraform plan` then shows only imports (300 groups,
@@ -130,6 +131,15 @@ func TestAccQueryImport_wholeCoordinator(t *testing.T) {
 	start := time.Now()
 	fixture := queryFixture()
 	createGroupsOutOfBand(t, env, fixture)
+	// One prefix is drained (0 shards): its groups import without
+	// initial_shard_count, and its shard count as 0.
+	drained := fixture[len(fixture)-1].prefix
+	dsScaleOutOfBand(t, env, drained, 0)
+	for _, g := range fixture {
+		if g.prefix == drained {
+			waitForMigrationDone(t, &accTest{env: env}, g.prefix, g.group)
+		}
+	}
 	created := time.Since(start)
 
 	tf, ctx := cliTerraform(t, tfBin)
