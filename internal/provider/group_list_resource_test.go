@@ -6,6 +6,11 @@ import (
 	"os"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	fwresource "github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -16,6 +21,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -364,4 +370,48 @@ list "redisstreamcoordinator_group_shard_count" "prefix" {
 			},
 		},
 	})
+}
+
+// streamResults honours limit and stops building results as soon as
+// Terraform stops reading (push returns false).
+func TestStreamResultsHonoursLimitAndStops(t *testing.T) {
+	ctx := context.Background()
+	var rs fwresource.SchemaResponse
+	NewGroupResource().Schema(ctx, fwresource.SchemaRequest{}, &rs)
+	var is fwresource.IdentitySchemaResponse
+	NewGroupResource().(fwresource.ResourceWithIdentity).IdentitySchema(ctx, fwresource.IdentitySchemaRequest{}, &is)
+	var groups []*client.Group
+	for i := 0; i < 5; i++ {
+		groups = append(groups, &client.Group{StreamPrefix: "p", ConsumerGroup: fmt.Sprintf("g%d", i), ShardCount: 1, MetadataVersion: 1})
+	}
+	for _, tc := range []struct {
+		limit       int64
+		stopAfter   int
+		wantPushed  int
+		wantBuilt   int
+		description string
+	}{
+		{limit: 3, stopAfter: 100, wantPushed: 3, wantBuilt: 3, description: "limit 3"},
+		{limit: 100, stopAfter: 2, wantPushed: 2, wantBuilt: 2, description: "Terraform stops reading after 2"},
+		{limit: 0, stopAfter: 100, wantPushed: 0, wantBuilt: 0, description: "limit 0"},
+	} {
+		built, pushed := 0, 0
+		req := list.ListRequest{IncludeResource: true, Limit: tc.limit, ResourceSchema: rs.Schema, ResourceIdentitySchema: is.IdentitySchema}
+		results := streamResults(ctx, req, groups, types.StringNull(), func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
+			built++
+			return fillImportedGroup(ctx, res, grp)
+		})
+		for r := range results {
+			if r.Diagnostics.HasError() {
+				t.Fatalf("%s: %v", tc.description, r.Diagnostics)
+			}
+			pushed++
+			if pushed == tc.stopAfter {
+				break
+			}
+		}
+		if pushed != tc.wantPushed || built != tc.wantBuilt {
+			t.Errorf("%s: %d results pushed, %d resources built; want %d and %d", tc.description, pushed, built, tc.wantPushed, tc.wantBuilt)
+		}
+	}
 }
