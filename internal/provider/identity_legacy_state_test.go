@@ -50,7 +50,7 @@ func TestAccLegacyState_preIdentityProvider(t *testing.T) {
 			env := acctest.New(t, acctest.Options{})
 			env.RequireInRepo(t, "the committed state names fixed groups (legacy-orders, legacy-payments)")
 			createGroupsOutOfBand(t, env, legacyGroups)
-			state, err := os.ReadFile(filepath.Join(legacyStateDir, "terraform-"+writtenBy+".tfstate"))
+			state, err := os.ReadFile(filepath.Join(legacyStateDir, "state-terraform-"+writtenBy+".json"))
 			if err != nil {
 				t.Fatal(err)
 			}
