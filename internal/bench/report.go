@@ -78,7 +78,10 @@ type Report struct {
 	Apply     *ApplyResult
 	Latency   *LatencyResult
 	RateLimit []RateLimitResult
-	Elapsed   time.Duration
+	// Query is `terraform query` and the import through generated
+	// configuration (query.go); empty under Terraform < 1.14 and OpenTofu.
+	Query   []QueryResult
+	Elapsed time.Duration
 	// Notes are printed under the machine line (e.g. non-default settings).
 	Notes []string
 	// LoadAtEnd is the 1-minute load average when the run finished.
@@ -170,6 +173,7 @@ func (r Report) Write(w io.Writer) {
 		}
 		fmt.Fprintln(w)
 	}
+	r.writeQuery(w)
 	fmt.Fprintf(w, "Benchmark run took %s; 1-minute load average %s at the start, %s at the end.\n",
 		r.Elapsed.Round(time.Second), m.LoadAverage, r.LoadAtEnd)
 }

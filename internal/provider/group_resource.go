@@ -114,7 +114,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 					"(`sibling_shard_counts` records what it was resolved from); a count that differs from the siblings', or from "+
 					"another group of the prefix this configuration creates, fails the plan. The plan reads the coordinator's groups "+
 					"for this (a READ principal is enough) and fails when it cannot. Changing it later changes nothing on the "+
-					"coordinator: use `redisstreamcoordinator_group_shard_count`.",
+					"coordinator: use `redisstreamcoordinator_group_shard_count`. An import records the group's current shard count (null "+
+					"for a drained group, with 0 shards).",
 					MaxShardCount),
 				Optional:      true,
 				Computed:      true,
@@ -227,7 +228,13 @@ func (r *groupResource) Configure(_ context.Context, req resource.ConfigureReque
 func (m *groupResourceModel) fill(g *client.Group) {
 	m.ID = types.StringValue(groupID(g.StreamPrefix, g.ConsumerGroup))
 	m.ShardCount = types.Int64Value(int64(g.ShardCount))
-	if m.InitialShardCount.IsNull() || m.InitialShardCount.IsUnknown() {
+	switch {
+	case m.InitialShardCount.IsUnknown():
+		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
+	case m.InitialShardCount.IsNull() && g.ShardCount > 0:
+		// An import records the current count. A drained group (0 shards)
+		// keeps null: 0 is no count to create a group with (1 to
+		// MaxShardCount), and generated configuration then omits it.
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	}
 	m.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(g.StreamPrefix))
@@ -236,6 +243,7 @@ func (m *groupResourceModel) fill(g *client.Group) {
 func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -307,6 +315,7 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -413,5 +422,5 @@ func liveMembers(ctx context.Context, api *client.Client, p, g string) ([]client
 }
 
 func (r *groupResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importGroupID(ctx, req.ID, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
+	importGroup(ctx, req, resp, map[string]any{"deletion_policy": deletionPolicyAbandon, "force_delete": false})
 }

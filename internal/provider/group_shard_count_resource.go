@@ -178,6 +178,7 @@ func (r *groupShardCountResource) Configure(_ context.Context, req resource.Conf
 func (r *groupShardCountResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, plan.StreamPrefix, plan.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -193,6 +194,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	var plan, state groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -413,6 +415,7 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
 	var state groupShardCountModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, state.StreamPrefix, state.ConsumerGroup)...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -488,7 +491,7 @@ func (r *groupShardCountResource) Delete(ctx context.Context, req resource.Delet
 }
 
 func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse) {
-	importGroupID(ctx, req.ID, resp, map[string]any{
+	importGroup(ctx, req, resp, map[string]any{
 		"wait_for": waitForCompletion, "rollback_on_revert": false, "migration_ids": types.MapValueMust(types.StringType, nil),
 	})
 }

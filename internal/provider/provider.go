@@ -194,7 +194,8 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 		// so in their plans; data sources cannot be read.
 		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
 		pd := newUnknownProviderData(unknown)
-		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData, resp.ActionData = pd, pd, pd, pd
+		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
+		resp.ListResourceData, resp.ActionData = pd, pd
 		return
 	}
 	cfg, diags := resolveConfig(model, p.getenv)
@@ -216,6 +217,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	resp.DataSourceData = pd
 	resp.ResourceData = pd
 	resp.EphemeralResourceData = pd
+	resp.ListResourceData = pd
 	resp.ActionData = pd
 }
 

@@ -39,12 +39,18 @@ func run() error {
 		providerEnv = flag.String("provider-env", "", "one VAR=value added to every provider's environment only, e.g. GOMEMLIMIT=64MiB")
 		literalFrom = flag.Int("literal-from", bench.LiteralShapeFrom, "sizes from this N up name each shard count's group literally instead of through g[count.index] (see bench.LiteralShapeFrom)")
 		terraformF  = flag.String("terraform", "", "terraform binary (default: $TF_ACC_TERRAFORM_PATH or terraform on PATH)")
+		querySizes  = flag.String("query-sizes", "200,1000,5000", "coordinator sizes N for `terraform query` (Terraform 1.14+ only; empty skips)")
+		queryImport = flag.Int("query-import", 1000, "of -query-sizes, the N also imported through generated configuration (0 skips)")
 	)
 	flag.Parse()
 	bench.LiteralShapeFrom = *literalFrom
 	ns, err := parseSizes(*sizes)
 	if err != nil {
 		return err
+	}
+	qs, err := parseSizes(*querySizes)
+	if err != nil {
+		return fmt.Errorf("-query-sizes: %w", err)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -140,6 +146,11 @@ func run() error {
 		}
 		report.RateLimit = append(report.RateLimit, rl)
 	}
+	if len(qs) > 0 {
+		if err := measureQueries(ctx, tf, qs, *queryImport, &report); err != nil {
+			return err
+		}
+	}
 	report.Elapsed, report.LoadAtEnd = time.Since(started), bench.LoadAverage()
 	fmt.Println()
 	report.Write(os.Stdout)
@@ -172,4 +183,28 @@ func findTerraform(flagValue string) (string, error) {
 
 func progress(msg string) {
 	fmt.Fprintf(os.Stderr, "==> %s %s\n", time.Now().Format("15:04:05"), msg)
+}
+
+// measureQueries runs the `terraform query` sizes, when the terraform
+// binary has the command (Terraform 1.14+); otherwise it notes why not.
+func measureQueries(ctx context.Context, tf *bench.Terraform, sizes []int, importN int, report *bench.Report) error {
+	ok, v, err := bench.SupportsQuery(ctx, tf)
+	if err != nil {
+		return fmt.Errorf("query: %w", err)
+	}
+	if !ok {
+		note := fmt.Sprintf("terraform query not measured: %s %s has no list resources (Terraform 1.14 or later needed)", tf.Path, v)
+		progress(note)
+		report.Notes = append(report.Notes, note)
+		return nil
+	}
+	for _, n := range sizes {
+		progress(fmt.Sprintf("query: %d groups%s", n, map[bool]string{true: ", then their import through generated configuration", false: ""}[n == importN]))
+		q, err := bench.MeasureQuery(ctx, tf, n, n == importN)
+		if err != nil {
+			return fmt.Errorf("query of %d groups: %w", n, err)
+		}
+		report.Query = append(report.Query, q)
+	}
+	return nil
 }

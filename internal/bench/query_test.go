@@ -1,0 +1,59 @@
+package bench
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+)
+
+// TestAccBenchQuerySmoke runs the query measurement at a tiny size, with the
+// import through generated configuration, under a Terraform with `terraform
+// query` (1.14+): one listing per query, an import without mutations, and
+// RSS reported. It says nothing about speed.
+func TestAccBenchQuerySmoke(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
+	}
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	tfPath, err := acctest.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := t.TempDir()
+	tf, err := NewTerraform(tfPath, tmp, selfBinaries(t, tmp))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tf.Env = []string{selfTestEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	ok, v, err := SupportsQuery(ctx, tf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ok {
+		t.Skipf("%s %s has no terraform query (Terraform 1.14 or later; OpenTofu has none)", tfPath, v)
+	}
+	q, err := MeasureQuery(ctx, tf, 3, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total := totalRequests(q.QueryCounts); total != 1 || listings(q.QueryCounts) != 1 {
+		t.Errorf("a query of 3 groups sent %v, want one GET /monitoring/groups", q.QueryCounts)
+	}
+	if q.Results != 6 || q.ImportMutations != 0 || q.Query.PeakRSSKiB <= 0 {
+		t.Errorf("results %d (want 6), import mutations %d (want 0), query RSS %d KiB", q.Results, q.ImportMutations, q.Query.PeakRSSKiB)
+	}
+	var out bytes.Buffer
+	Report{Query: []QueryResult{q}}.Write(&out)
+	for _, want := range []string{"| 3 | 6 |", "| plan (6 imports) |", "| refresh-only, same size |"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
+}

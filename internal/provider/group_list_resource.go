@@ -1,0 +1,231 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"sort"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	listschema "github.com/hashicorp/terraform-plugin-framework/list/schema"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-go/tftypes"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// List resources for `terraform query` (Terraform 1.14+): every group on the
+// coordinator, as redisstreamcoordinator_group results, and one
+// redisstreamcoordinator_group_shard_count result per stream prefix, so that
+// one query (with -generate-config-out) brings a whole coordinator under
+// management.
+//
+// A query costs the coordinator one request, GET /monitoring/groups, whatever
+// the number of groups: both list blocks of one provider configuration share
+// it (groupsForQuery). With include_resource (implied by
+// -generate-config-out) each result carries the resource exactly as an import
+// followed by a refresh would record it (importedGroupModel,
+// importedShardCountModel), so the generated configuration plans nothing but
+// the imports. TestAccGroupList_resourceMatchesImport compares the two.
+
+var (
+	_ provider.ProviderWithListResources = &coordinatorProvider{}
+	_ list.ListResourceWithConfigure     = &groupListResource{}
+	_ list.ListResourceWithConfigure     = &groupShardCountListResource{}
+)
+
+func (p *coordinatorProvider) ListResources(context.Context) []func() list.ListResource {
+	return []func() list.ListResource{NewGroupListResource, NewGroupShardCountListResource}
+}
+
+// listBase holds a list resource's configured provider data.
+type listBase struct{ pd *providerData }
+
+func (b *listBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+}
+
+// groupListConfig is the `config` block of both list resources.
+type groupListConfig struct {
+	StreamPrefix types.String `tfsdk:"stream_prefix"`
+}
+
+func groupListConfigSchema(description string) listschema.Schema {
+	return listschema.Schema{
+		MarkdownDescription: description,
+		Attributes: map[string]listschema.Attribute{
+			"stream_prefix": listschema.StringAttribute{
+				MarkdownDescription: "Only list the groups under this stream prefix (exact, case-sensitive match). Omit it to list every group.",
+				Optional:            true,
+				Validators:          lookupNameValidators(kindStreamPrefix),
+			},
+		},
+	}
+}
+
+// groupsForQuery lists every group once per provider run: the list blocks
+// of one query share the listing, as a plan's checks do (group_snapshot.go,
+// rule 3). A query mutates nothing, so the listing stays usable for the run.
+func (pd *providerData) groupsForQuery(ctx context.Context) ([]client.Group, error) {
+	return pd.groups.forPlan(ctx)
+}
+
+// queriedGroups reads the list block's config and lists the matching groups,
+// ordered by stream prefix, then consumer group. A non-nil done is the whole
+// answer (diagnostics, or nothing at all), to return as is.
+func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (groups []*client.Group, prefix types.String, done iter.Seq[list.ListResult]) {
+	var cfg groupListConfig
+	var diags diag.Diagnostics
+	if !req.Config.Raw.IsNull() {
+		diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &cfg.StreamPrefix)...)
+	}
+	switch {
+	case diags.HasError():
+	case b.pd == nil:
+		diags.AddError("Provider not configured",
+			"The redisstreamcoordinator provider was not configured before this list block was queried. Check the provider block "+
+				"(endpoint and credentials) in the .tfquery.hcl file or the configuration, or the REDIS_STREAM_COORDINATOR_* environment variables.")
+	case len(b.pd.configUnknown) > 0:
+		diags.AddError("Provider configuration unknown", "The list block cannot be queried: "+b.pd.unknownConfigDetail())
+	}
+	if diags.HasError() {
+		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
+	}
+	if req.Limit <= 0 {
+		// Terraform reads no result at limit = 0: do not ask the coordinator.
+		return nil, cfg.StreamPrefix, list.NoListResults
+	}
+	all, err := b.pd.groupsForQuery(ctx)
+	if err != nil {
+		summary := "Failed to list the coordinator's groups"
+		if !cfg.StreamPrefix.IsNull() {
+			summary = fmt.Sprintf("Failed to list the groups under stream prefix %q", cfg.StreamPrefix.ValueString())
+		}
+		addAPIError(&diags, summary, err, "The query lists every group with one GET /coord/v1/monitoring/groups (the READ role is enough). "+
+			"Run terraform query again once the coordinator answers.")
+		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
+	}
+	for i := range all {
+		if cfg.StreamPrefix.IsNull() || all[i].StreamPrefix == cfg.StreamPrefix.ValueString() {
+			groups = append(groups, &all[i])
+		}
+	}
+	sort.Slice(groups, func(i, j int) bool {
+		a, b := groups[i], groups[j]
+		if a.StreamPrefix != b.StreamPrefix {
+			return a.StreamPrefix < b.StreamPrefix
+		}
+		return a.ConsumerGroup < b.ConsumerGroup
+	})
+	tflog.Debug(ctx, "listed groups for a query", map[string]any{"listed": len(all), "matching": len(groups), "limit": req.Limit})
+	return groups, cfg.StreamPrefix, nil
+}
+
+// noGroupsWarning is a warning-only result (Terraform counts no result for
+// it): a misspelt prefix must not look like an empty coordinator.
+func noGroupsWarning(prefix types.String) list.ListResult {
+	var diags diag.Diagnostics
+	diags.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
+		fmt.Sprintf("The coordinator has no group under stream prefix %q, so the query found nothing. Prefixes are case-sensitive; "+
+			"omit stream_prefix to list every group.", prefix.ValueString()))
+	return list.ListResult{Diagnostics: diags}
+}
+
+// streamResults pushes one result per group, at most limit of them, and
+// stops as soon as Terraform stops reading (push returns false).
+func streamResults(ctx context.Context, req list.ListRequest, groups []*client.Group, prefix types.String,
+	fill func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics,
+) iter.Seq[list.ListResult] {
+	return func(push func(list.ListResult) bool) {
+		if len(groups) == 0 && !prefix.IsNull() {
+			push(noGroupsWarning(prefix))
+			return
+		}
+		for n, grp := range groups {
+			if int64(n) >= req.Limit {
+				return
+			}
+			result := req.NewListResult(ctx)
+			result.DisplayName = groupID(grp.StreamPrefix, grp.ConsumerGroup)
+			result.Diagnostics.Append(setGroupIdentity(ctx, result.Identity, types.StringValue(grp.StreamPrefix), types.StringValue(grp.ConsumerGroup))...)
+			if req.IncludeResource && !result.Diagnostics.HasError() {
+				result.Diagnostics.Append(fill(ctx, result.Resource, grp)...)
+			}
+			if !push(result) {
+				return
+			}
+		}
+	}
+}
+
+// nullResourceModel sets every field of dst, a resource model, to its attribute's
+// null value, with the attribute's type (nested objects and blocks
+// included), as a fresh import starts.
+func nullResourceModel(ctx context.Context, res *tfsdk.Resource, dst any) diag.Diagnostics {
+	objType, ok := res.Schema.Type().TerraformType(ctx).(tftypes.Object)
+	if !ok {
+		var diags diag.Diagnostics
+		diags.AddError("Provider error: unexpected resource schema", "The resource schema's type is not an object. This is a bug in the provider; please report it.")
+		return diags
+	}
+	vals := make(map[string]tftypes.Value, len(objType.AttributeTypes))
+	for name, t := range objType.AttributeTypes {
+		vals[name] = tftypes.NewValue(t, nil)
+	}
+	raw := tftypes.NewValue(objType, vals)
+	return readModel(ctx, res.Schema, raw, dst, (&tfsdk.Resource{Schema: res.Schema, Raw: raw}).Get)
+}
+
+// NewGroupListResource is the redisstreamcoordinator_group list resource.
+func NewGroupListResource() list.ListResource { return &groupListResource{} }
+
+type groupListResource struct{ listBase }
+
+func (r *groupListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_group"
+}
+
+func (r *groupListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = groupListConfigSchema("Every consumer group on the coordinator, or those of one stream prefix, as " +
+		"`redisstreamcoordinator_group` resources to import: each result has the group's identity (`stream_prefix`, " +
+		"`consumer_group`) and the display name `{stream_prefix}/{consumer_group}`, ordered by stream prefix, then consumer group. " +
+		"With `include_resource = true` (implied by `terraform query -generate-config-out`) it carries the resource as an import " +
+		"would record it, so the generated configuration plans only the imports. One query costs the coordinator one request " +
+		"(`GET /coord/v1/monitoring/groups`, the `READ` role), whatever the number of groups. Needs Terraform 1.14 or later; " +
+		"OpenTofu has no `terraform query`.")
+}
+
+func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	groups, prefix, done := r.queriedGroups(ctx, req)
+	if done != nil {
+		stream.Results = done
+		return
+	}
+	stream.Results = streamResults(ctx, req, groups, prefix, fillImportedGroup)
+}
+
+// fillImportedGroup sets res to the redisstreamcoordinator_group state an
+// import of grp followed by a refresh records: ImportState's defaults
+// (deletion_policy ABANDON, force_delete false), then what Read takes from
+// the group when the state has no shard count yet (groupResourceModel.fill,
+// metadata_version, no recreation). Everything else stays null.
+func fillImportedGroup(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
+	var m groupResourceModel
+	diags := nullResourceModel(ctx, res, &m)
+	if diags.HasError() {
+		return diags
+	}
+	m.StreamPrefix, m.ConsumerGroup = types.StringValue(grp.StreamPrefix), types.StringValue(grp.ConsumerGroup)
+	m.DeletionPolicy, m.ForceDelete = types.StringValue(deletionPolicyAbandon), types.BoolValue(false)
+	m.fill(grp)
+	m.MetadataVersion = types.Int64Value(grp.MetadataVersion)
+	m.Recreation = recreationNull()
+	diags.Append(writeModel(ctx, res.Schema, &res.Raw, &m, res.Set)...)
+	return diags
+}

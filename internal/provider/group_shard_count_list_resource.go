@@ -1,0 +1,77 @@
+package provider
+
+import (
+	"context"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/list"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// NewGroupShardCountListResource is the redisstreamcoordinator_group_shard_count
+// list resource.
+func NewGroupShardCountListResource() list.ListResource { return &groupShardCountListResource{} }
+
+type groupShardCountListResource struct{ listBase }
+
+func (r *groupShardCountListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_group_shard_count"
+}
+
+func (r *groupShardCountListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = groupListConfigSchema("The shard count of every stream prefix on the coordinator, or of one, as " +
+		"`redisstreamcoordinator_group_shard_count` resources to import: **one result per stream prefix**, for the prefix's first " +
+		"consumer group by name. A scale rescales every group of the prefix, so one resource per prefix manages the count of " +
+		"them all (two would fight); the first group by name is a stable choice, so the same query gives the same result. Each " +
+		"result has the group's identity and the display name `{stream_prefix}/{consumer_group}`; with `include_resource = true` " +
+		"(implied by `terraform query -generate-config-out`) it carries the resource as an import would record it, with the " +
+		"prefix's current `shard_count`, so the generated configuration plans only the imports. One query costs the coordinator one " +
+		"request (`GET /coord/v1/monitoring/groups`), shared with a `redisstreamcoordinator_group` list block of the same " +
+		"provider. Needs Terraform 1.14 or later; OpenTofu has no `terraform query`.")
+}
+
+func (r *groupShardCountListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	groups, prefix, done := r.queriedGroups(ctx, req)
+	if done != nil {
+		stream.Results = done
+		return
+	}
+	stream.Results = streamResults(ctx, req, firstGroupPerPrefix(groups), prefix, fillImportedShardCount)
+}
+
+// firstGroupPerPrefix keeps the first group of each prefix of groups, which
+// are ordered by prefix, then name.
+func firstGroupPerPrefix(groups []*client.Group) []*client.Group {
+	var out []*client.Group
+	for _, g := range groups {
+		if len(out) == 0 || out[len(out)-1].StreamPrefix != g.StreamPrefix {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// fillImportedShardCount sets res to the
+// redisstreamcoordinator_group_shard_count state an import of grp followed
+// by a refresh records: ImportState's defaults (wait_for COMPLETION,
+// rollback_on_revert false, no migration ids), then what Read takes from
+// the group (shard_count, metadata_version). Everything else stays null.
+func fillImportedShardCount(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
+	var m groupShardCountModel
+	diags := nullResourceModel(ctx, res, &m)
+	if diags.HasError() {
+		return diags
+	}
+	m.ID = types.StringValue(groupID(grp.StreamPrefix, grp.ConsumerGroup))
+	m.StreamPrefix, m.ConsumerGroup = types.StringValue(grp.StreamPrefix), types.StringValue(grp.ConsumerGroup)
+	m.WaitFor, m.RollbackOnRevert = types.StringValue(waitForCompletion), types.BoolValue(false)
+	m.MigrationIDs = types.MapValueMust(types.StringType, nil)
+	m.ShardCount = types.Int64Value(int64(grp.ShardCount))
+	m.MetadataVersion, _ = observeMetadataVersion(types.Int64Null(), grp.MetadataVersion)
+	diags.Append(writeModel(ctx, res.Schema, &res.Raw, &m, res.Set)...)
+	return diags
+}
