@@ -367,8 +367,8 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 	api := r.pd.api
 	force := state.ForceDelete.ValueBool()
-	m := client.Mutation{RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
-	_, err := api.DeleteGroup(ctx, p, g, force, m)
+	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
+	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteMutation(p)
 	switch {
 	case err == nil, client.IsNotFound(err):

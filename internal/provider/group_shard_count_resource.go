@@ -279,6 +279,11 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
+		if s.self != nil {
+			// The group as this apply last read it: a plan without a
+			// refresh must not see the migration it waited for as under way.
+			diags.Append(setGroupSeen(ctx, private, s.self)...)
+		}
 	}
 
 	// Whatever start sent (scale, rollback), later reads of the prefix must
@@ -295,6 +300,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		r.settleComputed(ctx, s, &plan, out)
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
+		if s.self != nil {
+			diags.Append(setGroupSeen(ctx, private, s.self)...)
+		}
 		return
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
@@ -443,6 +451,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
 	r.followMigration(ctx, &state, group, &resp.Diagnostics)
+	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
