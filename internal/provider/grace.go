@@ -22,7 +22,16 @@ var cancelGrace = 10 * time.Second
 // ends cancelGrace after ctx ends (cancelled or past its deadline). The caller
 // checks ctx before sending, so nothing new is sent after a cancel.
 func graceContext(ctx context.Context, what string) (context.Context, context.CancelFunc) {
-	gctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	detached := context.WithoutCancel(ctx)
+	var gctx context.Context
+	var cancel context.CancelFunc
+	if deadline, ok := ctx.Deadline(); ok {
+		// Retry decisions still see a deadline (a Retry-After past it
+		// fails at once); the grace extends it.
+		gctx, cancel = context.WithDeadline(detached, deadline.Add(cancelGrace))
+	} else {
+		gctx, cancel = context.WithCancel(detached)
+	}
 	stop := context.AfterFunc(ctx, func() {
 		tflog.Warn(gctx, "operation interrupted while a request to the coordinator is in flight; finishing it or reading it back within the grace period", map[string]any{
 			"request": what, "grace": cancelGrace.String(), "cause": ctx.Err().Error(),

@@ -71,7 +71,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
 		}
-		if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, resp) {
+		if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}

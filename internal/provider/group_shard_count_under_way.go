@@ -72,7 +72,7 @@ func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *cli
 // the plan becomes an update that waits for it (the pending wait is set in
 // the planned private state), with a resharding preview that says so. It
 // reports whether it planned such an update.
-func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resp *resource.ModifyPlanResponse) bool {
 	am := underWayMigration(seen)
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || waitsForConsumer(seen, am) {
 		return false
@@ -107,7 +107,11 @@ func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupS
 	plan.MigrationState = types.StringUnknown()
 	plan.MetadataVersion = types.Int64Unknown()
 	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, true)...)
-	resp.Diagnostics.AddWarning(fmt.Sprintf("A resharding of stream prefix %q is already under way", p), fmt.Sprintf(
+	summary := fmt.Sprintf("A resharding of stream prefix %q is already under way", p)
+	if pending {
+		summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
+	}
+	resp.Diagnostics.AddWarning(summary, fmt.Sprintf(
 		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
 			"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
 			"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
