@@ -164,6 +164,9 @@ func TestAccInterrupt_duringCreateKeepsTheGroupInState(t *testing.T) {
 	if !ok || grp.AttributeValues["shard_count"] != float64(3) {
 		t.Fatalf("after the interrupted apply the group must be in state with 3 shards, got %+v", grp)
 	}
+	if !strings.Contains(f.out.String(), "Create finished after the operation was interrupted") {
+		t.Error("the apply must say the create was finished after the interrupt")
+	}
 	if strings.Contains(f.out.String(), "terraform import") {
 		t.Error("the interrupted apply told the user to import its own group")
 	}
@@ -187,6 +190,9 @@ func TestAccInterrupt_duringScaleIsResumedByTheNextApply(t *testing.T) {
 
 	f.write(shardCountHCL("test", p, g, 2))
 	f.applyInterrupted(coordinator.RouteStreamScale)
+	if !strings.Contains(f.out.String(), "Interrupted while waiting for the resharding") {
+		t.Error("the apply must say it was interrupted while the migration runs")
+	}
 	sc := f.state()[shardCountAddr]
 	if sc == nil || sc.AttributeValues["shard_count"] != float64(2) || sc.AttributeValues["migration_state"] == "DEPRECATED" {
 		t.Fatalf("after the interrupted apply the state must hold the count and the unfinished migration, got %+v", sc)
