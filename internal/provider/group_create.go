@@ -95,6 +95,8 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
+	mark := markOf(group)
+	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
 	if plan.SiblingShardCounts.IsUnknown() {
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
 	}

@@ -281,6 +281,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		})
 	} else {
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
@@ -332,6 +333,7 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		plan.MetadataVersion = types.Int64Value(reg.Reported)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
+		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }

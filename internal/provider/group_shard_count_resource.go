@@ -208,6 +208,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		if plan.Resharding.IsUnknown() {
 			plan.Resharding = state.Resharding
 		}
+		if reg, d := readMetadataRegression(ctx, req.Private); reg != nil {
+			// Acknowledged (ModifyPlan let it through): the new baseline.
+			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
+		} else {
+			resp.Diagnostics.Append(d...)
+		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 		return
@@ -283,6 +289,8 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 			// The group as this apply last read it: a plan without a
 			// refresh must not see the migration it waited for as under way.
 			diags.Append(setGroupSeen(ctx, private, s.self)...)
+			mark := markOf(s.self)
+			diags.Append(setEpochsSeen(ctx, private, &mark)...)
 		}
 	}
 
@@ -447,6 +455,8 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if regressed {
 		reg = &metadataRegression{Seen: seen.ValueInt64(), Reported: group.MetadataVersion}
 		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
+	} else {
+		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
