@@ -143,7 +143,9 @@ func TestObserveEpochs(t *testing.T) {
 	grp := func(v, ge, ae int64) *client.Group {
 		return &client.Group{MetadataVersion: v, GroupEpoch: ge, AssignmentEpoch: ae}
 	}
-	mark := func(v, ge, ae int64) *epochMark { return &epochMark{MetadataVersion: v, GroupEpoch: ge, AssignmentEpoch: ae} }
+	mark := func(v, ge, ae int64) *epochMark {
+		return &epochMark{MetadataVersion: v, GroupEpoch: ge, AssignmentEpoch: ae}
+	}
 	cases := []struct {
 		name      string
 		prev      *epochMark
