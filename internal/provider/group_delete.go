@@ -22,6 +22,9 @@ const lostDeleteResends = 2
 // with the outcome known.
 func (r *groupResource) deleteGroup(ctx context.Context, p, g string, force bool, m client.Mutation, diags *diag.Diagnostics) error {
 	api := r.pd.api
+	if ctx.Err() != nil {
+		return fmt.Errorf("the delete was not sent: the operation ended (%w); the group was not deleted", ctx.Err())
+	}
 	mctx, done := graceContext(ctx, "delete-group "+m.RequestID)
 	defer done()
 	_, err := api.DeleteGroup(mctx, p, g, force, m)
