@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -47,5 +48,5 @@ func graceContext(ctx context.Context, what string) (context.Context, context.Ca
 // interrupted says, for a diagnostic, how ctx ended: "interrupted" (Terraform
 // cancelled the operation) or "timed out".
 func interrupted(ctx context.Context) bool {
-	return ctx.Err() == context.Canceled
+	return errors.Is(ctx.Err(), context.Canceled)
 }

@@ -3,7 +3,6 @@ package provider
 import (
 	"fmt"
 	"regexp"
-	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -201,6 +200,3 @@ func TestAccGroupShardCount_refreshNeverReportsUnfinishedReshardingAsDone(t *tes
 		},
 	})
 }
-
-// The messages name the request id the user can look up.
-var _ = strings.Contains
