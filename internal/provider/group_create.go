@@ -108,8 +108,9 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 
-// isAmbiguousCreate: no answer, or a generic 500 without an errorCode (a
-// store or mutex failure that may or may not have committed, CONTRACT §9).
+// isAmbiguousCreate: the outcome is unknown (client.IsAmbiguous: no answer,
+// a 5xx without the coordinator's errorCode, an unreadable 201). The 500
+// check covers hand-built errors.
 func isAmbiguousCreate(err error) bool {
 	if client.IsAmbiguous(err) {
 		return true

@@ -140,7 +140,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			"migration_state": schema.StringAttribute{
 				MarkdownDescription: "State of the last change's migration when the provider stopped watching it: `DEPRECATED` when complete, " +
 					"`ROLLED_BACK` after `rollback_on_revert`, `ACTIVE` for a scale-out that waits for a consumer or with `wait_for = \"ACCEPTED\"`, " +
-					"null when no change was needed. A wait that timed out is resumed by the next apply.",
+					"null when no change was needed. A refresh that finds a migration under way to the group's count (whoever started it) records it " +
+					"here and in `migration_ids`. A wait that timed out or was interrupted, and such a migration, are waited for by the next apply " +
+					"(the plan shows an update; no scale is sent).",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
