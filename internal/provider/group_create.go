@@ -375,7 +375,9 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 	var lostPrefix *lostCreatePrefixError
 	switch {
 	case errors.Is(err, errCreatedByOther):
-		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
+		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
+			"with this create's request id succeeded, the group is this configuration's own and someone changed it since; otherwise "+
+			"another actor created it. Either way it was not adopted, because it no longer looks as this create made it.\n\n"+importHint(p, g))
 	case errors.Is(err, errCreateRolledBack):
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
 			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. "+
