@@ -136,9 +136,9 @@ func (c *Client) GetGroup(ctx context.Context, p, g string) (*Group, error) {
 }
 
 // DeleteGroup deletes the coordinator metadata of {p, g}; Redis streams stay.
-// It returns the group as it was before the delete. A DELETE is re-sent after
-// network errors: a repeat of an applied delete answers 404 GROUP_NOT_FOUND,
-// which the caller treats as already gone.
+// It returns the group as it was before the delete. Like every mutation it is
+// not re-sent after a lost answer (AmbiguousError): the caller reads the
+// group back (404 = deleted) and re-sends with the same request id if not.
 func (c *Client) DeleteGroup(ctx context.Context, p, g string, force bool, m Mutation) (*Group, error) {
 	path, err := groupPath(p, g)
 	if err != nil {
@@ -149,7 +149,7 @@ func (c *Client) DeleteGroup(ctx context.Context, p, g string, force bool, m Mut
 	err = c.do(ctx, &call{
 		method: http.MethodDelete, path: path, operation: "delete-group", requestID: m.RequestID,
 		body:   deleteBody{RequestedBy: m.RequestedBy, Reason: m.Reason, Force: force},
-		resend: resendIdempotent, out: &out,
+		resend: resendNever, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -175,10 +175,10 @@ func (c *Client) ProducerRouting(ctx context.Context, p, g string) (*ProducerRou
 // ScaleStream scales every group under prefix p (POST /streams/{p}/scale,
 // 202). The 202 is not completion: poll each migration until Finished.
 //
-// Network errors are re-sent. That is safe because a scale whose 202 was lost
-// is already applied: the re-send gets 409 ACTIVE_MIGRATION_EXISTS (or a noop
-// 202 once it finished), and the caller handles both by reading the group and
-// adopting a migration that already targets the desired count.
+// A lost answer (no answer, a proxy's 5xx, an unreadable 202) is an
+// AmbiguousError, never re-sent by the transport: the caller reads the groups
+// back, adopts a migration that already targets the count, and re-sends with
+// the same request id only when nothing changed.
 func (c *Client) ScaleStream(ctx context.Context, p string, target int32, m Mutation) (*StreamScaleResponse, error) {
 	path, err := streamPath(p, "scale")
 	if err != nil {
@@ -189,7 +189,7 @@ func (c *Client) ScaleStream(ctx context.Context, p string, target int32, m Muta
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-stream", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendAfterNetworkError, out: &out,
+		resend: resendNever, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func (c *Client) ScaleStream(ctx context.Context, p string, target int32, m Muta
 }
 
 // ScaleGroup scales one group (POST /streams/{p}/groups/{g}/scale, 202).
-// Re-sent after network errors for the same reason as ScaleStream.
+// A lost answer is an AmbiguousError, as for ScaleStream.
 func (c *Client) ScaleGroup(ctx context.Context, p, g string, target int32, m Mutation) (*Migration, error) {
 	path, err := groupPath(p, g, "scale")
 	if err != nil {
@@ -209,7 +209,7 @@ func (c *Client) ScaleGroup(ctx context.Context, p, g string, target int32, m Mu
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-group", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendAfterNetworkError, out: &out,
+		resend: resendNever, out: &out,
 	})
 	if err != nil {
 		return nil, err
@@ -243,8 +243,10 @@ func RollbackPath(p, g, reshardingID string) string {
 }
 
 // RollbackMigration rolls the group's ACTIVE migration straight to
-// ROLLED_BACK (202). Rollback is idempotent, so it is re-sent after network
-// errors; other states answer 422 ROLLBACK_NOT_ALLOWED.
+// ROLLED_BACK (202); other states answer 422 ROLLBACK_NOT_ALLOWED. Rollback
+// is idempotent, but a lost answer is still an AmbiguousError: the caller
+// reads the migration back, and a re-send (same request id) of a migration
+// already ROLLED_BACK answers 202 with the same object.
 func (c *Client) RollbackMigration(ctx context.Context, p, g, reshardingID string, m Mutation) (*Migration, error) {
 	path, err := groupPath(p, g, "migrations", reshardingID, "rollback")
 	if err != nil {
@@ -255,7 +257,7 @@ func (c *Client) RollbackMigration(ctx context.Context, p, g, reshardingID strin
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "rollback-migration", requestID: m.RequestID,
 		body:   auditBody{RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendIdempotent, out: &out,
+		resend: resendNever, out: &out,
 	})
 	if err != nil {
 		return nil, err

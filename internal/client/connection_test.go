@@ -198,8 +198,8 @@ func springGeneric500(w http.ResponseWriter, r *http.Request) {
 		"error": "Internal Server Error", "path": r.URL.Path})
 }
 
-// TestGeneric500 is issue 11.4: retried where repeating is harmless,
-// ambiguous (never re-sent) on create, scale and heartbeat.
+// TestGeneric500 is issues 11.4 and 20: retried on reads, ambiguous (never
+// re-sent) on every mutation.
 func TestGeneric500(t *testing.T) {
 	for _, tc := range networkCalls {
 		t.Run(tc.name, func(t *testing.T) {
@@ -212,7 +212,7 @@ func TestGeneric500(t *testing.T) {
 			})
 			c := newTestClient(t, f.URL, nil)
 			err := tc.run(context.Background(), c)
-			reSendable := map[string]bool{"get group": true, "delete group": true, "rollback": true}[tc.name]
+			reSendable := !tc.ambiguous
 			if reSendable {
 				if err != nil || f.count() != 3 {
 					t.Fatalf("want two retries then success; got %v after %d requests", err, f.count())

@@ -36,6 +36,10 @@ type responseInfo struct {
 	traits                  callTraits // the request, for IsTransient; zero = derived from method
 }
 
+// nonJSONPrefix starts the message of an answer that is not JSON (a proxy's
+// HTML page, plain text).
+const nonJSONPrefix = "unexpected non-JSON response: "
+
 // decodeError turns any non-2xx response into an APIError, whatever the
 // body: coordinator JSON, Spring's generic JSON, empty (interceptor 401/403),
 // HTML from a proxy, or truncated JSON.
@@ -63,7 +67,7 @@ func decodeError(r responseInfo) *APIError {
 			e.Status = body.Error // Spring: reason phrase in "error"
 		}
 	} else if len(trimmed) > 0 {
-		e.Message = "unexpected non-JSON response: " + excerpt(trimmed)
+		e.Message = nonJSONPrefix + excerpt(trimmed)
 	}
 	if e.Status == "" {
 		e.Status = http.StatusText(r.status)

@@ -49,6 +49,10 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}
 	}
 	ctx = c.logContext(ctx)
+	if err := ctx.Err(); err != nil {
+		// Never started: nothing can have reached the coordinator.
+		return fmt.Errorf("%s %s: not sent: %w", cl.method, c.apiPath+cl.path, err)
+	}
 	var body []byte
 	if cl.body != nil {
 		var err error
@@ -78,6 +82,9 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
 		_ = resp.Body.Close()
 		if readErr != nil {
+			if cl.resend == resendNever && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+				return c.unreadableAnswer(cl, st, resp.StatusCode, readErr)
+			}
 			return c.networkFailure(cl, st, readErr)
 		}
 		if resp.StatusCode == http.StatusUnauthorized && auth.fromLogin && !reauthed {
@@ -101,7 +108,8 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			case plainHTTPToTLSServer(resp.StatusCode, respBody):
 				return st.connectionError(ConnectionHTTPToHTTPS, apiErr)
 			case classifyCall(cl.traits(), apiErr.HTTPStatus, apiErr.ErrorCode) == classAmbiguous:
-				return &AmbiguousError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Attempts: st.attempt, Err: apiErr}
+				return &AmbiguousError{Kind: AmbiguousNotCoordinatorAnswer, Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID,
+					Attempts: st.attempt, Status: resp.StatusCode, Err: apiErr}
 			}
 			return apiErr
 		}
@@ -116,8 +124,12 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			if cl.secret {
 				quoted = "(withheld: it may contain a token)"
 			}
-			return fmt.Errorf("%s %s: decoding %d response (request id %s): %w; body: %s",
+			decodeErr := fmt.Errorf("%s %s: decoding %d response (request id %s): %w; body: %s",
 				cl.method, c.apiPath+cl.path, resp.StatusCode, cl.requestID, err, quoted)
+			if cl.resend == resendNever {
+				return c.unreadableAnswer(cl, st, resp.StatusCode, decodeErr)
+			}
+			return decodeErr
 		}
 		return nil
 	}
@@ -191,9 +203,16 @@ func (c *Client) networkFailure(cl *call, st *attemptState, err error) error {
 		return st.connectionError(kind, err)
 	}
 	if cl.resend == resendNever {
-		return &AmbiguousError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Attempts: attempts, Err: err}
+		return &AmbiguousError{Kind: AmbiguousNoAnswer, Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Attempts: attempts, Err: err}
 	}
 	return &transportError{method: cl.method, path: c.apiPath + cl.path, requestID: cl.requestID, attempts: attempts, err: err}
+}
+
+// unreadableAnswer is a mutation's 2xx whose body could not be read or
+// decoded: most likely applied, but what it made is unknown.
+func (c *Client) unreadableAnswer(cl *call, st *attemptState, status int, err error) error {
+	return &AmbiguousError{Kind: AmbiguousUnreadableAnswer, Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID,
+		Attempts: st.attempt, Status: status, Err: err}
 }
 
 func newAbortedError(cl *call, path string, ctxErr, last error) error {

@@ -132,27 +132,51 @@ func IsUnauthorized(err error) bool { return hasStatus(err, http.StatusUnauthori
 // IsRateLimited reports a 429.
 func IsRateLimited(err error) bool { return hasStatus(err, http.StatusTooManyRequests) }
 
-// AmbiguousError means a mutation may or may not have been applied: a
-// non-idempotent request (create stream/group, heartbeat) may have reached
-// the coordinator but no response arrived, or a mutation that is not safe to
-// repeat (create, scale, heartbeat) was answered with Spring's generic 500
-// without an errorCode (a store or state-mutex failure, CONTRACT §9; Err is
-// then the *APIError). It is never re-sent automatically: the caller must
-// read the resource to find out whether it was applied, and re-send with the
-// same RequestID if not.
+// AmbiguousKind says why a mutation's outcome is unknown.
+type AmbiguousKind int
+
+const (
+	// AmbiguousNoAnswer: the request may have been written, and no answer
+	// came (timeout, reset, EOF, a cancel after the request was written).
+	AmbiguousNoAnswer AmbiguousKind = iota
+	// AmbiguousNotCoordinatorAnswer: a 5xx without the coordinator's error
+	// body: Spring's generic 500 (a store or state-mutex failure) or a
+	// proxy's 502/503/504, which may have forwarded the request first. Err
+	// is then the *APIError.
+	AmbiguousNotCoordinatorAnswer
+	// AmbiguousUnreadableAnswer: a 2xx whose body could not be read or
+	// decoded: the coordinator most likely applied the change.
+	AmbiguousUnreadableAnswer
+)
+
+// AmbiguousError means a mutation may or may not have been applied: the
+// answer that came back was not the coordinator's own decision (see
+// AmbiguousKind). It is never re-sent automatically: the caller must read
+// the resource to find out whether it was applied, and re-send with the same
+// RequestID if not. IsAmbiguous is the predicate for it.
 type AmbiguousError struct {
+	Kind      AmbiguousKind
 	Method    string
 	Path      string
 	RequestID string
 	Attempts  int
+	Status    int // the HTTP status of an unreadable or non-coordinator answer; 0 without an answer
 	Err       error
 }
 
 func (e *AmbiguousError) Error() string {
-	if apiErr, ok := e.Err.(*APIError); ok {
-		return fmt.Sprintf("%s %s: the coordinator answered %d without an errorCode (a Redis store or state-mutex failure), "+
+	switch e.Kind {
+	case AmbiguousNotCoordinatorAnswer:
+		who := "a proxy or load balancer in front of the coordinator (it may have forwarded the request first)"
+		if apiErr, ok := e.Err.(*APIError); ok && apiErr.HTTPStatus == http.StatusInternalServerError && !strings.HasPrefix(apiErr.Message, nonJSONPrefix) {
+			who = "the coordinator's generic error (a Redis store or state-mutex failure)"
+		}
+		return fmt.Sprintf("%s %s: the answer was %d without the coordinator's errorCode, from %s, "+
 			"so the change may or may not have been committed; read the current state before re-sending it (request id %s): %v",
-			e.Method, e.Path, apiErr.HTTPStatus, e.RequestID, apiErr)
+			e.Method, e.Path, e.Status, who, e.RequestID, e.Err)
+	case AmbiguousUnreadableAnswer:
+		return fmt.Sprintf("%s %s: the coordinator answered %d, but the answer could not be read, so the change may have been applied; "+
+			"read the current state before re-sending it (request id %s): %v", e.Method, e.Path, e.Status, e.RequestID, e.Err)
 	}
 	return fmt.Sprintf("%s %s: no response received, so the request may have been applied by the coordinator; "+
 		"read the current state before re-sending it (request id %s): %v", e.Method, e.Path, e.RequestID, e.Err)
@@ -160,7 +184,8 @@ func (e *AmbiguousError) Error() string {
 
 func (e *AmbiguousError) Unwrap() error { return e.Err }
 
-// IsAmbiguous reports whether err is an AmbiguousError.
+// IsAmbiguous reports whether err is an AmbiguousError: a mutation whose
+// outcome is unknown.
 func IsAmbiguous(err error) bool {
 	var amb *AmbiguousError
 	return errors.As(err, &amb)

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 )
 
 const gatewayPage = "<html><head><title>502 Bad Gateway</title></head><body><h1>502 Bad Gateway</h1></body></html>"
@@ -32,22 +35,107 @@ func TestGatewayErrorsWithoutCodeAreRetriedOnGET(t *testing.T) {
 	}
 }
 
-func TestGatewayErrorsOnMutationsAreNotRetried(t *testing.T) {
-	// The proxy may have forwarded the scale before failing: re-sending it
-	// blindly is the caller's decision, not the transport's.
+// TestLostAnswersOnMutationsAreAmbiguous is issue 20's one rule: on every
+// mutation, an answer that is not the coordinator's own decision leaves the
+// outcome unknown. It is sent once and reported as an AmbiguousError (with its
+// kind), never re-sent by the transport; a coordinator 503 with its own
+// errorCode stays what it was (retried).
+func TestLostAnswersOnMutationsAreAmbiguous(t *testing.T) {
+	type answer struct {
+		name   string
+		kind   AmbiguousKind
+		status int
+		serve  func(t *testing.T, w http.ResponseWriter, r *http.Request, success func(http.ResponseWriter))
+	}
+	html := func(status int) func(*testing.T, http.ResponseWriter, *http.Request, func(http.ResponseWriter)) {
+		return func(_ *testing.T, w http.ResponseWriter, _ *http.Request, _ func(http.ResponseWriter)) {
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(status)
+			_, _ = io.WriteString(w, gatewayPage)
+		}
+	}
+	answers := []answer{
+		{"502 HTML", AmbiguousNotCoordinatorAnswer, 502, html(502)},
+		{"503 empty", AmbiguousNotCoordinatorAnswer, 503, func(_ *testing.T, w http.ResponseWriter, _ *http.Request, _ func(http.ResponseWriter)) {
+			w.WriteHeader(503)
+		}},
+		{"504 HTML", AmbiguousNotCoordinatorAnswer, 504, html(504)},
+		{"Spring 500", AmbiguousNotCoordinatorAnswer, 500, func(_ *testing.T, w http.ResponseWriter, r *http.Request, _ func(http.ResponseWriter)) {
+			springGeneric500(w, r)
+		}},
+		{"reset", AmbiguousNoAnswer, 0, func(t *testing.T, w http.ResponseWriter, _ *http.Request, _ func(http.ResponseWriter)) {
+			resetConnection(t, w)
+		}},
+		{"garbled 2xx", AmbiguousUnreadableAnswer, 0, func(_ *testing.T, w http.ResponseWriter, _ *http.Request, success func(http.ResponseWriter)) {
+			rec := httptest.NewRecorder()
+			success(rec)
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(rec.Code)
+			_, _ = w.Write(rec.Body.Bytes()[:rec.Body.Len()/2])
+		}},
+		{"delay past request_timeout", AmbiguousNoAnswer, 0, func(_ *testing.T, w http.ResponseWriter, r *http.Request, _ func(http.ResponseWriter)) {
+			<-r.Context().Done() // the client gives up first
+		}},
+	}
+	for _, tc := range networkCalls {
+		if !tc.ambiguous {
+			continue
+		}
+		for _, a := range answers {
+			t.Run(tc.name+"/"+a.name, func(t *testing.T) {
+				f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+					if n == 1 {
+						a.serve(t, w, r, tc.success)
+						return
+					}
+					tc.success(w)
+				})
+				c := newTestClient(t, f.URL, func(cfg *Config) { cfg.RequestTimeout = 200 * time.Millisecond })
+				err := tc.run(context.Background(), c)
+				var amb *AmbiguousError
+				if !errors.As(err, &amb) || f.count() != 1 {
+					t.Fatalf("want one request ending in an AmbiguousError, got %d requests and %T %v", f.count(), err, err)
+				}
+				want := a.status
+				if a.kind == AmbiguousUnreadableAnswer {
+					want = amb.Status // the call's own 2xx
+					if want < 200 || want > 299 {
+						t.Errorf("status %d, want the 2xx", want)
+					}
+				}
+				if amb.Kind != a.kind || amb.Status != want || amb.RequestID != f.requests()[0].Header.Get("X-Request-Id") {
+					t.Errorf("got kind %d status %d request id %q", amb.Kind, amb.Status, amb.RequestID)
+				}
+				if IsTransient(err) || !strings.Contains(err.Error(), amb.RequestID) {
+					t.Errorf("must not be transient and must name the request id: %v", err)
+				}
+			})
+		}
+	}
+}
+
+func TestCoordinator503WithCodeOnMutationIsRetried(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		w.Header().Set("Content-Type", "text/html")
-		w.WriteHeader(http.StatusBadGateway)
-		_, _ = io.WriteString(w, gatewayPage)
+		if n == 1 {
+			writeCoordError(w, 503, CodeCoordinatorTerminating, "shutting down")
+			return
+		}
+		writeMigration(w, 202)
 	})
 	c := newTestClient(t, f.URL, nil)
-	_, err := c.ScaleStream(context.Background(), "orders", 8, Mutation{})
-	apiErr, ok := AsAPIError(err)
-	if !ok || apiErr.HTTPStatus != http.StatusBadGateway || f.count() != 1 {
-		t.Fatalf("want one attempt ending in a 502 APIError, got %d attempts and %v", f.count(), err)
+	if _, err := c.ScaleGroup(context.Background(), "orders", "billing", 8, Mutation{}); err != nil || f.count() != 2 {
+		t.Fatalf("want a retry then success, got %v after %d requests", err, f.count())
 	}
-	if IsTransient(err) {
-		t.Error("a 502 to a mutation must not count as transient")
+}
+
+func TestCancelledBeforeSendingIsNotAmbiguous(t *testing.T) {
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { writeMigration(w, 202) })
+	c := newTestClient(t, f.URL, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.ScaleGroup(ctx, "orders", "billing", 8, Mutation{})
+	if err == nil || IsAmbiguous(err) || !errors.Is(err, context.Canceled) || f.count() != 0 {
+		t.Fatalf("a call cancelled before it started sends nothing and is not ambiguous: %v after %d requests", err, f.count())
 	}
 }
 

@@ -14,7 +14,7 @@ import (
 // callUnderTest runs one client method against the fake.
 type callUnderTest struct {
 	name      string
-	ambiguous bool // a reset must not be re-sent
+	ambiguous bool // a mutation: a reset or a non-coordinator answer must not be re-sent
 	run       func(ctx context.Context, c *Client) error
 	success   func(w http.ResponseWriter)
 }
@@ -40,22 +40,22 @@ var networkCalls = []callUnderTest{
 		_, err := c.GetGroup(ctx, "orders", "billing")
 		return err
 	}, func(w http.ResponseWriter) { writeJSON(w, 200, groupJSON("orders", "billing", 8)) }},
-	{"delete group", false, func(ctx context.Context, c *Client) error {
+	{"delete group", true, func(ctx context.Context, c *Client) error {
 		_, err := c.DeleteGroup(ctx, "orders", "billing", true, Mutation{})
 		return err
 	}, func(w http.ResponseWriter) { writeJSON(w, 200, groupJSON("orders", "billing", 8)) }},
-	{"scale stream", false, func(ctx context.Context, c *Client) error {
+	{"scale stream", true, func(ctx context.Context, c *Client) error {
 		_, err := c.ScaleStream(ctx, "orders", 8, Mutation{})
 		return err
 	}, func(w http.ResponseWriter) {
 		writeJSON(w, 202, map[string]any{"streamPrefix": "orders", "targetShardCount": 8,
 			"affectedConsumerGroups": []string{"billing"}, "migrations": []json.RawMessage{json.RawMessage(migrationJSON)}})
 	}},
-	{"scale group", false, func(ctx context.Context, c *Client) error {
+	{"scale group", true, func(ctx context.Context, c *Client) error {
 		_, err := c.ScaleGroup(ctx, "orders", "billing", 8, Mutation{})
 		return err
 	}, func(w http.ResponseWriter) { writeMigration(w, 202) }},
-	{"rollback", false, func(ctx context.Context, c *Client) error {
+	{"rollback", true, func(ctx context.Context, c *Client) error {
 		_, err := c.RollbackMigration(ctx, "orders", "billing", "reshard-1", Mutation{})
 		return err
 	}, func(w http.ResponseWriter) { writeMigration(w, 202) }},
@@ -154,7 +154,7 @@ func TestRequestIDStableAcrossRetries(t *testing.T) {
 			w.Header().Set("Retry-After", "1")
 			writeCoordError(w, 429, CodeRateLimitExceeded, "slow down")
 		case 3:
-			resetConnection(t, w)
+			writeCoordError(w, 503, CodeCoordinatorStateMutexUnavailable, "busy")
 		default:
 			writeMigration(w, 202)
 		}

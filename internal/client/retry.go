@@ -57,17 +57,14 @@ type retryKey struct {
 //     it) but permanent for a create (§4.2): the failed create leaves the
 //     keys p:0..k-1, so for the first group of a prefix a re-send gets 409
 //     STREAM_PREFIX_ALREADY_EXISTS and hides the real failure.
-//   - 500 without an errorCode is Spring's generic error: a Redis store or
-//     state-mutex failure (§9). It is transient for calls the contract makes
-//     safe to repeat (GETs, login, rollback, which is idempotent, and delete,
-//     whose repeat answers 404 = already gone). On any other mutation (create,
-//     scale, heartbeat) the change may or may not have been committed, so it
-//     is classAmbiguous: never re-sent, returned as an AmbiguousError for the
-//     caller to read back. (A scale IS re-sent after a connection reset,
-//     because its 202 was lost only after the coordinator answered; a 500 may
-//     come from a half-done stream scale, which a blind re-send would hide.)
-//   - 502, 503 and 504 without an errorCode come from a proxy; they are
-//     retried on GETs only.
+//   - A 5xx without an errorCode is not the coordinator's own decision:
+//     Spring's generic 500 (a Redis store or state-mutex failure, §9) or a
+//     proxy's 502/503/504 (often an HTML page), which may have forwarded the
+//     request before failing. On a call that is safe to repeat (GETs, login)
+//     the 500 and a proxy's 502/503/504 to a GET are transient. On any
+//     mutation (create, scale, rollback, delete, heartbeat) the change may or
+//     may not have been committed: classAmbiguous, never re-sent, returned as
+//     an AmbiguousError for the caller to read back (issue 20).
 var retryTable = map[retryKey]retryClass{
 	{http.StatusTooManyRequests, ""}:                                      classRateLimited,
 	{http.StatusConflict, CodeStateVersionConflict}:                       classTransient,
@@ -100,7 +97,7 @@ func traitsOf(method string) callTraits {
 	if method == http.MethodGet || method == http.MethodHead {
 		return callTraits{method: method, resend: resendIdempotent}
 	}
-	return callTraits{method: method, resend: resendAfterNetworkError}
+	return callTraits{method: method, resend: resendNever}
 }
 
 // classifyCall refines classify for one request (see retryTable).
@@ -109,17 +106,16 @@ func classifyCall(tr callTraits, status int, code string) retryClass {
 	switch {
 	case tr.create && status == http.StatusServiceUnavailable && code == CodeRedisStreamProvisioningFailed:
 		return classPermanent
-	case rc != classPermanent || code != "":
+	case rc != classPermanent || code != "" || status < 500:
 		return rc
-	case status == http.StatusInternalServerError:
-		if tr.resend == resendIdempotent {
-			return classTransient
-		}
+	case tr.resend != resendIdempotent:
+		// Not the coordinator's decision, on a mutation: the outcome is unknown.
 		return classAmbiguous
+	case status == http.StatusInternalServerError:
+		return classTransient
 	case tr.method == http.MethodGet &&
 		(status == http.StatusBadGateway || status == http.StatusServiceUnavailable || status == http.StatusGatewayTimeout):
-		// A proxy in front of a restarting coordinator; a GET changes
-		// nothing. A mutation is not retried: the proxy may have forwarded it.
+		// A proxy in front of a restarting coordinator; a GET changes nothing.
 		return classTransient
 	}
 	return rc
@@ -130,17 +126,16 @@ func classifyCall(tr callTraits, status int, code string) retryClass {
 type resendPolicy int
 
 const (
-	// resendIdempotent: the contract makes repeating it harmless (GET, login,
-	// rollback, delete: a repeat of an applied delete answers 404, which the
-	// caller treats as already gone). Re-sent after network errors and
-	// generic 500s.
+	// resendIdempotent: repeating it changes nothing (GET, login). Re-sent
+	// after network errors and generic 500s.
 	resendIdempotent resendPolicy = iota
-	// resendAfterNetworkError: re-sent after a network error (a scale whose
-	// 202 was lost is applied, and its re-send's 409 ACTIVE_MIGRATION_EXISTS
-	// leads the caller to read and adopt it) but not after a generic 500.
-	resendAfterNetworkError
-	// resendNever: a second copy would be a second operation (create,
-	// heartbeat). A failure after a possible write becomes an AmbiguousError.
+	// resendNever: every mutation (create, scale, rollback, delete,
+	// heartbeat). A failure after the request may have been written, or an
+	// answer that is not the coordinator's own decision, becomes an
+	// AmbiguousError: the caller reads back before it decides, and re-sends
+	// with the same request id only when the change did not happen. (Even
+	// where a repeat would be harmless, as for rollback and delete, the
+	// read-back keeps the audit log at one event per change.)
 	resendNever
 )
 

@@ -36,6 +36,20 @@ const (
 	// store failed after the commit. On a GET it is the same as
 	// FaultStoreError except that nothing is audited either way.
 	FaultStoreErrorAfterCommit
+	// FaultRespondAfterApply applies the request (mutation, audit event with
+	// the coordinator's own status, rate-limit count) and then answers as
+	// FaultRespond does, as a proxy that forwarded the request and lost the
+	// coordinator's answer would: typically Status 502 or 504 with an HTML
+	// Body.
+	FaultRespondAfterApply
+	// FaultGarbleAfterApply applies the request and passes its answer on with
+	// the coordinator's status but only the first half of its body, so the
+	// body cannot be decoded.
+	FaultGarbleAfterApply
+	// FaultHangAfterApply applies the request and then sends nothing until
+	// the client gives up (closes the connection), Delay passes, or the
+	// coordinator closes: an answer delayed past the client's deadline.
+	FaultHangAfterApply
 )
 
 // Fault is a one-shot (or Times-shot) disturbance of matching requests.
@@ -120,6 +134,28 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 		resetConnection(w)
 	case FaultResetAfterApply:
 		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
+		resetConnection(w)
+	case FaultRespondAfterApply:
+		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
+		respondFault(w, f)
+	case FaultGarbleAfterApply:
+		buf := &bufferedWriter{h: http.Header{}}
+		c.serve(buf, r, m, rawPath, rawQuery)
+		buf.body = buf.body[:len(buf.body)/2]
+		buf.copyTo(w)
+	case FaultHangAfterApply:
+		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
+		delay := f.Delay
+		if delay <= 0 {
+			delay = time.Minute
+		}
+		t := time.NewTimer(delay)
+		defer t.Stop()
+		select {
+		case <-r.Context().Done():
+		case <-t.C:
+		case <-c.closing:
+		}
 		resetConnection(w)
 	case FaultStoreError:
 		c.serveWith(w, r, m, rawPath, rawQuery, storeFailBeforeCommit)

@@ -1,6 +1,8 @@
 package coordinator
 
 import (
+	"encoding/json"
+	"io"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -197,5 +199,56 @@ func TestRequestCounts(t *testing.T) {
 	counts["x"] = 1 // the returned map is a copy
 	if e.c.RequestCount("x", "") != 0 {
 		t.Fatal("RequestCounts leaked its map")
+	}
+}
+
+// TestFaultsAfterApply: a proxy that forwarded the request and then lost the
+// answer (502/504 HTML, half a 2xx body, no answer before the client gives
+// up). The create is applied and audited once in every case.
+func TestFaultsAfterApply(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault Fault
+		check func(t *testing.T, resp *http.Response, body []byte, err error)
+	}{
+		{"502 HTML", Fault{Kind: FaultRespondAfterApply, Status: 502, Body: "<html>502 Bad Gateway</html>", ContentType: "text/html"},
+			func(t *testing.T, resp *http.Response, body []byte, err error) {
+				if err != nil || resp.StatusCode != 502 || string(body) != "<html>502 Bad Gateway</html>" {
+					t.Fatalf("got %v %v %q", resp, err, body)
+				}
+			}},
+		{"garbled 201", Fault{Kind: FaultGarbleAfterApply}, func(t *testing.T, resp *http.Response, body []byte, err error) {
+			if err != nil || resp.StatusCode != 201 || len(body) == 0 || json.Valid(body) {
+				t.Fatalf("want a 201 whose body is cut, got %v %v %q", resp, err, body)
+			}
+		}},
+		{"hang until the client gives up", Fault{Kind: FaultHangAfterApply}, func(t *testing.T, _ *http.Response, _ []byte, err error) {
+			if err == nil {
+				t.Fatal("want a client timeout")
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newEnv(t, Options{})
+			tc.fault.Method, tc.fault.Route = "POST", RouteGroup
+			e.c.InjectFault(tc.fault)
+			client := &http.Client{Timeout: 500 * time.Millisecond}
+			req, _ := http.NewRequest("POST", e.srv.URL+groupPath("orders", "g"), strings.NewReader(`{"requestedBy":"t","initialShardCount":3}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.SetBasicAuth("admin", "password")
+			resp, err := client.Do(req)
+			var body []byte
+			if err == nil {
+				body, _ = io.ReadAll(resp.Body)
+				resp.Body.Close()
+			}
+			tc.check(t, resp, body, err)
+			if g := e.group("orders", "g"); g.ShardCount != 3 {
+				t.Fatalf("the create was not applied: %+v", g)
+			}
+			if evs := e.c.AuditEvents(); len(evs) != 1 || evs[0].Status != 201 {
+				t.Fatalf("audit = %+v", evs)
+			}
+		})
 	}
 }

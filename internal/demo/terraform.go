@@ -74,6 +74,27 @@ func (tf *Terraform) Run(ctx context.Context, args ...string) (int, error) {
 	return exitCode(cmd.Run())
 }
 
+// Started is a terraform command running in the background (Start).
+type Started struct{ cmd *exec.Cmd }
+
+// Start runs terraform with args in the background, streaming its output as
+// Run does. The caller signals it (Signal) and must Wait for it.
+func (tf *Terraform) Start(ctx context.Context, args ...string) (*Started, error) {
+	cmd := tf.command(ctx, args)
+	cmd.Stdout, cmd.Stderr = tf.Stdout, tf.Stderr
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &Started{cmd: cmd}, nil
+}
+
+// Signal sends sig to the terraform process only (not to its providers), as
+// a CI runner cancelling a job does with os.Interrupt.
+func (s *Started) Signal(sig os.Signal) error { return s.cmd.Process.Signal(sig) }
+
+// Wait waits for the command and returns its exit code, as Run does.
+func (s *Started) Wait() (int, error) { return exitCode(s.cmd.Wait()) }
+
 // Output runs terraform with args and returns its standard output; a
 // non-zero exit is an error carrying standard error.
 func (tf *Terraform) Output(ctx context.Context, args ...string) ([]byte, error) {

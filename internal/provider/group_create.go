@@ -74,26 +74,44 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	firstOfPrefix := !plan.SiblingShardCounts.IsUnknown() && !plan.SiblingShardCounts.IsNull() && len(plan.SiblingShardCounts.Elements()) == 0
 
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
-	group, err := api.CreateGroup(ctx, p, g, count, m)
+	// An interrupt while the create is in flight must not lose the group the
+	// coordinator made: the request and its read-back get a grace period.
+	if ctx.Err() != nil {
+		resp.Diagnostics.AddError(fmt.Sprintf("Create of group %q under stream prefix %q not sent", g, p),
+			fmt.Sprintf("The operation ended (%v) before the create was sent; nothing was created. Run terraform apply again.", ctx.Err()))
+		return
+	}
+	mctx, done := graceContext(ctx, "create-group "+m.RequestID)
+	defer done()
+	group, err := api.CreateGroup(mctx, p, g, count, m)
 	r.pd.noteMutation(p)
 	if isAmbiguousCreate(err) {
-		group, err = r.settleAmbiguousCreate(ctx, p, g, count, m, &resp.Diagnostics)
+		group, err = r.settleAmbiguousCreate(mctx, ctx, p, g, count, m, &resp.Diagnostics)
 	}
 	if err != nil {
 		addCreateGroupError(&resp.Diagnostics, p, g, count, firstOfPrefix, err)
 		return
 	}
+	if ctx.Err() != nil {
+		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
+			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+
+				"finished it within its %s grace period: the group exists and is recorded in state, so the next apply continues from it.",
+			ctx.Err(), g, p, m.RequestID, cancelGrace))
+	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
+	mark := markOf(group)
+	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
 	if plan.SiblingShardCounts.IsUnknown() {
 		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 
-// isAmbiguousCreate: no answer, or a generic 500 without an errorCode (a
-// store or mutex failure that may or may not have committed, CONTRACT §9).
+// isAmbiguousCreate: the outcome is unknown (client.IsAmbiguous: no answer,
+// a 5xx without the coordinator's errorCode, an unreadable 201). The 500
+// check covers hand-built errors.
 func isAmbiguousCreate(err error) bool {
 	if client.IsAmbiguous(err) {
 		return true
@@ -188,7 +206,10 @@ func int64String(v types.Int64) string {
 //     id); a 409 GROUP_ALREADY_EXISTS then means the lost create (ours, most
 //     likely) landed meanwhile, and the group is checked as above;
 //   - the group exists otherwise: someone else made or changed it.
-func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
+//
+// parent is the operation's own context: once it has ended (an interrupt),
+// the create is read back but never sent again.
+func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
 	api := r.pd.api
 	var lastErr error
 	resent := false
@@ -223,6 +244,10 @@ func (r *groupResource) settleAmbiguousCreate(ctx context.Context, p, g string, 
 					"group at the same moment, the coordinator's audit log tells (request id %s).",
 					g, p, m.RequestID, how, settled.ShardCount, createSettleBound, m.RequestID))
 			return settled, nil
+		case client.IsNotFound(err) && parent.Err() != nil:
+			return nil, fmt.Errorf("the operation ended (%w) while the create (request id %s) was in flight, and the group does not exist: "+
+				"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
+				parent.Err(), m.RequestID)
 		case client.IsNotFound(err):
 			resent = true
 			group, err = api.CreateGroup(ctx, p, g, count, m)
@@ -351,7 +376,9 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 	var lostPrefix *lostCreatePrefixError
 	switch {
 	case errors.Is(err, errCreatedByOther):
-		diags.AddError("Group already exists", err.Error()+"\n\n"+importHint(p, g))
+		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
+			"with this create's request id succeeded, the group is this configuration's own and someone changed it since; otherwise "+
+			"another actor created it. Either way it was not adopted, because it no longer looks as this create made it.\n\n"+importHint(p, g))
 	case errors.Is(err, errCreateRolledBack):
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
 			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. "+

@@ -289,6 +289,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		})
 	} else {
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
@@ -341,6 +342,7 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		plan.MetadataVersion = types.Int64Value(reg.Reported)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
+		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
@@ -377,8 +379,8 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 
 	api := r.pd.api
 	force := state.ForceDelete.ValueBool()
-	m := client.Mutation{RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
-	_, err := api.DeleteGroup(ctx, p, g, force, m)
+	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
+	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteMutation(p)
 	switch {
 	case err == nil, client.IsNotFound(err):

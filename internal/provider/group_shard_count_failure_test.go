@@ -1,9 +1,11 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
@@ -49,9 +51,19 @@ func TestAccGroupShardCount_genericServerErrorOnScaleIsReadBack(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		kind coordinator.FaultKind
+		// the read-back's verdict: adopted, or sent again (same request id)
+		check func(t *testing.T, c *coordinator.Coordinator, a *accTest, p string) error
 	}{
-		{"committed", coordinator.FaultStoreErrorAfterCommit},
-		{"not committed", coordinator.FaultStoreError},
+		{"committed", coordinator.FaultStoreErrorAfterCommit, func(t *testing.T, c *coordinator.Coordinator, a *accTest, p string) error {
+			return a.diags.ExpectWarning("500 without the coordinator's errorCode", "the scale had been applied")(nil)
+		}},
+		{"not committed", coordinator.FaultStoreError, func(t *testing.T, c *coordinator.Coordinator, a *accTest, p string) error {
+			events := auditEvents(c, p, "SCALE_STREAM")
+			if len(events) != 2 || events[0].Status != 500 || events[1].Outcome != "SUCCESS" || events[0].RequestID != events[1].RequestID {
+				return fmt.Errorf("want the failed scale and its re-send with the same request id, got %+v", events)
+			}
+			return nil
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a := newAccTest(t, acctest.Options{})
@@ -68,12 +80,12 @@ func TestAccGroupShardCount_genericServerErrorOnScaleIsReadBack(t *testing.T) {
 					Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
 					Check: resource.ComposeTestCheckFunc(
 						a.migrationFinished(p, g, 2),
-						a.diags.ExpectWarning("read back after an ambiguous answer"),
+						func(*terraform.State) error { return tc.check(t, c, a, p) },
 					),
 				}},
 			})
 			// Exactly one scale took effect: the committed 500, or the
-			// per-group scale after an uncommitted one.
+			// stream scale sent again after an uncommitted one.
 			var applied int
 			for _, e := range auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP") {
 				if e.Outcome == "SUCCESS" {

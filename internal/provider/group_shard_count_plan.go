@@ -65,6 +65,16 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// Acknowledged (checked above): the reported version becomes the baseline.
 			plan.MetadataVersion = types.Int64Value(reg.Reported)
 		}
+		var seen *client.Group
+		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
+			var diags diag.Diagnostics
+			seen, diags = readGroupSeen(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
+		}
+		if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+			return
+		}
 		if pending && plan.WaitFor.ValueString() == waitForCompletion {
 			resp.Diagnostics.AddWarning("Resuming an unfinished resharding wait", fmt.Sprintf(
 				"The last apply of %s timed out or failed while waiting for migration(s) %s to complete (state %s). "+

@@ -51,6 +51,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The impact of the planned shard count change, known at plan time so that a saved plan carries it " +
 			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
+			"When a migration to the configured count is already under way, the plan is an update that waits for it, and this " +
+			"attribute describes that migration (`plan_check` says so; `blocked_by` says since when and what it waits for). " +
 			"After apply it describes the last change. Applying a saved plan whose basis changed on the coordinator fails before " +
 			"any change and asks for a new plan.",
 		Computed: true,
@@ -90,7 +92,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			},
 			"plan_check": schema.StringAttribute{
 				MarkdownDescription: "How this preview was obtained: read from the coordinator at plan time, partly deferred (the " +
-					"group is created in the same apply), or skipped (the provider configuration is unknown until apply).",
+					"group is created in the same apply), skipped (the provider configuration is unknown until apply), or a migration " +
+					"to this count already under way, which applying waits for without sending a scale.",
 				Computed: true,
 			},
 		},

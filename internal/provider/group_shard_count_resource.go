@@ -140,7 +140,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			"migration_state": schema.StringAttribute{
 				MarkdownDescription: "State of the last change's migration when the provider stopped watching it: `DEPRECATED` when complete, " +
 					"`ROLLED_BACK` after `rollback_on_revert`, `ACTIVE` for a scale-out that waits for a consumer or with `wait_for = \"ACCEPTED\"`, " +
-					"null when no change was needed. A wait that timed out is resumed by the next apply.",
+					"null when no change was needed. A refresh that finds a migration under way to the group's count (whoever started it) records it " +
+					"here and in `migration_ids`. A wait that timed out or was interrupted, and such a migration, are waited for by the next apply " +
+					"(the plan shows an update; no scale is sent).",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -209,6 +211,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		}
 		if plan.Resharding.IsUnknown() {
 			plan.Resharding = state.Resharding
+		}
+		if reg, d := readMetadataRegression(ctx, req.Private); reg != nil {
+			// Acknowledged (ModifyPlan let it through): the new baseline.
+			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
+		} else {
+			resp.Diagnostics.Append(d...)
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
@@ -281,6 +289,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
+		if s.self != nil {
+			// The group as this apply last read it: a plan without a
+			// refresh must not see the migration it waited for as under way.
+			diags.Append(setGroupSeen(ctx, private, s.self)...)
+			mark := markOf(s.self)
+			diags.Append(setEpochsSeen(ctx, private, &mark)...)
+		}
 	}
 
 	// Whatever start sent (scale, rollback), later reads of the prefix must
@@ -297,6 +312,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		r.settleComputed(ctx, s, &plan, out)
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
+		if s.self != nil {
+			diags.Append(setGroupSeen(ctx, private, s.self)...)
+		}
 		return
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
@@ -442,10 +460,13 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if regressed {
 		reg = &metadataRegression{Seen: seen.ValueInt64(), Reported: group.MetadataVersion}
 		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
+	} else {
+		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
 	r.followMigration(ctx, &state, group, &resp.Diagnostics)
+	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -148,35 +147,7 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		return out
 	}
 
-	unlock := s.locks.Lock(s.p)
-	resp, err := s.api.ScaleStream(ctx, s.p, s.target, s.mutation)
-	unlock()
-	switch {
-	case err == nil:
-		for i, name := range resp.AffectedConsumerGroups {
-			if i < len(resp.Migrations) {
-				out.track(name, resp.Migrations[i])
-			}
-		}
-		tflog.Info(ctx, "stream scale accepted", map[string]any{
-			"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups,
-		})
-		return out
-	case client.IsAmbiguous(err):
-		// The coordinator failed mid-request (a generic 500: store or mutex
-		// failure): the scale may or may not have been applied. Read the
-		// groups back and continue from what they show.
-		tflog.Warn(ctx, "stream scale answer was ambiguous; reading the groups back", map[string]any{"stream_prefix": s.p, "error": err.Error()})
-		return s.takeOver(ctx, "read back after an ambiguous answer")
-	case client.IsConflict(err, client.CodeActiveMigrationExists):
-		// A lost 202 that the transport re-sent, a stream scale that failed
-		// part-way, or a sibling's migration: find out which from the groups.
-		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
-		return s.takeOver(ctx, "recovered")
-	default:
-		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
-		return nil
-	}
+	return s.scaleStream(ctx, out)
 }
 
 func scaleErrorHint(err error) string {
@@ -215,7 +186,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 			if am != nil && !am.Finished() {
 				action = "resumed group %q's PREPARING migration with the same target (%s)"
 			}
-			m, err := s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, s.mutation)
+			m, err := s.scaleGroup(ctx, gi)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
 					"Groups finished so far: "+orNone(done)+". Run terraform apply again to continue.")
@@ -268,7 +239,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	var rolled []string
 	for _, gi := range active {
 		am := gi.ActiveMigration
-		m, err := s.api.RollbackMigration(ctx, s.p, gi.ConsumerGroup, am.ReshardingID, s.mutation)
+		m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
 				"Rolled back so far: "+orNone(rolled)+".")

@@ -63,6 +63,12 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	case errors.Is(err, errMigrationEnded):
 		s.diags.AddError(fmt.Sprintf("Resharding of stream prefix %q to %d shards did not complete", s.p, s.target), err.Error())
 		return true
+	case ctx.Err() != nil && interrupted(ctx):
+		s.diags.AddError(fmt.Sprintf("Interrupted while waiting for the resharding of stream prefix %q to %d shards", s.p, s.target),
+			"The coordinator accepted the scale; the operation was interrupted while the migration runs. "+s.describeUnfinished(out, finished)+
+				"\n\nThe new shard count and the unfinished migrations are recorded in state: the next terraform plan shows an update, "+
+				"and its apply waits for the migration without sending another scale.")
+		return false
 	case ctx.Err() != nil:
 		s.diags.AddError(fmt.Sprintf("Timed out waiting for the resharding of stream prefix %q to %d shards", s.p, s.target),
 			s.describeUnfinished(out, finished)+"\n\nThe new shard count and the unfinished migrations are recorded in state; the next "+

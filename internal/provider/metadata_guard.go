@@ -36,6 +36,9 @@ const privateMetadataRegression = "metadata_regression"
 type metadataRegression struct {
 	Seen     int64 `json:"seen"`
 	Reported int64 `json:"reported"`
+	// Epochs is set when the version is the same and the epochs went
+	// backwards (metadata_guard_epochs.go).
+	Epochs *epochRegression `json:"epochs,omitempty"`
 }
 
 // observeMetadataVersion is the Read-time rule: the version to store is the
@@ -116,12 +119,15 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
 		ack = fmt.Sprintf("acknowledged_metadata_version is %d, which is not the reported version %d.\n", acknowledged.ValueInt64(), reg.Reported)
 	}
+	what := fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
+		"but the coordinator now reports metadataVersion %d. The group's metadata was deleted, corrupted, or restored from an old backup; "+
+		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported)
+	if reg.Epochs != nil {
+		what = epochsRegressionDetail(resourceType, p, g, reg)
+	}
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
-		fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
-			"but the coordinator now reports metadataVersion %d. The group's metadata was deleted, corrupted, or restored from an old backup; "+
-			"clients may hold newer routing than the coordinator.\n%s\n",
-			resourceType, g, reg.Seen, g, p, reg.Reported, ack)+
+		fmt.Sprintf("%s%s\n", what, ack)+
 			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported),
 	)
 }

@@ -138,3 +138,64 @@ func TestCheckPlanBasis(t *testing.T) {
 		t.Errorf("regression diagnostic: %s", s)
 	}
 }
+
+func TestObserveEpochs(t *testing.T) {
+	grp := func(v, ge, ae int64) *client.Group {
+		return &client.Group{MetadataVersion: v, GroupEpoch: ge, AssignmentEpoch: ae}
+	}
+	mark := func(v, ge, ae int64) *epochMark {
+		return &epochMark{MetadataVersion: v, GroupEpoch: ge, AssignmentEpoch: ae}
+	}
+	cases := []struct {
+		name      string
+		prev      *epochMark
+		now       *client.Group
+		next      epochMark
+		regressed bool
+	}{
+		{"first read", nil, grp(1, 1, 1), *mark(1, 1, 1), false},
+		{"membership changes raise epochs at the same version", mark(1, 1, 1), grp(1, 3, 4), *mark(1, 3, 4), false},
+		{"a higher version is a new baseline, whatever its epochs", mark(1, 5, 5), grp(2, 2, 2), *mark(2, 2, 2), false},
+		{"a lower version is the version rule's", mark(3, 5, 5), grp(1, 1, 1), *mark(3, 5, 5), false},
+		{"groupEpoch back at the same version", mark(1, 3, 4), grp(1, 1, 4), *mark(1, 3, 4), true},
+		{"assignmentEpoch back at the same version", mark(1, 3, 4), grp(1, 3, 2), *mark(1, 3, 4), true},
+	}
+	for _, c := range cases {
+		next, reg := observeEpochs(c.prev, c.now)
+		if next != c.next || (reg != nil) != c.regressed {
+			t.Errorf("%s: got %+v %+v, want %+v regressed=%v", c.name, next, reg, c.next, c.regressed)
+		}
+		if reg != nil && (reg.Seen != c.now.MetadataVersion || reg.Reported != c.now.MetadataVersion || reg.Epochs == nil ||
+			reg.Epochs.ReportedGroupEpoch != c.now.GroupEpoch || reg.Epochs.SeenGroupEpoch != c.prev.GroupEpoch) {
+			t.Errorf("%s: regression %+v %+v", c.name, reg, reg.Epochs)
+		}
+	}
+	// The way out: the acknowledged regression's reported epochs are the new baseline.
+	_, reg := observeEpochs(mark(1, 3, 4), grp(1, 1, 1))
+	if got := acknowledgedMark(reg); got == nil || *got != *mark(1, 1, 1) {
+		t.Errorf("acknowledgedMark = %+v", got)
+	}
+	if got := acknowledgedMark(&metadataRegression{Seen: 5, Reported: 1}); got != nil {
+		t.Errorf("a version regression leaves the epochs to the next refresh, got %+v", got)
+	}
+}
+
+func TestEpochRegressionMessage(t *testing.T) {
+	var diags diag.Diagnostics
+	reg := &metadataRegression{Seen: 4, Reported: 4, Epochs: &epochRegression{SeenGroupEpoch: 7, ReportedGroupEpoch: 3, SeenAssignmentEpoch: 9, ReportedAssignmentEpoch: 5}}
+	checkMetadataRegression(&diags, "redisstreamcoordinator_group", "orders", "svc", reg, types.Int64Null())
+	if !diags.HasError() {
+		t.Fatal("an epoch regression must fail closed")
+	}
+	detail := diags[0].Detail()
+	for _, want := range []string{"groupEpoch 7 → 3", "assignmentEpoch 9 → 5", "metadataVersion 4", "Runbook", "acknowledged_metadata_version = 4", "terraform state rm"} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("message lacks %q:\n%s", want, detail)
+		}
+	}
+	diags = nil
+	checkMetadataRegression(&diags, "redisstreamcoordinator_group", "orders", "svc", reg, types.Int64Value(4))
+	if diags.HasError() {
+		t.Error("acknowledging the reported version is the way out")
+	}
+}

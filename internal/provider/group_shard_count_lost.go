@@ -1,0 +1,191 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// lostScaleResends bounds how often a scale whose answer was lost, and which
+// the read-back shows did not happen, is sent again.
+const lostScaleResends = 2
+
+// scaleStream sends the stream-level scale and settles its outcome. An
+// answer that is not the coordinator's own decision (client.IsAmbiguous: no
+// answer, a proxy's 5xx, an unreadable 202) is read back before anything
+// else is decided: a migration to the target means the scale happened and is
+// adopted; the old count without a migration means it did not, and the same
+// scale (same request id) is sent again. The request and its read-back run
+// on a grace context, so an interrupt while it is in flight still ends with
+// what happened recorded in state.
+func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutcome {
+	if ctx.Err() != nil {
+		s.diags.AddError(fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target),
+			fmt.Sprintf("The operation ended (%v) before the scale was sent; nothing was changed. Run terraform apply again.", ctx.Err()))
+		return nil
+	}
+	m := s.mutation
+	m.RequestID = s.api.NewRequestID("scale-stream")
+	mctx, done := graceContext(ctx, "scale-stream "+m.RequestID)
+	defer done()
+	for resends := 0; ; resends++ {
+		unlock := s.locks.Lock(s.p)
+		resp, err := s.api.ScaleStream(mctx, s.p, s.target, m)
+		unlock()
+		switch {
+		case err == nil:
+			for i, name := range resp.AffectedConsumerGroups {
+				if i < len(resp.Migrations) {
+					out.track(name, resp.Migrations[i])
+				}
+			}
+			tflog.Info(ctx, "stream scale accepted", map[string]any{
+				"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups, "request_id": m.RequestID,
+			})
+			return out
+		case client.IsAmbiguous(err):
+			tflog.Warn(ctx, "stream scale outcome unknown; reading the groups back", map[string]any{
+				"stream_prefix": s.p, "request_id": m.RequestID, "error": err.Error(),
+			})
+			applied, adopted := s.readBackScale(mctx, m.RequestID, err)
+			if s.diags.HasError() {
+				return nil
+			}
+			if applied {
+				return adopted
+			}
+			if resends >= lostScaleResends {
+				addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, fmt.Sprintf(
+					"The scale's answer was lost %d times, and each time the groups read back showed it had not happened (still %d shards, no "+
+						"migration). Nothing was changed. Check the coordinator's health and the proxy in front of it, then run terraform apply again.",
+					resends+1, s.self.ShardCount))
+				return nil
+			}
+			tflog.Warn(ctx, "the lost stream scale did not happen; sending it again with the same request id", map[string]any{
+				"stream_prefix": s.p, "request_id": m.RequestID,
+			})
+		case client.IsConflict(err, client.CodeActiveMigrationExists):
+			// A stream scale that failed part-way, a sibling's migration, or
+			// a lost scale that landed after the read-back: find out which
+			// from the groups.
+			tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
+			return s.takeOver(mctx, "recovered")
+		default:
+			addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
+			return nil
+		}
+	}
+}
+
+// readBackScale reads the prefix's groups after a scale whose outcome is
+// unknown. applied: the scale happened (a group has a migration to the
+// target, or already has the target count), and the returned outcome adopts
+// it (nil after an error). Not applied: every group still has its count and
+// no migration to the target, so the caller sends the scale again.
+func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error) (bool, *scaleOutcome) {
+	siblings, ok := s.prefixGroups(ctx)
+	if !ok {
+		return false, nil
+	}
+	var found []string
+	for _, gi := range siblings {
+		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
+			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
+		} else if gi.ConsumerGroup == s.g && gi.ShardCount == s.target {
+			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
+		}
+		if gi.ConsumerGroup == s.g {
+			g := gi
+			s.self = &g
+		}
+	}
+	if len(found) == 0 {
+		return false, nil
+	}
+	out := s.takeOver(ctx, "read back after the scale's answer was lost")
+	if out == nil {
+		return true, nil
+	}
+	s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf(
+		"The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
+			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
+			"waits for them, without sending a second scale.", s.p, s.target, requestID, lostAnswerCause(lost), strings.Join(found, "; ")))
+	return true, out
+}
+
+// lostAnswerCause says in a few words what came back instead of an answer.
+func lostAnswerCause(err error) string {
+	var amb *client.AmbiguousError
+	if !errors.As(err, &amb) {
+		return err.Error()
+	}
+	switch amb.Kind {
+	case client.AmbiguousNotCoordinatorAnswer:
+		if amb.Status == 500 {
+			return "a 500 without the coordinator's errorCode (its store or state mutex failed, or a proxy answered)"
+		}
+		return fmt.Sprintf("a %d without the coordinator's errorCode, from a proxy or load balancer in front of it", amb.Status)
+	case client.AmbiguousUnreadableAnswer:
+		return fmt.Sprintf("a %d whose body could not be read", amb.Status)
+	}
+	if errors.Is(amb.Err, context.Canceled) {
+		return "no answer before the operation was interrupted"
+	}
+	return "no answer (the connection was reset, closed or timed out)"
+}
+
+// rollback rolls back one group's ACTIVE migration. A lost answer is read
+// back: a migration already ROLLED_BACK is the rollback's result; otherwise
+// the rollback (idempotent) is sent once more with the same request id.
+func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("not sent: %w", ctx.Err())
+	}
+	m := s.mutation
+	m.RequestID = s.api.NewRequestID("rollback-migration")
+	mctx, done := graceContext(ctx, "rollback-migration "+m.RequestID)
+	defer done()
+	mig, err := s.api.RollbackMigration(mctx, s.p, g, reshardingID, m)
+	if !client.IsAmbiguous(err) {
+		return mig, err
+	}
+	if read, rerr := s.api.GetMigration(mctx, s.p, g, reshardingID); rerr == nil && read.State == client.MigrationRolledBack {
+		return read, nil
+	}
+	return s.api.RollbackMigration(mctx, s.p, g, reshardingID, m)
+}
+
+// scaleGroup scales one group left behind with the per-group endpoint. A
+// lost answer is read back: a migration of the group to the target is the
+// scale's result; the group unchanged means it did not happen, and it is sent
+// once more with the same request id.
+func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("not sent: %w", ctx.Err())
+	}
+	m := s.mutation
+	m.RequestID = s.api.NewRequestID("scale-group")
+	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
+	defer done()
+	mig, err := s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
+	if !client.IsAmbiguous(err) {
+		return mig, err
+	}
+	read, rerr := s.api.GetGroup(mctx, s.p, gi.ConsumerGroup)
+	if rerr != nil {
+		return nil, err
+	}
+	if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && (gi.ActiveMigration == nil || am.ReshardingID != gi.ActiveMigration.ReshardingID || am.State != client.MigrationPreparing) {
+		return am, nil
+	}
+	if read.ShardCount == s.target && read.ActiveMigration.Finished() {
+		// Applied and already finished: nothing left to wait for.
+		return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, nil
+	}
+	return s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
+}

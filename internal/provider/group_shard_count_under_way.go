@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// A refresh never reports an unfinished resharding as done (issue 20). When
+// the group has a migration under way to its count (ACTIVE or DRAINING: the
+// count switches when the coordinator accepts the scale), whoever started
+// it, Read records the migration and its state, and a plan whose shard_count
+// is that count is not empty: it is an update that waits for the migration,
+// through the same pending wait an apply that timed out or was interrupted
+// after the 202 leaves behind. Applying it adopts the migration and sends no
+// scale.
+//
+// Two kinds of migration are recorded but not waited on: a scale-out whose
+// group has no live consumer (it completes only once one joins; the
+// resharding preview says so, and the next plan would otherwise never be
+// empty), and any migration with wait_for = "ACCEPTED".
+
+// planCheckUnderWay is resharding.plan_check of such a plan.
+const planCheckUnderWay = "a migration to this count is already under way (read from the coordinator at plan time): applying waits for it and sends no scale"
+
+// underWayMigration returns the group's migration under way to its own
+// count, or nil.
+func underWayMigration(g *client.Group) *client.Migration {
+	if g == nil {
+		return nil
+	}
+	am := g.ActiveMigration
+	if am.Finished() || am.State == client.MigrationPreparing || am.ToShardCount != g.ShardCount {
+		return nil
+	}
+	return am
+}
+
+// waitsForConsumer: a scale-out that cannot complete until a consumer joins.
+func waitsForConsumer(g *client.Group, am *client.Migration) bool {
+	return am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && !hasLiveConsumer(*g)
+}
+
+// recordUnderWay is Read's part: state tracks the migration under way.
+func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
+	am := underWayMigration(group)
+	if am == nil {
+		return
+	}
+	ids := map[string]string{}
+	if !state.MigrationIDs.IsNull() && !state.MigrationIDs.IsUnknown() {
+		diags.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
+	}
+	if ids[group.ConsumerGroup] != am.ReshardingID {
+		v, d := types.MapValueFrom(ctx, types.StringType, map[string]string{group.ConsumerGroup: am.ReshardingID})
+		diags.Append(d...)
+		state.MigrationIDs = v
+		state.PreviousShardCount = types.Int64Value(int64(am.FromShardCount))
+	}
+	state.MigrationState = types.StringValue(string(am.State))
+}
+
+// planUnderWay is ModifyPlan's part, for a plan that keeps the count: when
+// the group as the refresh saw it has a migration under way to that count,
+// the plan becomes an update that waits for it (the pending wait is set in
+// the planned private state), with a resharding preview that says so. It
+// reports whether it planned such an update.
+func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resp *resource.ModifyPlanResponse) bool {
+	am := underWayMigration(seen)
+	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || waitsForConsumer(seen, am) {
+		return false
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	affected := map[string]attr.Value{g: types.Int64Value(int64(seen.ShardCount))}
+	if all, err := r.pd.groupsForPlan(ctx); err == nil {
+		for _, gi := range newPrefixSnapshot(all, p, g, am.ToShardCount).groups {
+			if gi.ConsumerGroup != g {
+				affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
+			}
+		}
+	} else {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
+			"The plan reads the prefix's groups to describe the resharding already under way. Fix the cause above and plan again.")
+		return false
+	}
+	since := underWaySince(am)
+	waitsFor := underWayWaitsFor(p, seen, am)
+	m := reshardingModel{
+		FromShardCount:       types.Int64Value(int64(am.FromShardCount)),
+		ToShardCount:         types.Int64Value(int64(am.ToShardCount)),
+		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
+		MovedKeyPercent:      types.Float64Value(movedKeyPercent(am.FromShardCount, am.ToShardCount)),
+		CompletesByItself:    types.BoolValue(true),
+		BlockedBy:            types.StringValue(fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)),
+		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
+		PlanCheck:            types.StringValue(planCheckUnderWay),
+	}
+	plan.Resharding = m.object()
+	plan.MigrationIDs = types.MapUnknown(types.StringType)
+	plan.MigrationState = types.StringUnknown()
+	plan.MetadataVersion = types.Int64Unknown()
+	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, true)...)
+	summary := fmt.Sprintf("A resharding of stream prefix %q is already under way", p)
+	if pending {
+		summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
+	}
+	resp.Diagnostics.AddWarning(summary, fmt.Sprintf(
+		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
+			"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
+			"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
+			"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor, am.ToShardCount))
+	return true
+}
+
+func underWaySince(am *client.Migration) string {
+	if am.CreatedAt.IsZero() {
+		return "an unknown time (the coordinator sent no createdAt)"
+	}
+	return am.CreatedAt.UTC().Format(time.RFC3339)
+}
+
+// underWayWaitsFor says, from the group record alone, what the migration
+// still waits for (CONTRACT §7).
+func underWayWaitsFor(p string, g *client.Group, am *client.Migration) string {
+	scaleIn := am.ToShardCount < am.FromShardCount
+	switch {
+	case am.State == client.MigrationActive && !hasLiveConsumer(*g):
+		return "the coordinator's next loop tick (a scale-in with no live consumer skips the revoke)"
+	case am.State == client.MigrationActive:
+		return "the group's live consumers to converge to the new assignment"
+	case scaleIn:
+		return fmt.Sprintf("the removed shards %s to be released by the consumers and drained (no pending entries, no lag in Redis)",
+			shardRange(p, am.ToShardCount, am.FromShardCount))
+	}
+	return "the consumers to release the shards they hand over"
+}

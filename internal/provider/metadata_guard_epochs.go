@@ -1,0 +1,129 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// The metadata guard's epoch rule (issue 20, part 5). The coordinator's
+// runbook names epochs going backwards as a metadata rollback signal, like a
+// lower metadataVersion: a group restored from a backup taken between
+// membership changes has the same metadataVersion as before and lower
+// epochs. Epochs rise with membership changes (a consumer joins or leaves)
+// without a version change, so only a decrease at the same metadataVersion is
+// a regression; at a higher version the epochs seen become the new baseline.
+// The rule and the way out are the version rule's: plans fail closed until
+// acknowledged_metadata_version accepts the reported version (or the
+// resource is removed from state and imported again).
+
+// privateEpochsSeen holds the highest epochs seen at the highest
+// metadataVersion: JSON epochMark.
+const privateEpochsSeen = "epochs_seen"
+
+// epochMark is a group's metadataVersion with the highest epochs seen at it.
+type epochMark struct {
+	MetadataVersion int64 `json:"metadata_version"`
+	GroupEpoch      int64 `json:"group_epoch"`
+	AssignmentEpoch int64 `json:"assignment_epoch"`
+}
+
+func markOf(g *client.Group) epochMark {
+	return epochMark{MetadataVersion: g.MetadataVersion, GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch}
+}
+
+// epochRegression is the epochs part of a metadataRegression.
+type epochRegression struct {
+	SeenGroupEpoch          int64 `json:"seen_group_epoch"`
+	ReportedGroupEpoch      int64 `json:"reported_group_epoch"`
+	SeenAssignmentEpoch     int64 `json:"seen_assignment_epoch"`
+	ReportedAssignmentEpoch int64 `json:"reported_assignment_epoch"`
+}
+
+// observeEpochs is the Read-time rule: next is the mark to record, reg a
+// regression (epochs lower at the same metadataVersion; nil otherwise). A
+// lower metadataVersion is the version rule's to report: the mark is kept.
+func observeEpochs(prev *epochMark, g *client.Group) (next epochMark, reg *metadataRegression) {
+	now := markOf(g)
+	switch {
+	case prev == nil || now.MetadataVersion > prev.MetadataVersion:
+		return now, nil
+	case now.MetadataVersion < prev.MetadataVersion:
+		return *prev, nil
+	case now.GroupEpoch < prev.GroupEpoch || now.AssignmentEpoch < prev.AssignmentEpoch:
+		return *prev, &metadataRegression{Seen: prev.MetadataVersion, Reported: now.MetadataVersion, Epochs: &epochRegression{
+			SeenGroupEpoch: prev.GroupEpoch, ReportedGroupEpoch: now.GroupEpoch,
+			SeenAssignmentEpoch: prev.AssignmentEpoch, ReportedAssignmentEpoch: now.AssignmentEpoch,
+		}}
+	}
+	return epochMark{MetadataVersion: now.MetadataVersion, GroupEpoch: max(now.GroupEpoch, prev.GroupEpoch),
+		AssignmentEpoch: max(now.AssignmentEpoch, prev.AssignmentEpoch)}, nil
+}
+
+// acknowledgedMark is the baseline after an acknowledged regression: the
+// reported version, with the reported epochs when the epochs regressed.
+func acknowledgedMark(reg *metadataRegression) *epochMark {
+	if reg.Epochs == nil {
+		return nil // the next refresh records the epochs at the new version
+	}
+	return &epochMark{MetadataVersion: reg.Reported, GroupEpoch: reg.Epochs.ReportedGroupEpoch, AssignmentEpoch: reg.Epochs.ReportedAssignmentEpoch}
+}
+
+func readEpochsSeen(ctx context.Context, private privateGetter) (*epochMark, diag.Diagnostics) {
+	if private == nil {
+		return nil, nil
+	}
+	b, diags := private.GetKey(ctx, privateEpochsSeen)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var m epochMark
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, diags // no usable baseline: the next read records one
+	}
+	return &m, diags
+}
+
+// setEpochsSeen records the mark; nil removes it.
+func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) diag.Diagnostics {
+	if private == nil {
+		return nil
+	}
+	if m == nil {
+		return private.SetKey(ctx, privateEpochsSeen, nil)
+	}
+	b, _ := json.Marshal(m)
+	return private.SetKey(ctx, privateEpochsSeen, b)
+}
+
+// epochsRegressionDetail is the error's account of an epoch regression.
+func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) string {
+	e := reg.Epochs
+	return fmt.Sprintf("%s %q: the coordinator reports metadataVersion %d for group %q of stream prefix %q, the version this resource "+
+		"had seen, but its epochs went backwards: groupEpoch %d → %d, assignmentEpoch %d → %d. Epochs only rise (with membership "+
+		"changes); lower epochs at the same version mean the group's metadata was restored from a backup taken between membership "+
+		"changes (or corrupted): consumers may hold a newer assignment than the coordinator.\n",
+		resourceType, g, reg.Reported, g, p, e.SeenGroupEpoch, e.ReportedGroupEpoch, e.SeenAssignmentEpoch, e.ReportedAssignmentEpoch)
+}
+
+// observeGroupEpochs applies observeEpochs to a refresh: it records the new
+// mark in private state and returns the regression, if any.
+func observeGroupEpochs(ctx context.Context, prior privateGetter, private privateSetter, group *client.Group, diags *diag.Diagnostics) *metadataRegression {
+	prev, d := readEpochsSeen(ctx, prior)
+	diags.Append(d...)
+	mark, reg := observeEpochs(prev, group)
+	if reg != nil {
+		tflog.Warn(ctx, "group epochs went backwards at the same metadata version", map[string]any{
+			"stream_prefix": group.StreamPrefix, "consumer_group": group.ConsumerGroup, "metadata_version": reg.Reported,
+			"group_epoch_seen": reg.Epochs.SeenGroupEpoch, "group_epoch_reported": reg.Epochs.ReportedGroupEpoch,
+			"assignment_epoch_seen": reg.Epochs.SeenAssignmentEpoch, "assignment_epoch_reported": reg.Epochs.ReportedAssignmentEpoch,
+		})
+	}
+	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	return reg
+}
