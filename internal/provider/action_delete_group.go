@@ -192,26 +192,14 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 	deleteGroupOnce(ctx, api, p, g, force, m, say, &resp.Diagnostics)
 }
 
-// deleteGroupOnce sends the delete; after a lost answer it reads the group
-// back (gone = deleted) and re-sends with the same request id only if the
-// group is still there.
+// deleteGroupOnce sends the delete, reading a lost answer back as the
+// group resource's destroy does (deleteGroupSettled), and reports the outcome.
 func deleteGroupOnce(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
-	_, err := api.DeleteGroup(ctx, p, g, force, m)
-	if answerLost(err) {
-		say.say("The answer to the delete (request id %s) was lost; reading the group back.", m.RequestID)
-		_, readErr := api.GetGroup(ctx, p, g)
-		switch {
-		case client.IsNotFound(readErr):
-			say.say("Read back: group %q under stream prefix %q is gone, so the delete (request id %s) was applied.", g, p, m.RequestID)
-			return
-		case readErr != nil:
-			addAPIError(diags, fmt.Sprintf("Delete of group %q under stream prefix %q: outcome unknown", g, p), readErr, fmt.Sprintf(
-				"The delete (request id %s) got no answer (%v), and reading the group back failed too. Invoke the action again: "+
-					"a group that is already gone counts as deleted.", m.RequestID, err))
-			return
-		}
-		say.say("Read back: group %q still exists; sending the delete again with the same request id %s.", g, m.RequestID)
-		_, err = api.DeleteGroup(ctx, p, g, force, m)
+	settledBy, err := deleteGroupSettled(ctx, api, p, g, force, m)
+	if settledBy != nil {
+		say.say("The answer to the delete (request id %s) was lost (%s); reading the group back found it gone, so the delete was applied.",
+			m.RequestID, lostAnswerCause(settledBy))
+		return
 	}
 	summary := fmt.Sprintf("Failed to delete group %q under stream prefix %q", g, p)
 	switch {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -103,28 +102,6 @@ func (a actionAudit) requestedBy(api *client.Client) string {
 		return v
 	}
 	return api.RequestedBy()
-}
-
-// answerLost reports a mutation whose outcome is unknown: the client says so
-// (client.IsAmbiguous), or its retries ran out on failures that may have
-// happened after the coordinator applied the request (a connection reset
-// after the request was sent). Either way the caller reads back before
-// deciding. A coordinator's answer with an errorCode is an outcome, never this.
-func answerLost(err error) bool {
-	if err == nil {
-		return false
-	}
-	if client.IsAmbiguous(err) {
-		return true
-	}
-	if _, ok := client.AsAPIError(err); ok {
-		return false
-	}
-	var deadlineErr *client.DeadlineError
-	if errors.As(err, &deadlineErr) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return false
-	}
-	return client.IsTransient(err)
 }
 
 // progressReporter sends an invocation's progress messages to Terraform

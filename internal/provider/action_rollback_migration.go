@@ -154,34 +154,17 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	}
 }
 
-// rollbackOne sends one rollback; after a lost answer it reads the
-// migration back and re-sends (with the same request id) only if it is
-// still ACTIVE. It reports false after adding an error.
+// rollbackOne sends one rollback, reading a lost answer back as the shard
+// count's rollback does (rollbackSettled). It reports false after adding an
+// error.
 func rollbackOne(ctx context.Context, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
 	diags *diag.Diagnostics, soFar []groupMigration) bool {
 	id := t.m.ReshardingID
-	_, err := api.RollbackMigration(ctx, p, t.group, id, m)
-	if answerLost(err) {
-		say.say("The answer to the rollback of migration %s (request id %s) was lost; reading the migration back.", id, m.RequestID)
-		back, readErr := api.GetMigration(ctx, p, t.group, id)
-		switch {
-		case readErr != nil:
-			addAPIError(diags, fmt.Sprintf("Rollback of migration %s of group %q: outcome unknown", id, t.group), readErr, fmt.Sprintf(
-				"The rollback (request id %s) got no answer (%v), and reading the migration back failed too. A rollback is idempotent: "+
-					"invoke the action again.%s", m.RequestID, err, rolledSoFar(soFar)))
-			return false
-		case back.State == client.MigrationRolledBack:
-			say.say("Read back: migration %s is ROLLED_BACK, so the rollback (request id %s) was applied.", id, m.RequestID)
-			return true
-		case back.State == client.MigrationActive:
-			say.say("Read back: migration %s is still ACTIVE; sending the rollback again with the same request id %s.", id, m.RequestID)
-			_, err = api.RollbackMigration(ctx, p, t.group, id, m)
-		default:
-			diags.AddError(fmt.Sprintf("Rollback of migration %s of group %q: outcome unknown", id, t.group), fmt.Sprintf(
-				"The rollback (request id %s) got no answer (%v), and the migration now reads %s: %s.%s",
-				m.RequestID, err, back.State, notActiveAdvice(back), rolledSoFar(soFar)))
-			return false
-		}
+	_, settledBy, err := rollbackSettled(ctx, api, p, t.group, id, m)
+	if settledBy != nil {
+		say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
+			id, m.RequestID, lostAnswerCause(settledBy))
+		return true
 	}
 	if err == nil {
 		return true

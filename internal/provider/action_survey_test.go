@@ -1,12 +1,7 @@
 package provider
 
 import (
-	"context"
-	"errors"
-	"fmt"
-	"net"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -109,29 +104,5 @@ func TestLatestMigration(t *testing.T) {
 	}
 	if got := latestMigration(nil); got != nil {
 		t.Errorf("latestMigration(nil) = %+v", got)
-	}
-}
-
-// A mutation's outcome is unknown after an ambiguous answer or a network
-// failure that outlasted the retries; never after an answer of the
-// coordinator, a deadline or a cancellation.
-func TestAnswerLost(t *testing.T) {
-	reset := &net.OpError{Op: "read", Net: "tcp", Err: syscall.ECONNRESET}
-	for _, tc := range []struct {
-		err  error
-		want bool
-	}{
-		{nil, false},
-		{&client.AmbiguousError{Method: "POST", Path: "/x", RequestID: "r", Err: reset}, true},
-		{fmt.Errorf("POST /x: %w", reset), true},
-		{&client.APIError{HTTPStatus: 422, ErrorCode: client.CodeRollbackNotAllowed}, false},
-		{&client.APIError{HTTPStatus: 403}, false},
-		{&client.DeadlineError{Wait: time.Minute, Remaining: time.Second, Last: reset}, false},
-		{context.Canceled, false},
-		{errors.New("coordinator client: stream prefix must not be blank"), false},
-	} {
-		if got := answerLost(tc.err); got != tc.want {
-			t.Errorf("answerLost(%v) = %v, want %v", tc.err, got, tc.want)
-		}
 	}
 }

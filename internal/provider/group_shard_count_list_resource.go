@@ -59,7 +59,8 @@ func firstGroupPerPrefix(groups []*client.Group) []*client.Group {
 // redisstreamcoordinator_group_shard_count state an import of grp followed
 // by a refresh records: ImportState's defaults (wait_for COMPLETION,
 // rollback_on_revert false, no migration ids), then what Read takes from
-// the group (shard_count, metadata_version). Everything else stays null.
+// the group (shard_count, metadata_version, a migration under way to that
+// count). Everything else stays null.
 func fillImportedShardCount(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
 	var m groupShardCountModel
 	diags := nullResourceModel(ctx, res, &m)
@@ -72,6 +73,8 @@ func fillImportedShardCount(ctx context.Context, res *tfsdk.Resource, grp *clien
 	m.MigrationIDs = types.MapValueMust(types.StringType, nil)
 	m.ShardCount = types.Int64Value(int64(grp.ShardCount))
 	m.MetadataVersion, _ = observeMetadataVersion(types.Int64Null(), grp.MetadataVersion)
+	// As Read: a migration under way to the group's count is recorded.
+	recordUnderWay(ctx, &m, grp, &diags)
 	diags.Append(writeModel(ctx, res.Schema, &res.Raw, &m, res.Set)...)
 	return diags
 }

@@ -139,25 +139,13 @@ func lostAnswerCause(err error) string {
 	return "no answer (the connection was reset, closed or timed out)"
 }
 
-// rollback rolls back one group's ACTIVE migration. A lost answer is read
-// back: a migration already ROLLED_BACK is the rollback's result; otherwise
-// the rollback (idempotent) is sent once more with the same request id.
+// rollback rolls back one group's ACTIVE migration with a fresh request id,
+// reading a lost answer back (rollbackSettled).
 func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("not sent: %w", ctx.Err())
-	}
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
-	mctx, done := graceContext(ctx, "rollback-migration "+m.RequestID)
-	defer done()
-	mig, err := s.api.RollbackMigration(mctx, s.p, g, reshardingID, m)
-	if !client.IsAmbiguous(err) {
-		return mig, err
-	}
-	if read, rerr := s.api.GetMigration(mctx, s.p, g, reshardingID); rerr == nil && read.State == client.MigrationRolledBack {
-		return read, nil
-	}
-	return s.api.RollbackMigration(mctx, s.p, g, reshardingID, m)
+	mig, _, err := rollbackSettled(ctx, s.api, s.p, g, reshardingID, m)
+	return mig, err
 }
 
 // scaleGroup scales one group left behind with the per-group endpoint. A
