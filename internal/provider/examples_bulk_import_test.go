@@ -6,14 +6,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/config"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
 )
 
@@ -43,49 +41,10 @@ func bulkFixture() []bulkGroup {
 }
 
 // createBulkFixture creates every fixture group through the client, a few
-// at a time, each prefix's first group before its siblings.
+// prefixes at a time, each prefix's first group before its siblings.
 func createBulkFixture(t *testing.T, env *acctest.Env) {
 	t.Helper()
-	c := env.Client()
-	ctx := ctxT(t)
-	byPrefix := map[string][]bulkGroup{}
-	var prefixes []string
-	for _, g := range bulkFixture() {
-		if _, ok := byPrefix[g.prefix]; !ok {
-			prefixes = append(prefixes, g.prefix)
-		}
-		byPrefix[g.prefix] = append(byPrefix[g.prefix], g)
-	}
-	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		errs []error
-		work = make(chan string)
-	)
-	for w := 0; w < 4; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for p := range work {
-				for _, g := range byPrefix[p] {
-					shards := g.shards
-					if _, err := c.CreateGroup(ctx, g.prefix, g.group, &shards, client.Mutation{Reason: "bulk import fixture"}); err != nil {
-						mu.Lock()
-						errs = append(errs, fmt.Errorf("create %s/%s: %w", g.prefix, g.group, err))
-						mu.Unlock()
-					}
-				}
-			}
-		}()
-	}
-	for _, p := range prefixes {
-		work <- p
-	}
-	close(work)
-	wg.Wait()
-	if len(errs) > 0 {
-		t.Fatalf("%d fixture groups not created, first: %v", len(errs), errs[0])
-	}
+	createGroupsOutOfBand(t, env, bulkFixture())
 }
 
 // bulkStreamGroups is the stream_groups variable of the module migration:
