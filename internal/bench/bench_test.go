@@ -79,19 +79,13 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 	}
 }
 
-// TestAccBenchSmoke runs every measurement at a tiny size, so `make bench`
-// cannot rot unnoticed. It checks what the figures must be (a refresh in at
-// most three requests, no 429 without a limit to hit, RSS reported), never
-// how fast.
-// The providers and the wrapper are this test binary (see TestMain); Build
-// itself runs with every `make bench`.
-func TestAccBenchSmoke(t *testing.T) {
-	if os.Getenv("TF_ACC") == "" {
-		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
-	}
-	t.Parallel()
+// smokeTerraform is the setup of the smoke tests: the terraform the tests
+// run, with this test binary as the providers and the wrapper, and a context
+// bounding the test.
+func smokeTerraform(t *testing.T) (context.Context, *Terraform) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	t.Cleanup(cancel)
 	tfPath, err := acctest.FindTerraform()
 	if err != nil {
 		t.Fatal(err)
@@ -104,6 +98,21 @@ func TestAccBenchSmoke(t *testing.T) {
 	// Under -race the binary would sleep 1 s at every exit (the race
 	// runtime's default), and every terraform command waits for its plugins.
 	tf.Env = []string{selfTestEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	return ctx, tf
+}
+
+// TestAccBenchSmoke runs every measurement at a tiny size, so `make bench`
+// cannot rot unnoticed. It checks what the figures must be (a refresh in at
+// most three requests, no 429 without a limit to hit, RSS reported), never
+// how fast.
+// The providers and the wrapper are this test binary (see TestMain); Build
+// itself runs with every `make bench`.
+func TestAccBenchSmoke(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" {
+		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
+	}
+	t.Parallel()
+	ctx, tf := smokeTerraform(t)
 	// Three groups: two applied as the template, one seeded (seed.go).
 	size, err := MeasureSize(ctx, tf, 3, 1)
 	if err != nil {

@@ -2,13 +2,9 @@ package bench
 
 import (
 	"bytes"
-	"context"
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
 
 // TestAccBenchQuerySmoke runs the query measurement at a tiny size, with the
@@ -20,24 +16,13 @@ func TestAccBenchQuerySmoke(t *testing.T) {
 		t.Skip("builds binaries and runs terraform; set TF_ACC=1")
 	}
 	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	tfPath, err := acctest.FindTerraform()
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmp := t.TempDir()
-	tf, err := NewTerraform(tfPath, tmp, selfBinaries(t, tmp))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tf.Env = []string{selfTestEnv + "=1", "GORACE=atexit_sleep_ms=0"}
+	ctx, tf := smokeTerraform(t)
 	ok, v, err := SupportsQuery(ctx, tf)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !ok {
-		t.Skipf("%s %s has no terraform query (Terraform 1.14 or later; OpenTofu has none)", tfPath, v)
+		t.Skipf("%s %s has no terraform query (Terraform 1.14 or later; OpenTofu has none)", tf.Path, v)
 	}
 	q, err := MeasureQuery(ctx, tf, 3, true)
 	if err != nil {
