@@ -154,3 +154,25 @@ func waitForLiveMember(t *testing.T, a *accTest, p, g string) {
 	}
 	t.Fatalf("no live member in %s/%s after 20s", p, g)
 }
+
+// providerConfigUnknownAtPlan is a provider block whose endpoint is known only
+// once a terraform_data resource exists, so that the plan cannot read the
+// coordinator and the apply can.
+func (a *accTest) providerConfigUnknownAtPlan() string {
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = { source = %q }
+  }
+}
+# The endpoint is only known once this resource exists.
+resource "terraform_data" "endpoint" {
+  input = %q
+}
+provider "redisstreamcoordinator" {
+  endpoint = terraform_data.endpoint.output
+  username = %q
+  password = %q
+}
+`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password)
+}

@@ -223,25 +223,7 @@ func TestAccRollbackMigrationAction_unknownProviderConfigSaysSo(t *testing.T) {
 	p, g := acctest.RandomName("rbunknown"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
 	scaleOutOfBand(t, a, p, 3)
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    redisstreamcoordinator = {
-      source = %q
-    }
-  }
-}
-
-resource "terraform_data" "endpoint" {
-  input = %q
-}
-
-provider "redisstreamcoordinator" {
-  endpoint = terraform_data.endpoint.output
-  username = %q
-  password = %q
-}
-`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password)
+	config := a.providerConfigUnknownAtPlan()
 	resource.ParallelTest(t, resource.TestCase{
 		TerraformVersionChecks:   actionsVersionChecks,
 		ProtoV6ProviderFactories: a.factories(),

@@ -171,25 +171,7 @@ func TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("unknowncfg")
 	a.createGroupOutOfBand(t, p, "billing", 6)
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    redisstreamcoordinator = {
-      source = %q
-    }
-  }
-}
-
-resource "terraform_data" "endpoint" {
-  input = %q
-}
-
-provider "redisstreamcoordinator" {
-  endpoint = terraform_data.endpoint.output
-  username = %q
-  password = %q
-}
-`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password) + groupHCL("test", p, "audit")
+	config := a.providerConfigUnknownAtPlan() + groupHCL("test", p, "audit")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{

@@ -458,22 +458,7 @@ func TestAccGroupShardCount_providerConfigurationUnknownAtPlan(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("deferred"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
-	config := fmt.Sprintf(`
-terraform {
-  required_providers {
-    redisstreamcoordinator = { source = %q }
-  }
-}
-# The endpoint is only known once this resource exists.
-resource "terraform_data" "endpoint" {
-  input = %q
-}
-provider "redisstreamcoordinator" {
-  endpoint = terraform_data.endpoint.output
-  username = %q
-  password = %q
-}
-`, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password) + shardCountHCL("test", p, g, 1)
+	config := a.providerConfigUnknownAtPlan() + shardCountHCL("test", p, g, 1)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
