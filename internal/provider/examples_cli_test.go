@@ -56,11 +56,7 @@ func runExampleWithCLI(t *testing.T, env *acctest.Env, c exampleCase) {
 
 	run := func(args ...string) int {
 		t.Helper()
-		code, err := tf.Run(ctx, append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v", args[0], err)
-		}
-		return code
+		return runCLI(ctx, t, tf, args...)
 	}
 	write := func(cfg string, vars config.Variables) {
 		t.Helper()
@@ -214,6 +210,17 @@ func TestCLIIgnoredFieldsNamesEachUnhonouredField(t *testing.T) {
 	if got := cliIgnoredFields(honoured); len(got) != 0 {
 		t.Errorf("cliIgnoredFields = %q for a case the CLI path fully runs", got)
 	}
+}
+
+// runCLI runs one terraform command without colour and returns its exit
+// code; a command that could not run fails the test.
+func runCLI(ctx context.Context, t *testing.T, tf *demo.Terraform, args ...string) int {
+	t.Helper()
+	code, err := tf.Run(ctx, append(args, "-no-color")...)
+	if err != nil {
+		t.Fatalf("%s %s: %v", tf.Bin, strings.Join(args, " "), err)
+	}
+	return code
 }
 
 // cliTerraform runs the built provider through the terraform CLI in a fresh

@@ -127,11 +127,7 @@ func TestAccPullRequestWorkflow_PreviewComment(t *testing.T) {
 	}
 	run := func(args ...string) int {
 		t.Helper()
-		code, err := tf.Run(ctx, append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v", args[0], err)
-		}
-		return code
+		return runCLI(ctx, t, tf, args...)
 	}
 	writeMain := func(cfg string) {
 		t.Helper()

@@ -148,11 +148,7 @@ func runLegacyStateCommands(ctx context.Context, t *testing.T, tf *demo.Terrafor
 	t.Helper()
 	run := func(args ...string) int {
 		t.Helper()
-		code, err := tf.Run(ctx, append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("%s %s: %v", tf.Bin, args[0], err)
-		}
-		return code
+		return runCLI(ctx, t, tf, args...)
 	}
 	if code := run("plan", "-input=false", "-out=legacy.tfplan"); code != 0 {
 		t.Fatalf("plan on the state without identities exited %d", code)

@@ -81,11 +81,7 @@ func (f *interruptFixture) run(args ...string) int {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	code, err := f.tf.Run(ctx, append(args, "-no-color")...)
-	if err != nil {
-		f.t.Fatalf("terraform %s: %v", strings.Join(args, " "), err)
-	}
-	return code
+	return runCLI(ctx, f.t, f.tf, args...)
 }
 
 // applyInterrupted runs terraform apply while the coordinator holds the

@@ -147,11 +147,7 @@ func TestAccQueryImport_wholeCoordinator(t *testing.T) {
 	writeWorkFiles(t, tf.Dir, map[string]string{"main.tf": env.ProviderConfig(), "coordinator.tfquery.hcl": query})
 	run := func(args ...string) int {
 		t.Helper()
-		code, err := tf.Run(ctx, append(args, "-no-color")...)
-		if err != nil {
-			t.Fatalf("terraform %s: %v", args[0], err)
-		}
-		return code
+		return runCLI(ctx, t, tf, args...)
 	}
 	timed := map[string]time.Duration{}
 	timeRun := func(name string, args ...string) int {
