@@ -176,3 +176,17 @@ provider "redisstreamcoordinator" {
 }
 `, acctest.ProviderSource, a.env.Endpoint, a.env.Writer.Username, a.env.Writer.Password)
 }
+
+// waitForGroup polls the group until it satisfies ok (a coordinator-side
+// change the test cannot be told of otherwise).
+func waitForGroup(t *testing.T, a *accTest, p, g string, ok func(*client.Group) bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if grp, err := a.group(t, p, g); err == nil && ok(grp) {
+			return
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("group %s/%s never reached the expected state", p, g)
+}

@@ -18,6 +18,10 @@ import (
 // stops at once: Terraform then exits and ends the provider process.
 var cancelGrace = 10 * time.Second
 
+// graceAfter starts the grace period's timer (time.AfterFunc); tests replace
+// it to end the period when they choose, not after a wall-clock delay.
+var graceAfter = func(d time.Duration, end func()) { time.AfterFunc(d, end) }
+
 // graceContext returns a context for sending one mutation and settling its
 // outcome: it carries ctx's values (loggers), is not cancelled with ctx, and
 // ends cancelGrace after ctx ends (cancelled or past its deadline). The caller
@@ -37,7 +41,7 @@ func graceContext(ctx context.Context, what string) (context.Context, context.Ca
 		tflog.Warn(gctx, "operation interrupted while a request to the coordinator is in flight; finishing it or reading it back within the grace period", map[string]any{
 			"request": what, "grace": cancelGrace.String(), "cause": ctx.Err().Error(),
 		})
-		time.AfterFunc(cancelGrace, cancel)
+		graceAfter(cancelGrace, cancel)
 	})
 	return gctx, func() {
 		stop()

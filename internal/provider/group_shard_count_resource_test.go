@@ -544,14 +544,7 @@ func scaleOutOfBand(t *testing.T, a *accTest, p string, n int32) {
 // waitForMigrationDone blocks until the group has no active migration.
 func waitForMigrationDone(t *testing.T, a *accTest, p, g string) {
 	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if grp, err := a.group(t, p, g); err == nil && grp.ActiveMigration == nil {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	t.Fatalf("migration of %s/%s still active after 20s", p, g)
+	waitForGroup(t, a, p, g, func(grp *client.Group) bool { return grp.ActiveMigration == nil })
 }
 
 // drainOnceWaiting clears an undrained shard once the provider is polling the

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"testing"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -87,17 +86,4 @@ func TestAccMetadataGuard_epochsBackwardsFailClosed(t *testing.T) {
 			})
 		})
 	}
-}
-
-// waitForGroup blocks until the group satisfies ok.
-func waitForGroup(t *testing.T, a *accTest, p, g string, ok func(*client.Group) bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for time.Now().Before(deadline) {
-		if grp, err := a.group(t, p, g); err == nil && ok(grp) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("group %s/%s never reached the expected state", p, g)
 }
