@@ -130,8 +130,9 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
 	s, err := surveyGroup(ctx, api, p, g)
 	if err != nil {
-		resp.Diagnostics.AddWarning(deleteGroupTypeName+": cannot show what the invocation will do",
-			apiErrorDetail(err, "The plan could not read the coordinator. The invocation reads it again before it sends anything."))
+		addAPIError(&resp.Diagnostics, deleteGroupTypeName+": the plan cannot show what the invocation will do", err,
+			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
+				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
 		return
 	}
 	footer := fmt.Sprintf("\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+

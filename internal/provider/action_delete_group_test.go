@@ -155,3 +155,33 @@ func TestAccDeleteGroupAction_lostAnswerIsReadBack(t *testing.T) {
 		t.Fatalf("delete audit events: %+v, want the one delete (200), not sent again", events)
 	}
 }
+
+// A plan with an action that cannot read the coordinator (here a MEMBER
+// principal, refused on every read) fails, as the resources' plans do,
+// instead of passing without showing what the invocation will do; nothing is
+// sent.
+func TestAccActions_planFailsWhenTheCoordinatorCannotBeRead(t *testing.T) {
+	skipUnlessActions(t)
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("actread"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	for _, tc := range []struct{ typeName, hcl string }{
+		{rollbackMigrationTypeName, rollbackTriggerHCL("trigger", p, g, "test: unreadable")},
+		{deleteGroupTypeName, deleteTriggerHCL("trigger", p, g, "test: unreadable")},
+	} {
+		t.Run(tc.typeName, func(t *testing.T) {
+			resource.Test(t, resource.TestCase{
+				TerraformVersionChecks:   actionsVersionChecks,
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{{
+					Config: a.env.ProviderConfigAs(a.env.Member) + tc.hcl,
+					ExpectError: wrappedError(`(?s)` + regexp.QuoteMeta(tc.typeName) + `: the plan cannot show what the invocation will do.*` +
+						`403.*Fix the cause above and plan again\. Nothing was sent`),
+				}},
+			})
+		})
+	}
+	if grp, err := a.group(t, p, g); err != nil || grp.ShardCount != 2 {
+		t.Fatalf("the group must be untouched: %+v, %v", grp, err)
+	}
+}

@@ -87,8 +87,9 @@ func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.Mod
 	}
 	s, err := surveyRollback(ctx, api, cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString())
 	if err != nil {
-		resp.Diagnostics.AddWarning(rollbackMigrationTypeName+": cannot show what the invocation will do",
-			apiErrorDetail(err, "The plan could not read the coordinator. The invocation reads it again before it sends anything."))
+		addAPIError(&resp.Diagnostics, rollbackMigrationTypeName+": the plan cannot show what the invocation will do", err,
+			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
+				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
 		return
 	}
 	summary, detail := s.preview(cfg.requestedBy(api))
