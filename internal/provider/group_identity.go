@@ -90,6 +90,7 @@ func importGroup(ctx context.Context, req resource.ImportStateRequest, resp *res
 	}
 	p, g, _ := parseGroupID(id)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, types.StringValue(p), types.StringValue(g))...)
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...) // group_import.go: an import never creates
 }
 
 var (

@@ -73,7 +73,7 @@ func groupListConfigSchema(description string) listschema.Schema {
 // of one query share the listing, as a plan's checks do (group_snapshot.go,
 // rule 3). A query mutates nothing, so the listing stays usable for the run.
 func (pd *providerData) groupsForQuery(ctx context.Context) ([]client.Group, error) {
-	return pd.groups.forPlan(ctx)
+	return pd.groupsForPlan(ctx)
 }
 
 // queriedGroups reads the list block's config and lists the matching groups,

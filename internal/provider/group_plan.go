@@ -132,9 +132,7 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 // configUnknownAtPlan: the provider configuration could not be resolved at
 // plan time (values from resources not yet created), so no coordinator is
 // reachable and plan-time checks are skipped.
-func configUnknownAtPlan(pd *providerData) bool {
-	return pd == nil || len(pd.configUnknown) > 0 || pd.api == nil
-}
+func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {

@@ -248,7 +248,17 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	importing := importedNotRead(ctx, req.Private)
+	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importing, "Group not refreshed", fmt.Sprintf("group %s", groupID(p, g))) {
+		return
+	}
 	group, err := r.pd.readGroup(ctx, p, g)
+	if client.IsNotFound(err) && importing {
+		// An import never creates (group_import.go): Terraform fails the
+		// import with "Cannot import non-existent remote object".
+		resp.State.RemoveResource(ctx)
+		return
+	}
 	if client.IsNotFound(err) {
 		// Keep it in state, marked as vanished: the plan then shows its
 		// re-creation as a new lifecycle instead of a bare create.
@@ -269,6 +279,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		return
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
+	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
 	// The highest metadataVersion seen is kept in private state, and the
 	// shard_count and metadata_version attributes are not raised by a
 	// refresh: scales (this configuration's own, through

@@ -437,13 +437,15 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(r.pd.configUnknown) > 0 {
-		resp.Diagnostics.AddWarning("Shard count not refreshed", "The shard count of "+state.ID.ValueString()+" was not refreshed: "+r.pd.unknownConfigDetail())
+	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importedNotRead(ctx, req.Private), "Shard count not refreshed",
+		fmt.Sprintf("the shard count of group %s", groupID(p, g))) {
 		return
 	}
-	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) {
+		// Imported or not, a shard count has nothing to re-create: the group
+		// resource does that (and an import of it fails, group_import.go).
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -451,6 +453,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the shard count of group %q under stream prefix %q", g, p), err, "")
 		return
 	}
+	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
 	var regressed bool

@@ -115,6 +115,9 @@ func newGroupReader(api groupFetcher) *groupReader {
 // returns an error for which client.IsNotFound is true. The returned group is
 // shared: callers must not modify it.
 func (pd *providerData) readGroup(ctx context.Context, p, g string) (*client.Group, error) {
+	if pd.unconfigured() {
+		return nil, errProviderUnconfigured
+	}
 	return pd.groups.read(ctx, p, g)
 }
 
@@ -124,6 +127,9 @@ func (pd *providerData) readGroup(ctx context.Context, p, g string) (*client.Gro
 // succeeded or not: reads of p issued afterwards never use an answer requested
 // before this call.
 func (pd *providerData) noteMutation(p string) {
+	if pd.unconfigured() {
+		return
+	}
 	pd.groups.noteMutation(p)
 }
 
@@ -264,6 +270,9 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 // listing for a while), or when the last listing failed. Apply-time decisions
 // must read afresh instead.
 func (pd *providerData) groupsForPlan(ctx context.Context) ([]client.Group, error) {
+	if pd.unconfigured() {
+		return nil, errProviderUnconfigured
+	}
 	return pd.groups.forPlan(ctx)
 }
 
