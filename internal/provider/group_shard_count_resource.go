@@ -468,7 +468,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
-	r.followMigration(ctx, &state, group, &resp.Diagnostics)
+	r.followMigration(ctx, &state, group, resp.Private, &resp.Diagnostics)
 	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
@@ -477,7 +477,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 // migration. Once it is no longer active, the group response cannot tell a
 // completed migration from a rolled-back one (both clear activeMigration),
 // so the migration itself is looked up, once.
-func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
+func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, private privateSetter, diags *diag.Diagnostics) {
 	if state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() || state.MigrationState.IsNull() {
 		return
 	}
@@ -496,6 +496,10 @@ func (r *groupShardCountResource) followMigration(ctx context.Context, state *gr
 		return
 	}
 	m, err := r.pd.api.GetMigration(ctx, group.StreamPrefix, group.ConsumerGroup, id)
+	if client.IsNotFound(err) {
+		migrationForgotten(ctx, state, id, group, err, private, diags)
+		return
+	}
 	if err != nil {
 		addAPIError(diags, fmt.Sprintf("Failed to read migration %s of group %q under stream prefix %q", id, group.ConsumerGroup, group.StreamPrefix), err,
 			"The group no longer reports it as active; the provider looks it up to tell a completed migration from a rolled-back one.")
