@@ -1,11 +1,14 @@
 package provider
 
 import (
+	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
@@ -46,5 +49,125 @@ func TestAccUnconfiguredProvider_resourcesInState(t *testing.T) {
 				),
 			},
 		},
+	})
+}
+
+// Every data source, read while planning with a provider configuration
+// unknown until apply, fails the plan saying why and what to do (a data
+// source has no state to keep, and Terraform reads it during the plan): none
+// crashes, and none asks a coordinator it has no client for.
+func TestAccUnconfiguredProvider_dataSources(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("unconfds"), "svc"
+	group := fmt.Sprintf("stream_prefix = %q\n  consumer_group = %q", p, g)
+	sources := map[string]string{
+		"group": group, "groups": "", "producer_routing": group, "assignments": group,
+		"migrations": group, "members": group, "health": "", "compatibility": "",
+	}
+	var config strings.Builder
+	config.WriteString(a.providerConfigUnknownAtPlan())
+	for _, name := range sortedKeys(sources) {
+		fmt.Fprintf(&config, "\ndata \"redisstreamcoordinator_%s\" \"test\" {\n  %s\n}\n", name, sources[name])
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      config.String(),
+			ExpectError: regexp.MustCompile(`Provider configuration unknown until apply`),
+		}},
+	})
+	unknown := 0
+	for _, e := range a.diags.Errors() {
+		if strings.HasPrefix(e, "Provider configuration unknown until apply: ") && strings.Contains(e, "endpoint") {
+			unknown++
+		}
+	}
+	if unknown != len(sources) {
+		t.Errorf("want each of the %d data sources to say the provider configuration is unknown, got %d: %q", len(sources), unknown, a.diags.Errors())
+	}
+}
+
+// The token ephemeral resource, opened while planning with a provider
+// configuration unknown until apply, fails saying why.
+func TestAccUnconfiguredProvider_ephemeralResource(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	const requirement = "required_providers {\n"
+	config := strings.Replace(a.providerConfigUnknownAtPlan(), requirement,
+		requirement+fmt.Sprintf("    echo = { source = \"%s/echo\" }\n", acctest.ProviderNamespace), 1) + `
+ephemeral "redisstreamcoordinator_token" "test" {}
+
+provider "echo" {
+  data = ephemeral.redisstreamcoordinator_token.test
+}
+
+resource "echo" "token" {}
+`
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_10_0)},
+		ProtoV6ProviderFactories: tokenFactories(),
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: diagRe("Provider configuration unknown until apply", "A token is requested now", "endpoint"),
+		}},
+	})
+}
+
+// A list block queried with a provider configuration that depends on a
+// resource not yet created fails saying why (Terraform 1.14+).
+func TestAccUnconfiguredProvider_listResources(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("unconflist")
+	a.createGroupOutOfBand(t, p, "svc", 2)
+	config := a.providerConfigUnknownAtPlan()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		TerraformVersionChecks: []tfversion.TerraformVersionCheck{
+			tfversion.SkipBelow(tfversion.Version1_14_0), // list resources; OpenTofu (1.12) reports its own version and skips
+		},
+		Steps: []resource.TestStep{
+			// Planned, not applied: terraform_data.endpoint does not exist.
+			{Config: config, PlanOnly: true, ExpectNonEmptyPlan: true},
+			{
+				Query: true,
+				Config: fmt.Sprintf(`
+list "redisstreamcoordinator_group" "test" {
+  provider = redisstreamcoordinator
+  config {
+    stream_prefix = %[1]q
+  }
+}
+
+list "redisstreamcoordinator_group_shard_count" "test" {
+  provider = redisstreamcoordinator
+  config {
+    stream_prefix = %[1]q
+  }
+}
+`, p),
+				ExpectError: diagRe("Provider configuration unknown", "The list block cannot be queried", "endpoint"),
+			},
+		},
+	})
+}
+
+// The delete_group action's plan with a provider configuration unknown at
+// plan time says it cannot preview the invocation; the invocation, run with
+// the configured provider, deletes the group (the rollback action's twin is
+// TestAccRollbackMigrationAction_unknownProviderConfigSaysSo).
+func TestAccUnconfiguredProvider_deleteGroupAction(t *testing.T) {
+	skipUnlessActions(t)
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("unconfdel"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   actionsVersionChecks,
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.providerConfigUnknownAtPlan() + deleteTriggerHCL("trigger", p, g, "test: unknown provider configuration"),
+			Check: resource.ComposeTestCheckFunc(
+				a.diags.ExpectWarning(deleteGroupTypeName+": cannot show what the invocation will do", "endpoint", "known only after apply"),
+				a.groupGone(p, g),
+			),
+		}},
 	})
 }
