@@ -71,7 +71,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
 		}
-		if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
+		// Unconfigured (provider configuration unknown at plan time): the
+		// refresh was skipped, and the under-way preview needs the coordinator.
+		if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}

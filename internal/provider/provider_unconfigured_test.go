@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // endpointReplaced is a configuration of providerConfigUnknownAtPlan whose
@@ -169,5 +170,46 @@ func TestAccUnconfiguredProvider_deleteGroupAction(t *testing.T) {
 				a.groupGone(p, g),
 			),
 		}},
+	})
+}
+
+// The shard count's plan with an unconfigured provider, when its last
+// refresh saw a migration under way to its count (an update that waits,
+// group_shard_count_under_way.go), plans no change instead of reading the
+// coordinator for the preview (which crashed the provider): the refresh
+// that would show the migration is skipped and says so.
+func TestAccUnconfiguredProvider_shardCountWithMigrationUnderWay(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "keeps a scale-in DRAINING with an undrained shard")
+	p, g := acctest.RandomName("unconfway"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	config := func(n int) string { return a.providerConfigUnknownAtPlan() + shardCountHCL("test", p, g, n) }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				// Another actor scales in; a removed shard keeps a backlog, so
+				// the migration stays DRAINING. The refresh records it.
+				PreConfig: func() {
+					c.SetUndrainedShard(p, g, 3, true)
+					scaleOutOfBand(t, a, p, 2)
+					waitForGroup(t, a, p, g, func(grp *client.Group) bool {
+						return grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationDraining
+					})
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+			},
+			{
+				Config: endpointReplaced(config(2), "2"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionNoop),
+				}},
+				Check: a.diags.ExpectWarning("Shard count not refreshed", "known only after apply"),
+				// Once configured, the next plan waits for the migration.
+				ExpectNonEmptyPlan: true,
+			},
+		},
 	})
 }
