@@ -71,8 +71,10 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
 		}
-		// Unconfigured (provider configuration unknown at plan time): the
-		// refresh was skipped, and the under-way preview needs the coordinator.
+		if known && planUnderWayUnconfigured(r.pd, &plan, seen, &resp.Diagnostics) {
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+			return
+		}
 		if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return

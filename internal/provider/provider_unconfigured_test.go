@@ -8,6 +8,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
@@ -183,14 +184,17 @@ func TestAccUnconfiguredProvider_shardCountWithMigrationUnderWay(t *testing.T) {
 	c := a.env.RequireInRepo(t, "keeps a scale-in DRAINING with an undrained shard")
 	p, g := acctest.RandomName("unconfway"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
-	config := func(n int) string { return a.providerConfigUnknownAtPlan() + shardCountHCL("test", p, g, n) }
+	config := func(n int, waitFor string) string {
+		return a.providerConfigUnknownAtPlan() + shardCountHCL("test", p, g, n, fmt.Sprintf("wait_for = %q", waitFor))
+	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
-			{Config: config(4)},
+			{Config: config(4, "COMPLETION")},
 			{
 				// Another actor scales in; a removed shard keeps a backlog, so
-				// the migration stays DRAINING. The refresh records it.
+				// the migration stays DRAINING. With wait_for = "ACCEPTED"
+				// nothing waits for it, and the refresh records it.
 				PreConfig: func() {
 					c.SetUndrainedShard(p, g, 3, true)
 					scaleOutOfBand(t, a, p, 2)
@@ -198,17 +202,26 @@ func TestAccUnconfiguredProvider_shardCountWithMigrationUnderWay(t *testing.T) {
 						return grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationDraining
 					})
 				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
+				Config: config(2, "ACCEPTED"),
+				Check:  resource.TestCheckResourceAttr(shardCountAddr, "migration_state", "DRAINING"),
 			},
 			{
-				Config: endpointReplaced(config(2), "2"),
+				// With wait_for = "COMPLETION" the plan may be an update that
+				// waits for the migration: the unconfigured plan leaves what
+				// that update sets unknown, and the apply, configured, waits.
+				// The shard drains meanwhile.
+				PreConfig: func() { c.SetUndrainedShard(p, g, 3, false) },
+				Config:    endpointReplaced(config(2, "COMPLETION"), "2"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction("terraform_data.endpoint", plancheck.ResourceActionReplace),
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding")),
 				}},
-				Check: a.diags.ExpectWarning("Shard count not refreshed", "known only after apply"),
-				// Once configured, the next plan waits for the migration.
-				ExpectNonEmptyPlan: true,
+				Check: resource.ComposeTestCheckFunc(
+					a.diags.ExpectWarning("Shard count not refreshed", "known only after apply"),
+					a.diags.ExpectWarning("may still be under way", "known only after apply"),
+					resource.TestCheckResourceAttr(shardCountAddr, "migration_state", "DEPRECATED"),
+				),
 			},
 		},
 	})
