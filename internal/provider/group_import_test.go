@@ -93,6 +93,46 @@ func TestAccImport_missingGroupNeverCreates(t *testing.T) {
 	}
 }
 
+// `terraform plan -generate-config-out` of an import block for a missing
+// group fails the same way, for both resources.
+func TestAccImport_generateConfigOutOfMissingGroup(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	for _, addr := range []string{groupAddr, shardCountAddr} {
+		t.Run(addr, func(t *testing.T) {
+			p, g := acctest.RandomName("genmissing"), "svc"
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{{
+					Config:          a.env.ProviderConfig(),
+					ResourceName:    addr,
+					ImportState:     true,
+					ImportStateKind: resource.ImportBlockWithID,
+					ImportStateId:   p + "/" + g,
+					GenerateConfig:  true,
+					ExpectError:     cannotImportMissing,
+				}},
+			})
+			a.expectNothingSent(t, p, g)
+		})
+	}
+}
+
+// An import planned while the provider configuration is unknown (an
+// endpoint from a resource not created yet) fails saying why: there is no
+// coordinator to read the group from, and nothing is imported unread.
+func TestAccImport_unconfiguredProvider(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("importunconf"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      a.providerConfigUnknownAtPlan() + groupHCL("test", p, g) + importBlock(groupAddr, p, g, false),
+			ExpectError: diagRe("Cannot import group "+p+"/"+g+" yet", "endpoint", "Nothing was imported"),
+		}},
+	})
+}
+
 // `terraform import` (the command, by string id) of a missing group fails
 // the same way.
 func TestAccImport_missingGroupImportCommand(t *testing.T) {

@@ -95,6 +95,14 @@ func TestAccGroupShardCount_refreshSurvivesGroupRestored(t *testing.T) {
 				ExpectError: regressionRunbook,
 			},
 			{
+				// The other way out: state rm and import again, a new lifecycle
+				// (an import into a fresh state here).
+				Config:        config(2),
+				ResourceName:  shardCountAddr,
+				ImportState:   true,
+				ImportStateId: p + "/" + g,
+			},
+			{
 				// The restored group has 2 shards: the operator keeps them and
 				// acknowledges the backup's version.
 				Config:            config(2, "acknowledged_metadata_version = 1"),
