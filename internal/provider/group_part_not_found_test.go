@@ -115,3 +115,41 @@ func TestAccGroupShardCount_refreshSurvivesGroupRestored(t *testing.T) {
 		t.Errorf("want the one scale of the first step and none after the restore, got %d: %+v", len(sent), sent)
 	}
 }
+
+// GROUP_NOT_FOUND on the read of a recorded migration (the group went
+// between the group's read and its migration's) is the same class: the
+// refresh records that the migration is unknown instead of failing.
+func TestAccGroupShardCount_refreshSurvivesGroupNotFoundOnMigrationRead(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "answers the migration read with 404 GROUP_NOT_FOUND")
+	p, g := acctest.RandomName("migrationgone"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 4, `wait_for = "ACCEPTED"`)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config, Check: resource.TestCheckResourceAttr(shardCountAddr, "migration_state", "ACTIVE")},
+			{
+				// Rolled back by another actor, so the refresh looks the
+				// migration up; that read finds no group.
+				PreConfig: func() {
+					grp, err := a.group(t, p, g)
+					if err != nil || grp.ActiveMigration == nil {
+						t.Fatalf("no active migration to roll back: %v", err)
+					}
+					if _, err := a.env.Client().RollbackMigration(ctxT(t), p, g, grp.ActiveMigration.ReshardingID, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+					c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMigration, Kind: coordinator.FaultRespond,
+						Status: 404, ErrorCode: "GROUP_NOT_FOUND", Message: "Group not found"})
+				},
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true,
+				Check: resource.ComposeTestCheckFunc(
+					a.diags.ExpectWarning("is unknown to the coordinator", "GROUP_NOT_FOUND"),
+					resource.TestCheckNoResourceAttr(shardCountAddr, "migration_state"),
+				),
+			},
+		},
+	})
+}
