@@ -241,6 +241,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.MigrationState = types.StringNull()
 		return
 	}
+	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
 	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
 	if fatal != "" {
 		previewFatal(&resp.Diagnostics, p, target, fatal)
