@@ -71,7 +71,11 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
 		}
-		if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
+		importing, diags := readImportRead(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+		if importing {
+			warnUnderWayAtImport(ctx, plan, seen, resp)
+		} else if r.pd != nil && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}

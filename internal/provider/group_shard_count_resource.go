@@ -452,6 +452,8 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the shard count of group %q under stream prefix %q", g, p), err, "")
 		return
 	}
+	// The import's own refresh is the one with no shard_count yet.
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, state.ShardCount.IsNull())...)
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
 	var regressed bool
