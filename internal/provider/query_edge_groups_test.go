@@ -197,3 +197,53 @@ func checkOnlyUpdates(ctx context.Context, t *testing.T, tf *demo.Terraform, pla
 		t.Errorf("the plan changes %v; want only the update of %s", changed, id)
 	}
 }
+
+// TestAccGroupList_edgeGroupsMatchImport: for every group of edgeFixture
+// (every accepted name, 0 shards, large counts, a split prefix, each
+// migration state), each attribute a list result carries is what an import
+// followed by a refresh records.
+func TestAccGroupList_edgeGroupsMatchImport(t *testing.T) {
+	skipUnlessAcc(t)
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds migrations PREPARING and DRAINING and uses fixed names")
+	fixture := edgeFixture()
+	for _, ep := range fixture {
+		for _, g := range ep.groups {
+			a.createGroupOutOfBand(t, ep.prefix, g, ep.shards)
+		}
+		if ep.setup != nil {
+			ep.setup(t, a, c, ep.prefix)
+		}
+	}
+	for _, ep := range fixture {
+		waitForGroup(t, a, ep.prefix, ep.groups[len(ep.groups)-1], ep.want)
+	}
+	pp := newProtoProvider(t, a.env)
+	for _, ep := range fixture {
+		for _, typeName := range []string{"redisstreamcoordinator_group", "redisstreamcoordinator_group_shard_count"} {
+			t.Run(ep.prefix+"/"+typeName, func(t *testing.T) {
+				pp.t = t
+				p := ep.prefix
+				results := pp.list(typeName, &p, true, 100)
+				for _, r := range results {
+					prefix, group, err := parseGroupID(r.DisplayName)
+					if err != nil || prefix != p {
+						t.Fatalf("result %q: %v", r.DisplayName, err)
+					}
+					state, _ := pp.importAndRead(typeName, groupID(prefix, group))
+					listed, err := r.Resource.Unmarshal(pp.resourceType(typeName))
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !listed.Equal(state) {
+						diffs, _ := listed.Diff(state)
+						t.Errorf("%s: the listed resource differs from the imported and refreshed one: %v", r.DisplayName, diffs)
+					}
+				}
+				if want := map[bool]int{true: len(ep.groups), false: 1}[typeName == "redisstreamcoordinator_group"]; len(results) != want {
+					t.Errorf("%d results, want %d", len(results), want)
+				}
+			})
+		}
+	}
+}
