@@ -323,8 +323,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(siblings) == 0 {
-		// No existing sibling: groups of the prefix this run also creates
+	if len(siblings) == 0 || drainedSiblings(basis) {
+		// No existing sibling (or only drained ones, which a new group
+		// cannot match): groups of the prefix this run also creates
 		// must agree where their counts are known (the later one planned
 		// sees the earlier one). A count that is not known stays unknown
 		// and is resolved by the create, under the prefix lock.

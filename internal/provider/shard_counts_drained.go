@@ -36,6 +36,16 @@ func drainedPrefixWarning(p, g string, want int32, siblings string) diag.Diagnos
 			p, siblings, g, want, want, want, g, want, g))
 }
 
+// drainedSiblings reports existing siblings that are all at 0 shards.
+func drainedSiblings(siblings []client.Group) bool {
+	for _, s := range siblings {
+		if s.ShardCount != 0 {
+			return false
+		}
+	}
+	return len(siblings) > 0
+}
+
 // siblingHasCount reports whether an existing group of the prefix is at n
 // shards: a new group at that count is the prefix's count, not a new one.
 func siblingHasCount(siblings []client.Group, n int32) bool {

@@ -20,7 +20,7 @@ import (
 // so and what to set; with it the group is created, with a warning that it
 // is at a different count than its siblings and how to converge; scaling
 // the prefix to that count (a scale from 0 to N, allowed) brings the prefix
-// back to one count.
+// back to one count. Two new groups of the drained prefix must agree.
 func TestAccGroup_newGroupOfDrainedPrefix(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("drainedprefix")
@@ -35,6 +35,11 @@ func TestAccGroup_newGroupOfDrainedPrefix(t *testing.T) {
 				Config: a.env.ProviderConfig() + groupHCL("test", p, "new"),
 				ExpectError: wrappedError(`(?s)Cannot inherit a shard count of 0.*group "old" \(0 shards\).*` +
 					`creates a group with at least 1 shard \(initialShardCount >= 1\).*Set initial_shard_count \(1 or more\) explicitly`),
+			},
+			{
+				// Two new groups of the drained prefix must still agree.
+				Config: a.env.ProviderConfig() + newGroup + groupHCL("other", p, "other", "initial_shard_count = 4"),
+				ExpectError: wrappedError(`Groups created together under one stream prefix disagree on the shard count`),
 			},
 			{
 				Config: a.env.ProviderConfig() + newGroup,
