@@ -38,7 +38,7 @@ func TestAccGroup_newGroupOfDrainedPrefix(t *testing.T) {
 			},
 			{
 				// Two new groups of the drained prefix must still agree.
-				Config: a.env.ProviderConfig() + newGroup + groupHCL("other", p, "other", "initial_shard_count = 4"),
+				Config:      a.env.ProviderConfig() + newGroup + groupHCL("other", p, "other", "initial_shard_count = 4"),
 				ExpectError: wrappedError(`Groups created together under one stream prefix disagree on the shard count`),
 			},
 			{
