@@ -47,11 +47,32 @@ func readImportRead(ctx context.Context, private privateGetter) (bool, diag.Diag
 // private state.
 func warnUnderWayAtImport(ctx context.Context, plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, false)...)
+	if seen == nil || seen.ActiveMigration.Finished() {
+		return
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	if am := seen.ActiveMigration; am.State == client.MigrationPreparing {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a migration is PREPARING", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), PREPARING since %s: provisioning its shards failed, and "+
+				"the group still has %d shards. A PREPARING migration never moves by itself and blocks every other scale of the prefix "+
+				"(409 ACTIVE_MIGRATION_EXISTS), even one back to %d. The import changes nothing; to resume it, set shard_count = %d and "+
+				"apply (a scale to its own target resumes the provisioning).", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+			underWaySince(am), seen.ShardCount, am.FromShardCount, am.ToShardCount))
+		return
+	}
 	am := underWayMigration(seen)
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() {
 		return
 	}
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	if waitsForConsumer(seen, am) {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a scale-out waits for a consumer", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), ACTIVE since %s, and no live consumer: a scale-out stays "+
+				"ACTIVE until a consumer of the group joins and converges, and blocks every other scale of the prefix until then. The "+
+				"import records it (migration_ids, migration_state) and changes nothing; start the group's consumers to let it complete, "+
+				"or roll it back with the redisstreamcoordinator_rollback_migration action.", g, p, am.ReshardingID, am.FromShardCount,
+			am.ToShardCount, underWaySince(am)))
+		return
+	}
 	resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a resharding is under way", p), fmt.Sprintf(
 		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. The import "+
 			"records it (migration_ids, migration_state) and changes nothing on the coordinator. Until it completes, the next plan "+

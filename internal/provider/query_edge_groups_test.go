@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -139,6 +140,16 @@ func TestAccQueryImport_edgeGroups(t *testing.T) {
 		t.Fatalf("terraform plan of the generated configuration exited %d", code)
 	}
 	checkImportOnlyPlan(ctx, t, tf, "import.tfplan", groups, len(fixture))
+	// The import's plan says what each group is in the middle of.
+	if log, ok := tf.Stdout.(*strings.Builder); !ok {
+		t.Fatalf("terraform's output goes to a %T, not the test's log", tf.Stdout)
+	} else {
+		out := strings.Join(strings.Fields(log.String()), " ")
+		expectOutput(t, "plan of the generated configuration", out,
+			`Warning: Importing the shard count of stream prefix "draining" while a resharding is under way .*migration reshard-\S+ \(4→3 shards\) under way since \S+, now DRAINING`,
+			`Warning: Importing the shard count of stream prefix "preparing" while a migration is PREPARING .*set shard_count = 4 and apply`,
+			`Warning: Importing the shard count of stream prefix "active" while a scale-out waits for a consumer`)
+	}
 	audited := len(c.AuditEvents())
 	if code := runCLI(ctx, t, tf, "apply", "-input=false", "import.tfplan"); code != 0 {
 		t.Fatalf("terraform apply of the import plan exited %d", code)
