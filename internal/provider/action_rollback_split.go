@@ -86,24 +86,29 @@ func (s *rollbackSurvey) splitDetail() string {
 			completed = append(completed, gm.group)
 		}
 	}
-	target := int32(-1)
+	seen := map[int32]bool{}
+	var counts []int
 	for _, gm := range s.active {
-		if target < 0 || gm.m.FromShardCount == target {
-			target = gm.m.FromShardCount
-		} else {
-			target = -2
+		if !seen[gm.m.FromShardCount] {
+			seen[gm.m.FromShardCount] = true
+			counts = append(counts, int(gm.m.FromShardCount))
 		}
 	}
-	old := "the old count"
-	if target >= 0 {
-		old = fmt.Sprintf("%d", target)
+	sort.Ints(counts)
+	froms := make([]string, len(counts))
+	for i, c := range counts {
+		froms[i] = fmt.Sprint(c)
+	}
+	old, count := froms[0], froms[0]
+	if len(froms) > 1 {
+		old, count = "one of the old counts ("+strings.Join(froms, " or ")+")", "that count"
 	}
 	b.WriteString("\n\nTo bring the prefix back to one shard count, either:")
 	fmt.Fprintf(&b, "\n  - keep the new count: let the ACTIVE migration(s) of %s complete (a scale-out completes once a consumer of the group "+
 		"joins and converges); or", quotedList(active))
 	fmt.Fprintf(&b, "\n  - return to %s: roll back each ACTIVE group by itself (set consumer_group), then scale the whole prefix to %s with "+
 		"redisstreamcoordinator_group_shard_count (shard_count = %s): the stream-level scale reshards the groups that are not at that "+
-		"count", old, old, old)
+		"count", old, count, count)
 	if len(completed) > 0 {
 		fmt.Fprintf(&b, " (%s, whose migration completed and cannot be rolled back)", quotedList(completed))
 	}

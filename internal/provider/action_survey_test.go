@@ -81,9 +81,9 @@ func TestRollbackSurveyPreview(t *testing.T) {
 		},
 		{
 			name:    "ACTIVE migrations from different counts are refused before sending",
-			s:       rollbackSurvey{prefix: "orders", active: []groupMigration{active("a", 4, 12), active("b", 8, 12)}},
+			s:       rollbackSurvey{prefix: "orders", active: []groupMigration{active("a", 12, 16), active("b", 8, 16)}},
 			summary: `The invocation will refuse to roll back stream prefix "orders": it would leave the prefix at different shard counts`,
-			detail:  []string{`group "a": 12 shards, back to 4`, `group "b": 12 shards, back to 8`, "return to the old count"},
+			detail:  []string{`group "a": 16 shards, back to 12`, `group "b": 16 shards, back to 8`, "return to one of the old counts (8 or 12)", "scale the whole prefix to that count"},
 		},
 		{
 			name: "a rollback that brings a split prefix together is sent",
