@@ -72,13 +72,18 @@ func (c *Coordinator) takeProvisioningFault(prefix, group, op string) int {
 // provisionLocked provisions shards 0..n-1 of g; the caller holds c.mu.
 func (c *Coordinator) provisionLocked(g *group, n int, op string) *apiError {
 	failAt := c.takeProvisioningFault(g.prefix, g.name, op)
-	for i := 0; i < n; i++ {
-		if i == failAt {
-			return provisioningFailed(g, i)
-		}
-		if c.opts.StreamProvisioning {
-			c.redisKeys[shardKeyName(g.prefix, i)] = true
-		}
+	made := n
+	if failAt >= 0 && failAt < n {
+		made = failAt
+	}
+	// Without provisioning nothing is made: no loop over the shards, so a
+	// group of 2147483647 shards is as cheap as any (the server sets no
+	// upper bound).
+	for i := 0; c.opts.StreamProvisioning && i < made; i++ {
+		c.redisKeys[shardKeyName(g.prefix, i)] = true
+	}
+	if made < n {
+		return provisioningFailed(g, made)
 	}
 	return nil
 }

@@ -59,11 +59,15 @@ func (a *rollbackMigrationAction) Schema(_ context.Context, _ action.SchemaReque
 			"its previous shard count; the action waits until each migration reads `ROLLED_BACK`. Entries producers already wrote to " +
 			"shards a rolled-back scale-out added are stranded: no consumer is assigned those shards any more.\n\n" +
 			"A prefix-wide rollback sends nothing when any unfinished migration of the prefix is not `ACTIVE` (`PREPARING`, " +
-			"`DRAINING`), so the prefix's groups never end up at different shard counts. Invoking it again is safe: a migration " +
+			"`DRAINING`), or when rolling back the `ACTIVE` ones would leave groups that are at one shard count now at different " +
+			"counts (a group whose migration already completed, `DEPRECATED`, or one created since the scale): a prefix-wide " +
+			"rollback never splits the prefix. The refusal lists each group's count and how to bring the prefix back to one. A " +
+			"rollback of one group (`consumer_group`) is sent, and its preview says when it leaves the prefix split. Invoking it again is safe: a migration " +
 			"that is already `ROLLED_BACK` counts as success. With no migration in progress and none rolled back the invocation " +
 			"fails, since what it was asked to undo has completed (or never started).\n\n" +
 			"`terraform plan -invoke=action.redisstreamcoordinator_rollback_migration.<name>` reads the coordinator (a `READ` " +
-			"principal is enough) and shows, as a warning, exactly which migrations the invocation will roll back; invoking needs " +
+			"principal is enough) and shows, as a warning, exactly which migrations the invocation will roll back, or fails when " +
+			"the prefix-wide invocation would refuse; invoking needs " +
 			"`WRITE`. Needs Terraform 1.14 or later; OpenTofu has no actions.",
 		Attributes: attrs,
 	}
@@ -93,8 +97,18 @@ func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.Mod
 		return
 	}
 	summary, detail := s.preview(cfg.requestedBy(api))
+	if s.refusedBeforeSending() {
+		// The invocation would refuse: the plan already does, as the
+		// resources' plans fail what the provider knows will fail.
+		resp.Diagnostics.AddError(summary, detail+"\n\n"+refusedNothingSent)
+		return
+	}
 	resp.Diagnostics.AddWarning(summary, detail)
 }
+
+// refusedNothingSent ends a prefix-wide refusal, at plan time and at invoke.
+const refusedNothingSent = "Nothing was sent to the coordinator. To roll back one ACTIVE group anyway, set consumer_group (its preview says " +
+	"whether it leaves the prefix at different shard counts)."
 
 func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeRequest, resp *action.InvokeResponse) {
 	var cfg rollbackMigrationModel
@@ -117,7 +131,7 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	switch {
 	case s.refusedBeforeSending():
 		summary, detail := s.preview(cfg.requestedBy(api))
-		resp.Diagnostics.AddError(summary, detail+"\n\nNothing was sent to the coordinator. To roll back one ACTIVE group anyway, set consumer_group.")
+		resp.Diagnostics.AddError(summary, detail+"\n\n"+refusedNothingSent)
 		return
 	case s.nothingToDo() && len(s.rolledBack) > 0:
 		var list []string
@@ -152,6 +166,9 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	say.say("Rolled back %s: %s.", s.scope(), strings.Join(list, "; "))
 	if stranded := strandedShards(p, rolled); stranded != "" {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Rolled back the resharding of %s", s.scope()), stranded)
+	}
+	if split := s.leavesSplit(); split != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Stream prefix %q is at different shard counts", p), split)
 	}
 }
 

@@ -27,6 +27,9 @@ type rollbackSurvey struct {
 	// idle are groups with nothing in progress whose latest migration (if
 	// any) completed: there is nothing to roll back.
 	idle []groupMigration
+	// siblings are, for a rollback of one named group with an ACTIVE
+	// migration, the prefix's other groups (leavesSplit).
+	siblings []groupMigration
 }
 
 // groupMigration is one group's migration; M is nil for a group that was
@@ -58,6 +61,19 @@ func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*roll
 			return nil, err
 		}
 		groups = []client.Group{*grp}
+		if am := grp.ActiveMigration; am != nil && am.State == client.MigrationActive {
+			// The preview says when the rollback leaves the prefix split.
+			all, err := api.Groups(ctx)
+			if err != nil {
+				return nil, err
+			}
+			for _, gi := range all {
+				if gi.StreamPrefix == p && gi.ConsumerGroup != g {
+					s.siblings = append(s.siblings, groupMigration{group: gi.ConsumerGroup, shardCount: gi.ShardCount})
+				}
+			}
+			sort.Slice(s.siblings, func(i, j int) bool { return s.siblings[i].group < s.siblings[j].group })
+		}
 	} else {
 		all, err := api.Groups(ctx)
 		if err != nil {
@@ -120,10 +136,13 @@ func (s *rollbackSurvey) scope() string {
 // refusedBeforeSending reports a prefix-wide rollback that the action
 // refuses without sending anything: rolling back only the ACTIVE groups
 // would leave the prefix's groups at different shard counts, and producers
-// route with one count per prefix. A rollback of one named group is always
-// sent, so that the coordinator itself decides (and audits the refusal).
+// route with one count per prefix. That is the case when a migration is not
+// ACTIVE (the coordinator refuses its rollback), and when groups now at one
+// count would end at different counts (splitsPrefix). A rollback of one
+// named group is always sent, so that the coordinator itself decides (and
+// audits the refusal).
 func (s *rollbackSurvey) refusedBeforeSending() bool {
-	return s.group == "" && len(s.notActive) > 0
+	return s.group == "" && (len(s.notActive) > 0 || s.splitsPrefix())
 }
 
 // nothingToDo reports a survey with no migration to roll back.
@@ -148,6 +167,9 @@ func notActiveAdvice(m *client.Migration) string {
 func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 	var b strings.Builder
 	switch {
+	case s.refusedBeforeSending() && len(s.notActive) == 0:
+		summary = fmt.Sprintf("The invocation will refuse to roll back %s: it would leave the prefix at different shard counts", s.scope())
+		b.WriteString(s.splitDetail())
 	case s.refusedBeforeSending():
 		summary = fmt.Sprintf("The invocation will refuse to roll back %s", s.scope())
 		fmt.Fprintf(&b, "Not every unfinished migration of the prefix is ACTIVE, and the coordinator allows a rollback only while it is "+
@@ -182,6 +204,9 @@ func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 		}
 		if stranded := strandedShards(s.prefix, s.active); stranded != "" {
 			b.WriteString("\n\n" + stranded)
+		}
+		if split := s.leavesSplit(); split != "" {
+			b.WriteString("\n\n" + split)
 		}
 	}
 	fmt.Fprintf(&b, "\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+

@@ -321,8 +321,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(siblings) == 0 {
-		// No existing sibling: groups of the prefix this run also creates
+	if len(siblings) == 0 || drainedSiblings(basis) {
+		// No existing sibling (or only drained ones, which a new group
+		// cannot match): groups of the prefix this run also creates
 		// must agree where their counts are known (the later one planned
 		// sees the earlier one). A count that is not known stays unknown
 		// and is resolved by the create, under the prefix lock.
@@ -334,6 +335,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if count != nil {
 		plan.InitialShardCount = types.Int64Value(int64(*count))
 		plan.ShardCount = types.Int64Value(int64(*count))
+		if !siblingHasCount(basis, *count) {
+			largeShardCountWarning(&resp.Diagnostics, "initial_shard_count", int64(*count), fmt.Sprintf("Group %q under stream prefix %q is created with", g, p))
+		}
 	}
 	r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 }
@@ -412,6 +416,10 @@ func resolveInitialShardCount(ctx context.Context, listGroups func(context.Conte
 		if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
 			return &want, diags
 		}
+		if drainedPrefix(counts) {
+			diags.Append(drainedPrefixWarning(p, g, want, siblingList))
+			return &want, diags
+		}
 		report("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
 			"Stream prefix %q already has %s. A new group %q with initial_shard_count = %d would route differently: producers use one "+
 				"shard count per prefix, so messages would be stranded on shards this group never reads. Nothing was sent to the coordinator.\n\n"+
@@ -426,7 +434,10 @@ func resolveInitialShardCount(ctx context.Context, listGroups func(context.Conte
 		for c := range counts {
 			if c < 1 {
 				report("Cannot inherit a shard count of 0", fmt.Sprintf(
-					"Stream prefix %q has %s: it is drained to 0 shards, and a group needs at least 1. Set initial_shard_count explicitly.", p, siblingList))
+					"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
+						"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
+						"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
+						"different count than its 0-shard siblings, and the plan says how to bring the prefix back to one count.", p, siblingList))
 				return nil, diags
 			}
 			tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})

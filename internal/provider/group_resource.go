@@ -108,15 +108,18 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"initial_shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Shard count the group is created with (1 to %d). When omitted, the group takes the current "+
+				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, as the coordinator requires; it sets no "+
+					"upper bound (a new count above %d gets a plan warning). When omitted, the group takes the current "+
 					"shard count of the other groups under the same stream prefix (producers route with one count per prefix), or the "+
 					"coordinator's default (12) for a new prefix. The count is resolved at plan time, so it is known in the plan "+
 					"(`sibling_shard_counts` records what it was resolved from); a count that differs from the siblings', or from "+
-					"another group of the prefix this configuration creates, fails the plan. The plan reads the coordinator's groups "+
+					"another group of the prefix this configuration creates, fails the plan. A drained prefix (every other group at 0 "+
+					"shards) is the exception: a new group needs at least 1 shard, so set it, and the plan warns that the group starts "+
+					"at a different count than its siblings and how to converge. The plan reads the coordinator's groups "+
 					"for this (a READ principal is enough) and fails when it cannot. Changing it later changes nothing on the "+
 					"coordinator: use `redisstreamcoordinator_group_shard_count`. An import records the group's current shard count (null "+
 					"for a drained group, with 0 shards).",
-					MaxShardCount),
+					ConventionalShardCount),
 				Optional:      true,
 				Computed:      true,
 				Validators:    []validator.Int64{int64validator.Between(1, MaxShardCount)},
@@ -233,8 +236,8 @@ func (m *groupResourceModel) fill(g *client.Group) {
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	case m.InitialShardCount.IsNull() && g.ShardCount > 0:
 		// An import records the current count. A drained group (0 shards)
-		// keeps null: 0 is no count to create a group with (1 to
-		// MaxShardCount), and generated configuration then omits it.
+		// keeps null: 0 is no count to create a group with (at least 1),
+		// and generated configuration then omits it.
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	}
 	m.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(g.StreamPrefix))

@@ -365,10 +365,12 @@ func TestAccGroup_invalidInputFailsAtPlanWithNoRequest(t *testing.T) {
 		{groupHCL("test", "orders", ".."), `is a dot segment`},
 		{groupHCL("test", "orders", "a;b"), `contains ';'`},
 		{groupHCL("test", "orders", "a/b"), `contains '/'`},
-		{groupHCL("test", "orders", "svc", "initial_shard_count = 0"), `between 1 and 1024`},
-		{groupHCL("test", "orders", "svc", "initial_shard_count = 5000"), `between 1 and 1024`},
+		{groupHCL("test", "orders", "svc", "initial_shard_count = 0"), `between 1 and 2147483647`},
+		// The coordinator's counts are 32-bit ints: one more cannot be sent.
+		{groupHCL("test", "orders", "svc", "initial_shard_count = 2147483648"), `between 1 and 2147483647`},
 		{groupHCL("test", "orders", "svc", `deletion_policy = "KEEP"`), `value must be one of`},
-		{shardCountHCL("test", "orders", "svc", -1), `between 0 and 1024`},
+		{shardCountHCL("test", "orders", "svc", -1), `between 0 and 2147483647`},
+		{shardCountHCL("test", "orders", "svc", 2147483648), `between 0 and 2147483647`},
 		{shardCountHCL("test", "orders", "svc", 2, `wait_for = "SOMETIMES"`), `value must be one of`},
 	}
 	var steps []resource.TestStep

@@ -75,7 +75,11 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
-		if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
+		importing, diags := readImportRead(ctx, req.Private)
+		resp.Diagnostics.Append(diags...)
+		if importing {
+			warnUnderWayAtImport(ctx, plan, seen, resp)
+		} else if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
@@ -245,6 +249,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.MigrationState = types.StringNull()
 		return
 	}
+	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
 	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
 	if fatal != "" {
 		previewFatal(&resp.Diagnostics, p, target, fatal)

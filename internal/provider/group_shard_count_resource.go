@@ -100,8 +100,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Desired shard count, 0 to %d. `0` drains and retires every shard: producers refuse "+
-					"to publish until the count is raised again.", MaxShardCount),
+				MarkdownDescription: fmt.Sprintf("Desired shard count, 0 or more: the coordinator sets no upper bound, so any count it holds "+
+					"imports and plans; a scale to a count above %d gets a plan warning. `0` drains and retires every shard: producers "+
+					"refuse to publish until the count is raised again.", ConventionalShardCount),
 				Required:   true,
 				Validators: []validator.Int64{int64validator.Between(0, MaxShardCount)},
 			},
@@ -454,6 +455,8 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
+	// The import's own refresh is the one with no shard_count yet.
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, state.ShardCount.IsNull())...)
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
 	var regressed bool

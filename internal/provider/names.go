@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -15,10 +16,31 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// MaxShardCount is the provider's upper bound on shard counts. The coordinator
-// sets none; a bound catches typos such as 10000 before they provision
-// thousands of Redis streams.
-const MaxShardCount = 1024
+// MaxShardCount is the largest shard count the coordinator can hold: its
+// counts are 32-bit ints with no upper bound (CONTRACT §4.1, §4.6). A
+// validator is never stricter than the server, so that whatever the
+// coordinator holds can be imported, listed and planned.
+const MaxShardCount = math.MaxInt32
+
+// ConventionalShardCount is the count above which a NEW count (a create, or a
+// scale to it) gets a plan-time warning, never an error: it catches typos
+// such as 10000 before they provision thousands of Redis streams. A count
+// the coordinator already holds is never warned about.
+const ConventionalShardCount = 1024
+
+// largeShardCountWarning adds the plan-time warning for a new count n above
+// ConventionalShardCount; what says what it is for ("group %q is created
+// with", "stream prefix %q is scaled to").
+func largeShardCountWarning(diags *diag.Diagnostics, attr string, n int64, what string) {
+	if n <= ConventionalShardCount {
+		return
+	}
+	diags.AddAttributeWarning(path.Root(attr), fmt.Sprintf("Unusually large shard count: %d", n), fmt.Sprintf(
+		"%s %d shards. The coordinator sets no upper bound, so this is valid, but it is above %d: each shard is a Redis stream "+
+			"(with stream provisioning on, the coordinator creates every one of them), every producer routes over all of them, and "+
+			"consumers are assigned them one by one. Check that %d is not a typo; this is only a warning.",
+		what, n, ConventionalShardCount, n))
+}
 
 // Kinds of names, as used in messages; kindStreamPrefix also selects the
 // stream-prefix-only rule (no braces).

@@ -1,0 +1,167 @@
+package provider
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// A rollback never splits a stream prefix by accident: producers route with
+// one shard count per prefix, and a rollback moves a group back to its
+// migration's fromShardCount while every other group keeps its count.
+//
+//   - Prefix-wide, the action refuses before sending anything when rolling
+//     back the ACTIVE migrations would leave two groups that are at one count
+//     now at different counts (splitsPrefix): a group whose migration already
+//     completed (DEPRECATED, which no rollback undoes), one created since the
+//     scale, or migrations that started from different counts.
+//   - For one named group the rollback is still sent (the operator chose the
+//     group), and the preview says when it leaves the prefix at different
+//     counts (leavesSplit).
+
+// countAfter is a group's shard count after the invocation: an ACTIVE group
+// goes back to its migration's fromShardCount; every other group keeps its
+// count.
+func (s *rollbackSurvey) countAfter(gm groupMigration) int32 {
+	for _, a := range s.active {
+		if a.group == gm.group {
+			return a.m.FromShardCount
+		}
+	}
+	return gm.shardCount
+}
+
+// everyGroup is every group the survey read, by name.
+func (s *rollbackSurvey) everyGroup() []groupMigration {
+	var all []groupMigration
+	for _, l := range [][]groupMigration{s.active, s.notActive, s.rolledBack, s.idle} {
+		all = append(all, l...)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].group < all[j].group })
+	return all
+}
+
+// splitsPrefix reports a prefix-wide rollback that would leave groups now at
+// one shard count at different counts.
+func (s *rollbackSurvey) splitsPrefix() bool {
+	if s.group != "" || len(s.active) == 0 {
+		return false
+	}
+	after := map[int32]map[int32]bool{}
+	for _, gm := range s.everyGroup() {
+		if after[gm.shardCount] == nil {
+			after[gm.shardCount] = map[int32]bool{}
+		}
+		after[gm.shardCount][s.countAfter(gm)] = true
+	}
+	for _, counts := range after {
+		if len(counts) > 1 {
+			return true
+		}
+	}
+	return false
+}
+
+// splitDetail says, per group, what it is at now and after the rollback,
+// and how to bring the prefix back to one count.
+func (s *rollbackSurvey) splitDetail() string {
+	var b strings.Builder
+	b.WriteString("Rolling back only the ACTIVE migrations would leave the prefix's groups at different shard counts, and producers " +
+		"route with one count per prefix: entries would land on shards some groups never read. The action sends nothing in that case. " +
+		"Each group now, and after the rollback the action was asked for:")
+	var completed, active []string
+	for _, gm := range s.everyGroup() {
+		after := s.countAfter(gm)
+		what := "keeps its count"
+		if after != gm.shardCount {
+			what = fmt.Sprintf("back to %d", after)
+		}
+		fmt.Fprintf(&b, "\n  - group %q: %d shards, %s (%s)", gm.group, gm.shardCount, what, s.describeMigration(gm))
+		switch {
+		case after != gm.shardCount:
+			active = append(active, gm.group)
+		case gm.m != nil && gm.m.ReshardingID != "" && gm.m.State == client.MigrationDeprecated:
+			completed = append(completed, gm.group)
+		}
+	}
+	seen := map[int32]bool{}
+	var counts []int
+	for _, gm := range s.active {
+		if !seen[gm.m.FromShardCount] {
+			seen[gm.m.FromShardCount] = true
+			counts = append(counts, int(gm.m.FromShardCount))
+		}
+	}
+	sort.Ints(counts)
+	froms := make([]string, len(counts))
+	for i, c := range counts {
+		froms[i] = fmt.Sprint(c)
+	}
+	old, count := froms[0], froms[0]
+	if len(froms) > 1 {
+		old, count = "one of the old counts ("+strings.Join(froms, " or ")+")", "that count"
+	}
+	b.WriteString("\n\nTo bring the prefix back to one shard count, either:")
+	fmt.Fprintf(&b, "\n  - keep the new count: let the ACTIVE migration(s) of %s complete (a scale-out completes once a consumer of the group "+
+		"joins and converges); or", quotedList(active))
+	fmt.Fprintf(&b, "\n  - return to %s: roll back each ACTIVE group by itself (set consumer_group), then scale the whole prefix to %s with "+
+		"redisstreamcoordinator_group_shard_count (shard_count = %s): the stream-level scale reshards the groups that are not at that "+
+		"count", old, count, count)
+	if len(completed) > 0 {
+		fmt.Fprintf(&b, " (%s, whose migration completed and cannot be rolled back)", quotedList(completed))
+	}
+	b.WriteString(" and leaves the others as they are.")
+	return b.String()
+}
+
+// describeMigration is a group's latest migration, for splitDetail.
+func (s *rollbackSurvey) describeMigration(gm groupMigration) string {
+	if gm.m == nil {
+		return "never resharded"
+	}
+	note := ""
+	switch gm.m.State {
+	case client.MigrationDeprecated:
+		note = ": completed, no rollback undoes it"
+	case client.MigrationActive:
+		note = ": would be rolled back"
+	}
+	return fmt.Sprintf("migration %s, %d→%d shards, %s since %s%s", gm.m.ReshardingID, gm.m.FromShardCount, gm.m.ToShardCount,
+		gm.m.State, formatSince(gm.m.UpdatedAt), note)
+}
+
+// leavesSplit is the preview's note for a rollback of one named group that
+// leaves the prefix at different shard counts, or "".
+func (s *rollbackSurvey) leavesSplit() string {
+	if s.group == "" || len(s.active) != 1 || len(s.siblings) == 0 {
+		return ""
+	}
+	after := s.active[0].m.FromShardCount
+	var others []string
+	split := false
+	for _, sib := range s.siblings {
+		others = append(others, fmt.Sprintf("%q (%d shards)", sib.group, sib.shardCount))
+		split = split || sib.shardCount != after
+	}
+	if !split {
+		return ""
+	}
+	return fmt.Sprintf("This leaves stream prefix %q at different shard counts: group %q goes back to %d shards, and the prefix's other "+
+		"groups keep theirs: %s. Producers route with one count per prefix, so entries would land on shards some groups never read. "+
+		"To bring the prefix back to one count afterwards, scale it with redisstreamcoordinator_group_shard_count (a stream-level scale "+
+		"reshards every group that is not at the target count), or roll back the whole prefix instead (omit consumer_group), which "+
+		"refuses when it would split the prefix.", s.prefix, s.group, after, strings.Join(others, ", "))
+}
+
+func quotedList(names []string) string {
+	if len(names) == 0 {
+		return "the ACTIVE groups"
+	}
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
+}

@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// An import plans nothing but the import, whatever the group is in the
+// middle of (issue 24 §7): a group found with a migration under way to its
+// count (ACTIVE or DRAINING) imports with the migration recorded
+// (migration_ids, migration_state), and the import's plan says it is under
+// way instead of planning an update that waits for it; the apply of an
+// import must not block on someone else's resharding. From the next plan on,
+// the rule of group_shard_count_under_way.go holds: a plan never calls an
+// unfinished resharding done.
+//
+// The import's refresh is the one Read whose prior state has no shard_count
+// (ImportState sets only the identity and the defaults); it marks the
+// private state, the plan that follows sees the mark, and every later
+// refresh clears it.
+
+// privateImportRead marks the state the import's own refresh read.
+const privateImportRead = "import_read"
+
+func setImportRead(ctx context.Context, private privateSetter, importing bool) diag.Diagnostics {
+	if !importing {
+		return private.SetKey(ctx, privateImportRead, nil)
+	}
+	return private.SetKey(ctx, privateImportRead, []byte("true"))
+}
+
+func readImportRead(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
+	if private == nil {
+		return false, nil
+	}
+	b, diags := private.GetKey(ctx, privateImportRead)
+	return string(b) == "true", diags
+}
+
+// warnUnderWayAtImport is the import plan's part: the migration under way
+// is reported, not waited on, and the mark is cleared from the planned
+// private state.
+func warnUnderWayAtImport(ctx context.Context, plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, false)...)
+	if seen == nil || seen.ActiveMigration.Finished() {
+		return
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	if am := seen.ActiveMigration; am.State == client.MigrationPreparing {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a migration is PREPARING", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), PREPARING since %s: provisioning its shards failed, and "+
+				"the group still has %d shards. A PREPARING migration never moves by itself and blocks every other scale of the prefix "+
+				"(409 ACTIVE_MIGRATION_EXISTS), even one back to %d. The import changes nothing; to resume it, set shard_count = %d and "+
+				"apply (a scale to its own target resumes the provisioning).", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+			underWaySince(am), seen.ShardCount, am.FromShardCount, am.ToShardCount))
+		return
+	}
+	am := underWayMigration(seen)
+	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() {
+		return
+	}
+	if waitsForConsumer(seen, am) {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a scale-out waits for a consumer", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), ACTIVE since %s, and no live consumer: a scale-out stays "+
+				"ACTIVE until a consumer of the group joins and converges, and blocks every other scale of the prefix until then. The "+
+				"import records it (migration_ids, migration_state) and changes nothing; start the group's consumers to let it complete, "+
+				"or roll it back with the redisstreamcoordinator_rollback_migration action.", g, p, am.ReshardingID, am.FromShardCount,
+			am.ToShardCount, underWaySince(am)))
+		return
+	}
+	resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a resharding is under way", p), fmt.Sprintf(
+		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. The import "+
+			"records it (migration_ids, migration_state) and changes nothing on the coordinator. Until it completes, the next plan "+
+			"is an update that waits for it, without sending another scale; read its progress with the "+
+			"redisstreamcoordinator_migrations data source.", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+		underWaySince(am), am.State, underWayWaitsFor(p, seen, am)))
+}

@@ -1,0 +1,58 @@
+package provider
+
+import (
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// A new group of a drained prefix (CONTRACT §4.2, §4.6): the coordinator
+// creates a group with initialShardCount >= 1 only, a new group does not
+// inherit its siblings' count, a scale to 0 is allowed and so is a later
+// scale from 0 to N. So a group can be added to a prefix whose groups are all
+// at 0 shards only at a different count than theirs. The plan accepts a
+// configured initial_shard_count (>= 1) there, with a warning that says so
+// and how to bring the prefix back to one count; everywhere else a count
+// that differs from the siblings' fails the plan.
+
+// drainedPrefix reports siblings that are all at 0 shards.
+func drainedPrefix(counts map[int32][]string) bool {
+	return len(counts) == 1 && len(counts[0]) > 0
+}
+
+func drainedPrefixWarning(p, g string, want int32, siblings string) diag.Diagnostic {
+	return diag.NewAttributeWarningDiagnostic(path.Root("initial_shard_count"),
+		fmt.Sprintf("New group of a drained stream prefix: %d shards, its siblings 0", want), fmt.Sprintf(
+			"Stream prefix %q has %s: it is drained to 0 shards (producers refuse to publish to it). The coordinator creates a "+
+				"group with at least 1 shard and a new group does not inherit its siblings' count, so group %q is created with "+
+				"initial_shard_count = %d, and the prefix is at two shard counts until you bring it back to one:\n"+
+				"  - to use the prefix again at %d shards, scale it to %d with redisstreamcoordinator_group_shard_count (the "+
+				"coordinator allows a scale from 0 to N; group %q, already at %d, gets a no-op), then let producers re-read routing;\n"+
+				"  - to keep the prefix drained, scale it to 0 with redisstreamcoordinator_group_shard_count after the create.\n"+
+				"Until then, producers that route with group %q's count write to shards its 0-shard siblings never read.",
+			p, siblings, g, want, want, want, g, want, g))
+}
+
+// drainedSiblings reports existing siblings that are all at 0 shards.
+func drainedSiblings(siblings []client.Group) bool {
+	for _, s := range siblings {
+		if s.ShardCount != 0 {
+			return false
+		}
+	}
+	return len(siblings) > 0
+}
+
+// siblingHasCount reports whether an existing group of the prefix is at n
+// shards: a new group at that count is the prefix's count, not a new one.
+func siblingHasCount(siblings []client.Group, n int32) bool {
+	for _, s := range siblings {
+		if s.ShardCount == n {
+			return true
+		}
+	}
+	return false
+}
