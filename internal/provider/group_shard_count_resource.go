@@ -189,7 +189,7 @@ func (r *groupShardCountResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, timeout, plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, timeout, plan, nil, nil, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *groupShardCountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -231,7 +231,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if pending {
 		resumed = &state
 	}
-	r.apply(ctx, timeout, plan, resumed, &resp.State, resp.Private, &resp.Diagnostics)
+	seen, diags := readGroupSeen(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // privateSetter is the part of the framework's private state a Create or
@@ -264,7 +269,8 @@ func setPendingWait(ctx context.Context, private privateSetter, pending bool) di
 // apply drives the group to the planned shard count, recording progress in
 // state before it waits, so a timeout or crash leaves a resumable record.
 // resumed is the prior state when this apply resumes an unfinished wait.
-func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+// seen is the group as the plan's refresh recorded it (nil for a create).
+func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, seen *client.Group, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -275,9 +281,11 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 	}
-	if resumed == nil {
-		s.checkBasis = func(ctx context.Context, group *client.Group) bool { return r.checkPlanBasis(ctx, s, plan, group) }
-	}
+	// Every plan's apply checks its basis, a resumed wait's included; a
+	// resumed wait (an unfinished wait, or a migration under way the plan
+	// waits for) never sends a scale.
+	s.checkBasis = func(ctx context.Context, group *client.Group) bool { return r.checkPlanBasis(ctx, s, plan, seen, group) }
+	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		plan.MigrationIDs = out.migrationIDsValue()
@@ -328,34 +336,44 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 }
 
 // checkPlanBasis refuses, before any mutation, a plan whose basis changed on
-// the coordinator since it was made: a saved plan reviewed against other
-// counts. A fresh `terraform apply` plans anew, so its basis is current.
-func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, group *client.Group) bool {
-	basis := types.Int64Null()
+// the coordinator since it was made (plan_basis.go): seen is the group as the
+// plan's refresh recorded it (nil for a new resource, whose planned values
+// are the basis). A metadataVersion that only moved forward is no change.
+func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
 	var planned reshardingModel
 	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
 	if haveResharding {
 		s.diags.Append(plan.Resharding.As(ctx, &planned, basetypes.ObjectAsOptions{})...)
-		basis = planned.BasisMetadataVersion
-	} else if !plan.Resharding.IsUnknown() {
-		// No change was planned: the planned metadata_version is the basis.
-		basis = plan.MetadataVersion
 	}
-	if basis.IsNull() || basis.IsUnknown() {
-		return true
-	}
-	if group.MetadataVersion > basis.ValueInt64() && haveResharding && !planned.FromShardCount.IsUnknown() {
-		s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
-			"The plan previewed stream prefix %q going from %d to %d shards, based on metadataVersion %d of group %q. The coordinator "+
-				"now reports metadataVersion %d and %d shards (state %s)%s: someone changed the group between plan and apply. "+
-				"Applying the saved plan now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-				"Run terraform plan again, review the new resharding preview, and apply that plan.",
-			s.p, planned.FromShardCount.ValueInt64(), s.target, basis.ValueInt64(), s.g, group.MetadataVersion, group.ShardCount,
-			group.State, activeMigrationNote(group)))
-		return false
-	}
-	if !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
-		return false
+	if seen != nil {
+		changes, regressed, err := basisChanges(ctx, r.pd.api.GetMigration, seen, group)
+		if err != nil {
+			addAPIError(s.diags, fmt.Sprintf("Cannot check the plan's basis for group %q under stream prefix %q", s.g, s.p), err,
+				"The group no longer reports the migration the plan saw under way; the provider reads it to tell a completed "+
+					"migration from a rolled-back one. Nothing was sent to the coordinator; run terraform apply again.")
+			return false
+		}
+		if !refuseChangedBasis(s.diags, s.p, s.g, s.target, seen, group, changes, regressed) {
+			return false
+		}
+	} else {
+		basis := plan.MetadataVersion
+		if haveResharding {
+			basis = planned.BasisMetadataVersion
+		}
+		if !basis.IsNull() && !basis.IsUnknown() && !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
+			return false
+		}
+		if haveResharding && !planned.FromShardCount.IsNull() && !planned.FromShardCount.IsUnknown() &&
+			int64(plannedFrom(group, s.target)) != planned.FromShardCount.ValueInt64() {
+			s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
+				"The plan previewed stream prefix %q going from %d to %d shards. The coordinator now reports %d shards for group %q "+
+					"(metadataVersion %d, state %s)%s: someone changed the group between plan and apply. Applying the saved plan now "+
+					"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
+					"Run terraform plan again, review the new resharding preview, and apply that plan.",
+				s.p, planned.FromShardCount.ValueInt64(), s.target, group.ShardCount, s.g, group.MetadataVersion, group.State, activeMigrationNote(group)))
+			return false
+		}
 	}
 	if !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
 		return true

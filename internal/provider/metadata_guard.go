@@ -24,8 +24,11 @@ import (
 //     unless acknowledged_metadata_version equals the reported version; once
 //     applied, that version becomes the new baseline.
 //   - Create/Update re-read the group before any mutation and refuse when its
-//     version differs from the plan's basis (checkPlanBasis): higher is a stale
-//     plan, lower a regression.
+//     version is lower than the plan's basis (checkPlanBasis: a regression).
+//     A higher version alone is no stale plan: the coordinator raises it on
+//     every change of the group's stored state, consumer churn included
+//     (CONTRACT §4). What makes a plan stale is a change of its basis: the
+//     count, the migration under way, the prefix's groups (plan_basis.go).
 
 // privateMetadataRegression is the private-state key holding a regression
 // recorded by Read: JSON {"seen":N,"reported":M}.
@@ -132,32 +135,18 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	)
 }
 
-// checkPlanBasis is the apply-time rule, before any mutation: group is what the
-// coordinator reports now; basisVersion is the metadataVersion the plan was
-// based on. A higher version means the plan is stale; a lower one a
-// regression. It returns false when the caller must stop (an error was added).
+// checkPlanBasis is the apply-time regression guard, before any mutation:
+// group is what the coordinator reports now; basisVersion is the
+// metadataVersion the plan was based on. A lower version is a regression; a
+// higher one is not a stale plan by itself, because the coordinator raises the
+// version on every change of the group's stored state, consumers joining and
+// leaving included (CONTRACT §4): what makes a plan stale is a change of its
+// basis (plan_basis.go). It returns false when the caller must stop (an error
+// was added).
 func checkPlanBasis(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) bool {
-	if group == nil || group.MetadataVersion == basisVersion {
+	if group == nil || group.MetadataVersion >= basisVersion {
 		return true
 	}
-	if group.MetadataVersion > basisVersion {
-		diags.AddError(
-			fmt.Sprintf("Stale plan for group %s/%s: its metadata changed since the plan", p, g),
-			fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports metadataVersion %d "+
-				"(shard count %d, state %s): something changed the group between plan and apply. Nothing was changed by this apply.\n"+
-				"Run `terraform plan` again and review the new plan before applying it.",
-				basisVersion, g, p, group.MetadataVersion, group.ShardCount, group.State),
-		)
-		return false
-	}
-	diags.AddError(
-		fmt.Sprintf("Metadata of group %s/%s regressed since the plan", p, g),
-		fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports the lower metadataVersion %d "+
-			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was changed by this apply.\n",
-			basisVersion, g, p, group.MetadataVersion, group.ShardCount)+
-			fmt.Sprintf(metadataRunbook, basisVersion)+"\n"+
-			"Then run `terraform apply -refresh-only` and `terraform plan` again; the plan will fail closed until the regression is acknowledged:\n"+
-			fmt.Sprintf(metadataWayOut, group.MetadataVersion),
-	)
+	addBasisRegression(diags, p, g, basisVersion, group)
 	return false
 }
