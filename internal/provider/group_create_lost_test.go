@@ -74,9 +74,9 @@ func TestAccGroup_lostCreateWithoutCountIsNotAdopted(t *testing.T) {
 		Steps: []resource.TestStep{
 			{
 				Config: config,
-				ExpectError: regexp.MustCompile(`(?s)was not adopted.*` + words("sent no initial shard count") + `.*CREATE_GROUP.*requestId.*` +
-					words("redis-stream-coordinator.audit") + ".*" + words("terraform import redisstreamcoordinator_group.<name> "+p+"/"+g) +
-					".*" + words("fails with \"Group already exists\"")),
+				ExpectError: regexp.MustCompile(`(?s)` + words("sent no initial shard count") + `.*` + words("it was not adopted") + `.*CREATE_GROUP.*requestId.*` +
+					words("redis-stream-coordinator.audit") + ".*" + words("fails with \"Group already exists\"") + ".*" +
+					words("terraform import redisstreamcoordinator_group.<name> "+p+"/"+g)),
 			},
 			{
 				// What the error said the next plan does.
