@@ -281,15 +281,22 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
 		highest = v.ValueInt64()
 	}
-	var reg *metadataRegression
-	if highest > 0 && group.MetadataVersion < highest {
-		reg = &metadataRegression{Seen: highest, Reported: group.MetadataVersion}
+	prior, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	reg := nextRegression(prior, highest, group.MetadataVersion, state.AcknowledgedMetadataVersion)
+	switch {
+	case reg != nil && prior == nil:
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
-	} else {
+	case reg == nil:
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
+	}
+	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
+		// Churn lifted the version back above the old high-water mark: the
+		// recorded regression stands, and the mark follows the version.
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
@@ -332,16 +339,17 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = state.MetadataVersion
 	}
-	if reg != nil && plan.AcknowledgedMetadataVersion.ValueInt64() == reg.Reported && !plan.AcknowledgedMetadataVersion.IsNull() {
+	if reg.acknowledges(plan.AcknowledgedMetadataVersion) {
 		// ModifyPlan let this through: the acknowledged version becomes the
 		// new baseline.
+		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
 		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
 			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
-			"from": reg.Seen, "to": reg.Reported,
+			"from": reg.Seen, "to": ack,
 		})
-		plan.MetadataVersion = types.Int64Value(reg.Reported)
+		plan.MetadataVersion = types.Int64Value(ack)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
+		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
 		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)

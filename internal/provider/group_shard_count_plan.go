@@ -62,8 +62,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		plan.MetadataVersion, plan.Resharding = state.MetadataVersion, state.Resharding
 		if reg != nil {
-			// Acknowledged (checked above): the reported version becomes the baseline.
-			plan.MetadataVersion = types.Int64Value(reg.Reported)
+			// Acknowledged (checked above): the acknowledged version becomes
+			// the baseline; the next refresh raises it to the coordinator's.
+			plan.MetadataVersion = plan.AckMetadataVersion
 		}
 		var seen *client.Group
 		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {

@@ -471,14 +471,19 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
-	var regressed bool
 	seen := state.MetadataVersion
-	state.MetadataVersion, regressed = observeMetadataVersion(seen, group.MetadataVersion)
-	var reg *metadataRegression
-	if regressed {
-		reg = &metadataRegression{Seen: seen.ValueInt64(), Reported: group.MetadataVersion}
+	state.MetadataVersion, _ = observeMetadataVersion(seen, group.MetadataVersion)
+	prior, d := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	highest := int64(0)
+	if !seen.IsNull() && !seen.IsUnknown() {
+		highest = seen.ValueInt64()
+	}
+	reg := nextRegression(prior, highest, group.MetadataVersion, state.AckMetadataVersion)
+	if reg != nil && prior == nil {
 		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
-	} else {
+	}
+	if reg == nil {
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)

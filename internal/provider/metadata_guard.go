@@ -19,10 +19,13 @@ import (
 //     (metadata_version). Read never lowers it (observeMetadataVersion); a lower
 //     reported version is a regression: the group's metadata was deleted,
 //     corrupted, or restored from an old backup. Read records it in private
-//     state (setMetadataRegression).
+//     state (setMetadataRegression), and the record stays until an apply
+//     acknowledges it, even when consumer churn lifts the version back above
+//     the old high-water mark (metadata_guard_ack.go).
 //   - ModifyPlan fails closed on a recorded regression (checkMetadataRegression)
-//     unless acknowledged_metadata_version equals the reported version; once
-//     applied, that version becomes the new baseline.
+//     unless acknowledged_metadata_version accepts it: any version from the
+//     one first reported after the regression up to the latest reported
+//     (metadata_guard_ack.go); once applied, it becomes the new baseline.
 //   - Create/Update re-read the group before any mutation and refuse when its
 //     version is lower than the plan's basis (checkPlanBasis: a regression).
 //     A higher version alone is no stale plan: the coordinator raises it on
@@ -31,14 +34,22 @@ import (
 //     count, the migration under way, the prefix's groups (plan_basis.go).
 
 // privateMetadataRegression is the private-state key holding a regression
-// recorded by Read: JSON {"seen":N,"reported":M}.
+// recorded by Read: JSON metadataRegression.
 const privateMetadataRegression = "metadata_regression"
 
 // metadataRegression is what Read saw: the highest version state had recorded
 // and the lower version the coordinator then reported.
 type metadataRegression struct {
-	Seen     int64 `json:"seen"`
+	Seen int64 `json:"seen"`
+	// Reported is the version first reported after the regression (the
+	// restored baseline); Latest the one reported at the last refresh since
+	// (consumer churn raises it again).
 	Reported int64 `json:"reported"`
+	Latest   int64 `json:"latest,omitempty"`
+	// StaleAck is acknowledged_metadata_version as state held it when the
+	// regression was recorded: an earlier acknowledgement, which does not
+	// accept this one.
+	StaleAck *int64 `json:"stale_ack,omitempty"`
 	// Epochs is set when the version is the same and the epochs went
 	// backwards (metadata_guard_epochs.go).
 	Epochs *epochRegression `json:"epochs,omitempty"`
@@ -106,25 +117,31 @@ const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored f
 
 // metadataWayOut is the explicit way out once the runbook was followed.
 const metadataWayOut = "Once you have followed the runbook and accept metadataVersion %[1]d as the group's metadata, either:\n" +
-	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline), or\n" +
+	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline; consumers rejoining and raising the version since do not invalidate it), or\n" +
 	"  - `terraform state rm` this resource and import it again (a new lifecycle)."
 
 // checkMetadataRegression is the ModifyPlan-time rule: a recorded regression
-// fails the plan closed unless acknowledged equals the reported version.
+// fails the plan closed unless acknowledged accepts it (acknowledges).
 func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string, reg *metadataRegression, acknowledged types.Int64) {
-	if reg == nil {
-		return
-	}
-	if !acknowledged.IsNull() && !acknowledged.IsUnknown() && acknowledged.ValueInt64() == reg.Reported {
+	if reg == nil || reg.acknowledges(acknowledged) {
 		return
 	}
 	ack := ""
-	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
-		ack = fmt.Sprintf("acknowledged_metadata_version is %d, which is not the reported version %d.\n", acknowledged.ValueInt64(), reg.Reported)
+	switch {
+	case acknowledged.IsNull() || acknowledged.IsUnknown():
+	case reg.StaleAck != nil && *reg.StaleAck == acknowledged.ValueInt64():
+		ack = fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", acknowledged.ValueInt64())
+	default:
+		ack = fmt.Sprintf("acknowledged_metadata_version is %d, outside %d (the version first reported after the regression) to %d "+
+			"(the latest reported).\n", acknowledged.ValueInt64(), reg.Reported, reg.latest())
+	}
+	since := ""
+	if reg.latest() != reg.Reported {
+		since = fmt.Sprintf(" (and %d at the last refresh: consumers rejoining raise it again, which neither repairs nor hides the regression)", reg.latest())
 	}
 	what := fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
-		"but the coordinator now reports metadataVersion %d. The group's metadata was deleted, corrupted, or restored from an old backup; "+
-		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported)
+		"but the coordinator then reported metadataVersion %d%s. The group's metadata was deleted, corrupted, or restored from an old backup; "+
+		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported, since)
 	if reg.Epochs != nil {
 		what = epochsRegressionDetail(resourceType, p, g, reg)
 	}

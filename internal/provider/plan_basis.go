@@ -98,14 +98,18 @@ func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen
 	if len(changes) == 0 {
 		return true
 	}
+	next := ""
+	if am := unfinishedMigration(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
+		next = "\n\n" + preparingElsewhereDetail(p, target, *now)
+	}
 	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
 		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d%s. The coordinator "+
 			"now reports %d shards at metadataVersion %d%s: %s. Applying the plan now would make a change nobody reviewed, so nothing "+
 			"was sent to the coordinator. (A metadataVersion that only moved forward, with consumers joining or leaving, does not make "+
 			"a plan stale.)\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+			"Run terraform plan again, review the new resharding preview, and apply that plan.%s",
 		p, target, g, seen.ShardCount, seen.MetadataVersion, migrationClause(seen), now.ShardCount, now.MetadataVersion,
-		activeMigrationNote(now), strings.Join(changes, "; ")))
+		activeMigrationNote(now), strings.Join(changes, "; "), next))
 	return false
 }
 
