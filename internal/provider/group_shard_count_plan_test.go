@@ -506,7 +506,7 @@ func TestAccGroupShardCount_metadataRegressionFailsClosed(t *testing.T) {
 			{
 				// A wrong acknowledgement keeps it closed.
 				Config:      config("acknowledged_metadata_version = 999"),
-				ExpectError: diagRe("regressed", "acknowledged_metadata_version is 999, outside 1"),
+				ExpectError: diagRe("regressed", "acknowledged_metadata_version is 999, higher than 1"),
 			},
 			{
 				// The operator followed the runbook and accepts version 1.

@@ -19,13 +19,14 @@ import (
 //     (metadata_version). Read never lowers it (observeMetadataVersion); a lower
 //     reported version is a regression: the group's metadata was deleted,
 //     corrupted, or restored from an old backup. Read records it in private
-//     state (setMetadataRegression), and the record stays until an apply
+//     state (setMetadataRegression); a saved record stays until an apply
 //     acknowledges it, even when consumer churn lifts the version back above
 //     the old high-water mark (metadata_guard_ack.go).
 //   - ModifyPlan fails closed on a recorded regression (checkMetadataRegression)
-//     unless acknowledged_metadata_version accepts it: any version from the
-//     one first reported after the regression up to the latest reported
-//     (metadata_guard_ack.go); once applied, it becomes the new baseline.
+//     unless acknowledged_metadata_version accepts it: any version up to the
+//     one the coordinator reports now, so the value copied from the error
+//     survives consumer churn (metadata_guard_ack.go); once applied, it
+//     becomes the new baseline.
 //   - Create/Update re-read the group before any mutation and refuse when its
 //     version is lower than the plan's basis (checkPlanBasis: a regression).
 //     A higher version alone is no stale plan: the coordinator raises it on
@@ -132,8 +133,8 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	case reg.StaleAck != nil && *reg.StaleAck == acknowledged.ValueInt64():
 		ack = fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", acknowledged.ValueInt64())
 	default:
-		ack = fmt.Sprintf("acknowledged_metadata_version is %d, outside %d (the version first reported after the regression) to %d "+
-			"(the latest reported).\n", acknowledged.ValueInt64(), reg.Reported, reg.latest())
+		ack = fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
+			"acknowledge a version the coordinator has reached.\n", acknowledged.ValueInt64(), reg.latest())
 	}
 	since := ""
 	if reg.latest() != reg.Reported {
@@ -148,7 +149,9 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
 		fmt.Sprintf("%s%s\n", what, ack)+
-			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported),
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported)+"\n\n"+
+			fmt.Sprintf("Acknowledge it before consumers rejoining lift metadataVersion back above %d: from then on the version alone no "+
+				"longer shows the regression.", reg.Seen),
 	)
 }
 

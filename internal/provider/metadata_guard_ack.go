@@ -7,28 +7,29 @@ import (
 // Acknowledging a metadata regression (issue 23 §2).
 //
 // After a restore, consumers rejoin and every join raises metadataVersion
-// again (CONTRACT §4): the version the coordinator reports keeps moving, and
-// it may climb back above the old high-water mark. So:
+// again (CONTRACT §4): the version the coordinator reports keeps moving, so
+// the value a user copies from the error is lower than the reported one by
+// the next plan. So:
 //
-//   - A regression, once a refresh has seen it, is recorded in private state
-//     and stays recorded (nextRegression) until an apply acknowledges it,
-//     however far churn lifts the version afterwards; a plan never stops
-//     failing closed just because the version climbed back.
-//   - The record keeps the version first reported after the regression
-//     (Reported, the restored baseline the error names) and the latest one
-//     (Latest). A version lower than Latest again is a new regression: the
-//     record starts over from it.
-//   - acknowledged_metadata_version = A accepts the regression when
-//     Reported <= A <= Latest: "I accept the metadata as restored at version
-//     A; every version since, consumer churn included, is the new lifecycle".
-//     The value copied from the error (Reported) stays valid while churn
-//     moves the version on. A value the coordinator has not reached, or
-//     below the restored baseline, keeps the plan failing.
-//   - An acknowledgement that was already applied before the regression was
-//     recorded (StaleAck: the value left in the configuration after an
-//     earlier one) never accepts a new regression.
+//   - acknowledged_metadata_version = A accepts the regression when A is at
+//     most the version the coordinator reports now: "I accept the metadata
+//     as restored, at version A; every version from A on, consumer churn
+//     included, is the group's new lifecycle". The value copied from the
+//     error stays valid while churn moves the version on; a value the
+//     coordinator has not reached (a typo) keeps the plan failing.
+//   - An acknowledgement already applied for an earlier regression (the
+//     value state still holds, StaleAck) never accepts a new one.
 //   - Once applied, A is the new baseline of metadata_version; the next
 //     refresh raises it to whatever the coordinator reports.
+//   - A refresh whose result is saved keeps the record (nextRegression)
+//     until an apply acknowledges it, with the version first reported after
+//     the regression, even when churn lifts the version back above the old
+//     high-water mark. A plan that fails closed saves nothing (and Terraform
+//     plans during `apply -refresh-only` too), so while plans fail closed
+//     each refresh detects the regression afresh: the version must still be
+//     below the high-water mark. A restore that churn lifts above it before
+//     any refresh saw it is not visible in the version (the errors and the
+//     metadata guide say so).
 
 // nextRegression is the Read-time rule for the record: prior is the
 // recorded regression (nil if none), highest the high-water mark before this
@@ -60,7 +61,7 @@ func (reg *metadataRegression) acknowledges(ack types.Int64) bool {
 	if reg.StaleAck != nil && *reg.StaleAck == a {
 		return false
 	}
-	return reg.Reported <= a && a <= max(reg.Latest, reg.Reported)
+	return a <= reg.latest()
 }
 
 // latest is the version the coordinator reported at the last refresh.

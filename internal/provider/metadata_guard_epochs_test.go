@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -42,7 +43,9 @@ func TestAccMetadataGuard_epochsBackwardsFailClosed(t *testing.T) {
 				a.createGroupOutOfBand(t, p, g, 2)
 			}
 			var backup coordinator.GroupBackup
-			var joined int64
+			// The version Terraform sees after the join: the test sets it, so
+			// that the step configurations can name it.
+			const joined = 1000
 			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: a.factories(),
@@ -57,10 +60,12 @@ func TestAccMetadataGuard_epochsBackwardsFailClosed(t *testing.T) {
 							}
 							a.env.JoinSilentMember(t, p, g)
 							grp, err := a.group(t, p, g)
-							if err != nil || grp.MetadataVersion <= backup.MetadataVersion() {
-								t.Fatalf("a join must raise the version: %+v %v", grp, err)
+							if err != nil || grp.MetadataVersion <= backup.MetadataVersion() || grp.GroupEpoch <= 1 {
+								t.Fatalf("a join must raise the version and the epochs: %+v %v", grp, err)
 							}
-							joined = grp.MetadataVersion
+							// Later changes (more joins, say) take the version to joined.
+							now, _ := c.BackupGroup(p, g)
+							c.RestoreGroup(now.WithMetadataVersion(joined))
 						},
 						Config: config(),
 					},
@@ -72,7 +77,7 @@ func TestAccMetadataGuard_epochsBackwardsFailClosed(t *testing.T) {
 						ExpectError: diagRe("regressed: the plan fails closed", "epochs went backwards", "groupEpoch", "Runbook", "terraform state rm"),
 					},
 					{
-						Config: config("acknowledged_metadata_version = " + itoa(joined)),
+						Config: config(fmt.Sprintf("acknowledged_metadata_version = %d", joined)),
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},

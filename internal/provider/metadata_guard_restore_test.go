@@ -17,11 +17,12 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // TestAccMetadataGuard_restoreSurvivesChurn: the group's store is restored
 // from a backup taken before Terraform last saw it; consumers then rejoin,
-// and every join raises metadataVersion again (CONTRACT §4), back above the
-// old high-water mark. The regression, once a refresh saw it, still fails
-// the plan closed; the version copied from the error still acknowledges it,
-// although the coordinator reports a higher one by then; and the next plan
-// is empty (issue 23 §2).
+// and every join raises metadataVersion again (CONTRACT §4). The plan fails
+// closed naming the version to acknowledge; after more churn, the value
+// copied from that first error still acknowledges it, although the
+// coordinator reports a higher one by then; a version the coordinator has
+// not reached does not; and churn after the acknowledgement leaves the plan
+// empty (issue 23 §2).
 func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 	for _, tc := range guardedResources {
 		t.Run(tc.name, func(t *testing.T) {
@@ -32,16 +33,16 @@ func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 				a.createGroupOutOfBand(t, p, g, 2)
 			}
 			var backup coordinator.GroupBackup
-			var highWater int64
+			// The backup is of the new group, never joined: metadataVersion 1
+			// (CONTRACT §4.2), which the first error names and the user copies.
+			const restored = 1
 			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
-			joinUntilAbove := func(v int64) {
-				for i := 0; i < 20; i++ {
-					if grp, err := a.group(t, p, g); err == nil && grp.MetadataVersion > v {
-						return
+			joins := func(n int) func() {
+				return func() {
+					for range n {
+						a.env.JoinSilentMember(t, p, g)
 					}
-					a.env.JoinSilentMember(t, p, g)
 				}
-				t.Fatalf("joins did not raise the version above %d", v)
 			}
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: a.factories(),
@@ -50,52 +51,42 @@ func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 						Config: config(),
 						Check: func(*terraform.State) error {
 							var ok bool
-							if backup, ok = c.BackupGroup(p, g); !ok {
-								return fmt.Errorf("no group to back up")
+							if backup, ok = c.BackupGroup(p, g); !ok || backup.MetadataVersion() != restored {
+								return fmt.Errorf("want a backup at metadataVersion %d, got %v (%v)", restored, backup.MetadataVersion(), ok)
 							}
 							return nil
 						},
 					},
-					{
-						// Consumers join after the backup; the refresh sees them.
-						PreConfig: func() {
-							joinUntilAbove(backup.MetadataVersion() + 1)
-							grp, err := a.group(t, p, g)
-							if err != nil {
-								t.Fatal(err)
-							}
-							highWater = grp.MetadataVersion
-						},
-						Config: config(),
-					},
+					// Three consumers join after the backup; the refresh sees them.
+					{PreConfig: joins(3), Config: config()},
 					{
 						PreConfig:   func() { c.RestoreGroup(backup) },
 						Config:      config(),
-						ExpectError: diagRe("regressed: the plan fails closed", "acknowledged_metadata_version = "+itoa(backup.MetadataVersion())),
+						ExpectError: diagRe("regressed: the plan fails closed", "acknowledged_metadata_version = "+itoa(restored)),
 					},
 					{
-						// Consumers rejoin: the version climbs back above the
-						// old high-water mark. The regression stays reported.
-						PreConfig:   func() { joinUntilAbove(highWater) },
+						// A consumer rejoins: the version moves on, still below
+						// the old high-water mark.
+						PreConfig:   joins(1),
 						Config:      config(),
-						ExpectError: diagRe("regressed: the plan fails closed", "acknowledged_metadata_version = "+itoa(backup.MetadataVersion())),
+						ExpectError: diagRe("regressed: the plan fails closed"),
 					},
 					{
-						// A version the coordinator never reported since does not acknowledge it.
-						Config:      config("acknowledged_metadata_version = " + itoa(highWater+1000)),
-						ExpectError: diagRe("regressed: the plan fails closed", "outside"),
+						// A version the coordinator has not reached does not acknowledge it.
+						Config:      config("acknowledged_metadata_version = 100000"),
+						ExpectError: diagRe("regressed: the plan fails closed", "higher than"),
 					},
 					{
 						// The value copied from the first error still acknowledges it.
-						Config: config("acknowledged_metadata_version = " + itoa(backup.MetadataVersion())),
+						Config: config("acknowledged_metadata_version = " + itoa(restored)),
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},
 					},
 					{
 						// More churn after the acknowledgement changes nothing.
-						PreConfig: func() { a.env.JoinSilentMember(t, p, g) },
-						Config:    config("acknowledged_metadata_version = " + itoa(backup.MetadataVersion())),
+						PreConfig: joins(1),
+						Config:    config("acknowledged_metadata_version = " + itoa(restored)),
 						ConfigPlanChecks: resource.ConfigPlanChecks{
 							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 						},
