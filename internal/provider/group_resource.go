@@ -83,8 +83,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"backup if possible, otherwise recreate the group explicitly with the expected shard count and treat its consumers and " +
 			"producers as a new lifecycle; never rebuild it from clients' caches, never force clients down to a lower version, never " +
 			"bump the rolled-back version numbers. Once repaired, the way out is explicit: set `acknowledged_metadata_version` to the " +
-			"version the coordinator now reports and apply (it becomes the new baseline), or `terraform state rm` the resource and " +
-			"import it again (a new lifecycle).\n\n" +
+			"version the error names and apply (it becomes the new baseline; consumers rejoining since do not invalidate it), or " +
+			"`terraform state rm` the resource and import it again (a new lifecycle).\n\n" +
 			"**A group that vanished** (the coordinator answers 404 on refresh) stays in state and is planned for re-creation " +
 			"(`-/+`); the planned `recreation` attribute says that this starts a new lifecycle, with the previous shard count and the " +
 			"last metadata version seen.",
@@ -165,17 +165,19 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or the " +
 					"version last acknowledged with `acknowledged_metadata_version`: the baseline of the metadata guard. A refresh never " +
-					"lowers it, nor raises it (scales raise the coordinator's version; like `shard_count`, this attribute does not follow " +
-					"them, so a scale is not reported as a change outside of Terraform). The provider keeps the highest version each " +
+					"lowers it, nor raises it (the coordinator raises its version on every change of the group: scales, consumers joining " +
+					"and leaving, migrations draining and completing; like `shard_count`, this attribute does not follow them, so none of " +
+					"them is reported as a change outside of Terraform). The provider keeps the highest version each " +
 					"refresh has seen in its private state: a lower version reported by the coordinator is a metadata regression, and " +
 					"plans fail closed until it is acknowledged (see `acknowledged_metadata_version`).",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The explicit way out of a metadata regression. After following the runbook in the plan's error, set it " +
-					"to the `metadataVersion` the coordinator now reports and apply: that version becomes the new baseline of " +
-					"`metadata_version`. Any other value keeps the plan failing. It has no effect while there is no regression; remove " +
-					"it once applied.",
+					"to the version the error names and apply: it accepts the group's metadata as restored at that version, and any " +
+					"version from it on (consumers rejoining raise the version, so the copied value stays valid), and becomes the new " +
+					"baseline of `metadata_version`. A value the coordinator has not reached, or one already applied for an earlier " +
+					"regression, keeps the plan failing. It has no effect while there is no regression; remove it once applied.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},

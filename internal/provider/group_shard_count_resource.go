@@ -153,15 +153,19 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: when the " +
-					"coordinator reports a lower version (its metadata was deleted, corrupted or restored from an old backup), plans fail " +
-					"closed with the coordinator's runbook until `acknowledged_metadata_version` accepts the reported version.",
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. The coordinator raises it on every " +
+					"change of the group (scales, consumers joining and leaving, migrations draining and completing), and a refresh follows " +
+					"it up but never lowers it: when the coordinator reports a lower version (its metadata was deleted, corrupted or " +
+					"restored from an old backup), plans fail closed with the coordinator's runbook until `acknowledged_metadata_version` " +
+					"accepts the regression. Known only after apply for a new resource.",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "Set only after a metadata regression, and after following the runbook in the plan's error: the " +
-					"`metadataVersion` the coordinator now reports, which you accept as the group's new baseline. Any other value keeps " +
-					"the plan failing closed. It can be removed again after the apply.",
+					"version the error names. It accepts the group's metadata as restored at that version, and any version from it on " +
+					"(consumers rejoining raise the version, so the copied value stays valid), as the new baseline. A value the " +
+					"coordinator has not reached, or one already applied for an earlier regression, keeps the plan failing closed. It " +
+					"can be removed again after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
@@ -284,7 +288,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	// Every plan's apply checks its basis, a resumed wait's included; a
 	// resumed wait (an unfinished wait, or a migration under way the plan
 	// waits for) never sends a scale.
-	s.checkBasis = func(ctx context.Context, group *client.Group) bool { return r.checkPlanBasis(ctx, s, plan, seen, group) }
+	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
+		return r.checkPlanBasis(ctx, s, plan, seen, group)
+	}
 	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
