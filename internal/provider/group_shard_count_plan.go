@@ -66,6 +66,10 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// the baseline; the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
+		if r.pd != nil && known && r.planGroupRecreated(ctx, &plan, *state, resp) {
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+			return
+		}
 		var seen *client.Group
 		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 			var diags diag.Diagnostics

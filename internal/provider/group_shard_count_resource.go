@@ -207,6 +207,15 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
+		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
+		if plan.Resharding.IsUnknown() {
+			plan.Resharding = state.Resharding
+		}
+		if r.applyGroupRecreated(ctx, req, plan, resp) {
+			return
+		}
+	}
+	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		// Only Terraform-side settings changed (or an acknowledged metadata
 		// regression, whose version ModifyPlan planned as the new baseline).
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
