@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -26,7 +27,8 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 	for _, tc := range guardedResources {
 		t.Run(tc.name, func(t *testing.T) {
-			a := newAccTest(t, acctest.Options{})
+			// Silent members stay live: only the test's joins move the version.
+			a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
 			c := a.env.RequireInRepo(t, "restores the group's stored state from an older copy")
 			p, g := acctest.RandomName("restore"), "svc"
 			if tc.external {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -85,7 +86,8 @@ func TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn(t *testing.T) {
 // after that migration was rolled back: the apply refuses it as stale and
 // sends nothing; it never sends the scale nobody reviewed (issue 23 §1).
 func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
+	// The silent member must stay live through plan and apply.
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
 	p, g := acctest.RandomName("waitrb"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
 	// A member that never converges keeps a scale-out ACTIVE, under way.
