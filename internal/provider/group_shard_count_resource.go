@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -21,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -348,96 +346,6 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	record(out, true)
 	finished := s.wait(ctx, out)
 	record(out, !finished)
-}
-
-// checkPlanBasis refuses, before any mutation, a plan whose basis changed on
-// the coordinator since it was made (plan_basis.go): seen is the group as the
-// plan's refresh recorded it (nil for a new resource, whose planned values
-// are the basis). A metadataVersion that only moved forward is no change.
-func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
-	var planned reshardingModel
-	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
-	if haveResharding {
-		s.diags.Append(plan.Resharding.As(ctx, &planned, basetypes.ObjectAsOptions{})...)
-	}
-	if seen != nil {
-		changes, regressed, err := basisChanges(ctx, r.pd.api.GetMigration, seen, group)
-		if err != nil {
-			addAPIError(s.diags, fmt.Sprintf("Cannot check the plan's basis for group %q under stream prefix %q", s.g, s.p), err,
-				"The group no longer reports the migration the plan saw under way; the provider reads it to tell a completed "+
-					"migration from a rolled-back one. Nothing was sent to the coordinator; run terraform apply again.")
-			return false
-		}
-		if !refuseChangedBasis(s.diags, s.p, s.g, s.target, seen, group, changes, regressed) {
-			return false
-		}
-	} else {
-		basis := plan.MetadataVersion
-		if haveResharding {
-			basis = planned.BasisMetadataVersion
-		}
-		if !basis.IsNull() && !basis.IsUnknown() && !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
-			return false
-		}
-		if haveResharding && !planned.FromShardCount.IsNull() && !planned.FromShardCount.IsUnknown() &&
-			int64(plannedFrom(group, s.target)) != planned.FromShardCount.ValueInt64() {
-			s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
-				"The plan previewed stream prefix %q going from %d to %d shards. The coordinator now reports %d shards for group %q "+
-					"(metadataVersion %d, state %s)%s: someone changed the group between plan and apply. Applying the saved plan now "+
-					"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-					"Run terraform plan again, review the new resharding preview, and apply that plan.",
-				s.p, planned.FromShardCount.ValueInt64(), s.target, group.ShardCount, s.g, group.MetadataVersion, group.State, activeMigrationNote(group)))
-			return false
-		}
-	}
-	if !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
-		return true
-	}
-	// The stream-level scale rescales the siblings too: their counts are
-	// part of what was reviewed.
-	want := map[string]int64{}
-	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
-	siblings, ok := s.prefixGroups(ctx)
-	if !ok {
-		return false
-	}
-	var changed []string
-	now := map[string]int32{}
-	for _, gi := range siblings {
-		now[gi.ConsumerGroup] = gi.ShardCount
-	}
-	for _, name := range sortedKeys(want) {
-		c, exists := now[name]
-		switch {
-		case !exists && name != s.g:
-			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
-		case exists && int64(c) != want[name]:
-			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, want[name], c))
-		}
-	}
-	for _, name := range sortedKeys(now) {
-		if _, createdHere := r.pd.plans.plannedGroupCreate(s.p, name); createdHere {
-			continue // created by this apply: not part of the reviewed basis
-		}
-		if _, planned := want[name]; !planned {
-			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, now[name]))
-		}
-	}
-	if len(changed) == 0 {
-		return true
-	}
-	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", s.p), fmt.Sprintf(
-		"The plan's resharding preview of stream prefix %q listed the groups the stream-level scale rescales, but since then: %s. "+
-			"Nothing was sent to the coordinator.\n\nRun terraform plan again, review the new preview, and apply that plan.",
-		s.p, strings.Join(changed, "; ")))
-	return false
-}
-
-func activeMigrationNote(g *client.Group) string {
-	if am := g.ActiveMigration; am != nil && !am.Finished() {
-		return fmt.Sprintf(", with migration %s (%d→%d shards) %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
-	}
-	return ""
 }
 
 // settleComputed resolves what the plan left unknown: the metadata version
