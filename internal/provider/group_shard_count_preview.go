@@ -53,8 +53,11 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
 			"When a migration to the configured count is already under way, the plan is an update that waits for it, and this " +
 			"attribute describes that migration (`plan_check` says so; `blocked_by` says since when and what it waits for). " +
-			"After apply it describes the last change. Applying a saved plan whose basis changed on the coordinator fails before " +
-			"any change and asks for a new plan.",
+			"After apply it describes the last change. The plan's basis is what it shows: the group's shard count " +
+			"(`from_shard_count`), its migration under way or none, the prefix's groups with their counts (`affected_groups`), " +
+			"and `basis_metadata_version` as the regression guard. Applying a saved plan when any of that changed on the " +
+			"coordinator fails before any change and asks for a new plan; consumers joining and leaving, which only raise the " +
+			"group's `metadataVersion`, do not.",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
