@@ -197,3 +197,42 @@ func TestEpochRegressionMessage(t *testing.T) {
 		t.Error("acknowledging the reported version is the way out")
 	}
 }
+
+// TestAcknowledgingARegression: the record a refresh keeps, and which
+// acknowledgements accept it (metadata_guard_ack.go).
+func TestAcknowledgingARegression(t *testing.T) {
+	null := types.Int64Null()
+	if reg := nextRegression(nil, 7, 9, null); reg != nil {
+		t.Fatalf("a higher version is no regression: %+v", reg)
+	}
+	reg := nextRegression(nil, 7, 2, types.Int64Value(1))
+	if reg == nil || reg.Seen != 7 || reg.Reported != 2 || reg.latest() != 2 || reg.StaleAck == nil || *reg.StaleAck != 1 {
+		t.Fatalf("first record = %+v", reg)
+	}
+	// Churn after the restore: a saved record keeps the first reported
+	// version and follows the latest, even above the old high-water mark.
+	next := nextRegression(reg, 7, 11, null)
+	if next.Reported != 2 || next.latest() != 11 || next.Seen != 7 {
+		t.Fatalf("after churn = %+v", next)
+	}
+	// Lower again than the latest: a new regression starts over.
+	again := nextRegression(next, 11, 3, null)
+	if again.Reported != 3 || again.Seen != 11 {
+		t.Fatalf("a second regression = %+v", again)
+	}
+	for _, tc := range []struct {
+		ack  types.Int64
+		want bool
+	}{
+		{null, false}, {types.Int64Unknown(), false},
+		{types.Int64Value(2), true},  // the value from the error
+		{types.Int64Value(0), true},  // "every version from 0 on"
+		{types.Int64Value(11), true}, // the latest reported
+		{types.Int64Value(12), false},
+		{types.Int64Value(1), false}, // applied for an earlier regression
+	} {
+		if got := next.acknowledges(tc.ack); got != tc.want {
+			t.Errorf("acknowledges(%v) = %v, want %v", tc.ack, got, tc.want)
+		}
+	}
+}
