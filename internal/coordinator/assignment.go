@@ -11,22 +11,36 @@ import (
 //   - The target assignment spreads shards 0..shardCount-1 round-robin over
 //     the live members sorted by member id: shard i goes to member i mod n.
 //   - It is recomputed, with groupEpoch bumped and assignmentEpoch set to
-//     it, whenever membership or the shard count changes.
+//     it, whenever membership or the shard count changes, or a migration
+//     starts draining (bumpMetadata with assignments affected).
 //   - Revoke before assign: a member is granted a target shard only once no
 //     other live member holds it (owns, was granted, or is revoking it);
 //     until then the shard is pending.
 //   - A member's epoch catches up to the assignment epoch once it holds
 //     nothing outside its target.
 
-// bumpEpoch records a membership or metadata change.
-func (g *group) bumpEpoch() {
+// bumpMetadata records one change of the group's stored state, as the
+// server's bumpMetadata does (CONTRACT §4, "What moves metadataVersion and
+// groupEpoch"): metadataVersion rises on every change; groupEpoch (with
+// assignmentEpoch following it, and the target recomputed) only where
+// assignments are affected. The events and what they move:
+//
+//	scale accepted, rollback                          version + epoch
+//	member joins or rejoins, leaves                   version + epoch
+//	member expires or is fenced                       version + epoch
+//	migration ACTIVE→DRAINING                         version + epoch
+//	migration DRAINING→DEPRECATED                     version
+//	stale members pruned                              version
+//	steady heartbeat, any read                        nothing
+func (g *group) bumpMetadata(assignmentsAffected bool) {
+	g.metadataVersion += g.numbering.versionStride()
+	if !assignmentsAffected {
+		return
+	}
 	g.groupEpoch += g.numbering.epochStride()
 	g.assignmentEpoch = g.groupEpoch
 	g.recomputeTarget()
 }
-
-// bumpVersion records a change of the routing metadata.
-func (g *group) bumpVersion() { g.metadataVersion += g.numbering.versionStride() }
 
 func (g *group) recomputeTarget() {
 	live := g.liveMembers()
@@ -142,7 +156,7 @@ func (g *group) release(m *member, state string) {
 	}
 	m.granted, m.revoking = []int{}, []int{}
 	m.rebalanceDeadline = nil
-	g.bumpEpoch()
+	g.bumpMetadata(true)
 }
 
 // invariantViolations reports shards more than one live member holds.

@@ -88,20 +88,17 @@ type Options struct {
 // Numbering is what a conformant coordinator may do differently from the
 // real server without breaking the contract (CONTRACT §4, §5, §7): the
 // contract fixes that a new group starts at metadataVersion, groupEpoch and
-// assignmentEpoch 1 and that a scale or rollback bumps metadataVersion and
-// groupEpoch, not by how much, nor whether other events bump them too. Run
-// the acceptance suite against a stand-in with AlternativeNumbering to check
-// that it asserts the contract, not this stand-in's incidental numbers.
+// assignmentEpoch 1 and which events raise metadataVersion and groupEpoch
+// (bumpMetadata), not by how much each rises. Every Numbering moves them on
+// exactly those events; the strides vary. Run the acceptance suite against a
+// stand-in with AlternativeNumbering to check that it asserts the contract,
+// not this stand-in's incidental numbers.
 type Numbering struct {
 	// VersionStride is how far metadataVersion advances per bump (default 1).
 	VersionStride int64
 	// EpochStride is how far groupEpoch advances per membership or metadata
 	// change (default 1); assignmentEpoch follows it.
 	EpochStride int64
-	// VersionOnCompletion also bumps metadataVersion when a migration
-	// finishes (DEPRECATED), as a coordinator that versions the end of a
-	// resharding would.
-	VersionOnCompletion bool
 	// ContiguousAssignment gives each live member a contiguous range of
 	// shards instead of spreading them round-robin.
 	ContiguousAssignment bool
@@ -112,7 +109,7 @@ type Numbering struct {
 
 // AlternativeNumbering differs from the real server in every way Numbering
 // can.
-var AlternativeNumbering = Numbering{VersionStride: 3, EpochStride: 2, VersionOnCompletion: true, ContiguousAssignment: true, ReverseListing: true}
+var AlternativeNumbering = Numbering{VersionStride: 3, EpochStride: 2, ContiguousAssignment: true, ReverseListing: true}
 
 func (n Numbering) versionStride() int64 { return max(n.VersionStride, 1) }
 func (n Numbering) epochStride() int64   { return max(n.EpochStride, 1) }

@@ -210,7 +210,7 @@ func (c *Coordinator) memberHeartbeat(g *group, req heartbeatRequest, resp *hear
 		m.state, m.epoch = MemberStarting, 0
 		m.granted, m.revoking, m.rebalanceDeadline = []int{}, []int{}, nil
 		c.touch(m, req, now)
-		g.bumpEpoch()
+		g.bumpMetadata(true)
 	case m == nil:
 		resp.Status = HeartbeatUnknownMemberID
 		return

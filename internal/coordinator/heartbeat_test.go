@@ -13,7 +13,7 @@ func TestHeartbeatStatuses(t *testing.T) {
 
 	join := m.beat()
 	if join.Status != HeartbeatOK || join.MemberEpoch != 2 || join.GroupEpoch != 2 || join.AssignmentEpoch != 2 ||
-		join.MetadataVersion != 1 || join.Assignment.MetadataVersion != 1 || join.ResponseTo != "m1-1" || join.MemberID != "m1" ||
+		join.MetadataVersion != 2 || join.Assignment.MetadataVersion != 2 || join.ResponseTo != "m1-1" || join.MemberID != "m1" ||
 		join.HeartbeatMs != 2000 || join.RebalanceMs != 30000 || !slices.Equal(indexes(join.Assignment.AssignedShards), []int{0, 1, 2, 3}) {
 		t.Fatalf("join = %+v", join)
 	}

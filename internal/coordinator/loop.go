@@ -16,9 +16,12 @@ func (c *Coordinator) Tick() {
 }
 
 // maintainMembers expires members whose lease ran out, fences members that
-// held revoked shards past the rebalance timeout, and prunes EXPIRED, FENCED
-// and empty LEAVING members StaleMemberRetention after their last heartbeat.
+// held revoked shards past the rebalance timeout (each a change of
+// assignments: version and epochs rise), and prunes EXPIRED, FENCED and empty
+// LEAVING members StaleMemberRetention after their last heartbeat (one
+// version bump per pass that pruned any, no epoch change).
 func (c *Coordinator) maintainMembers(g *group, now time.Time) {
+	pruned := false
 	for _, m := range g.sortedMembers() {
 		switch {
 		case m.live() && !now.Before(m.leaseExpires):
@@ -28,7 +31,11 @@ func (c *Coordinator) maintainMembers(g *group, now time.Time) {
 		case !m.live() && (m.state != MemberLeaving || len(m.current) == 0) &&
 			!now.Before(m.lastHeartbeat.Add(c.opts.StaleMemberRetention)):
 			delete(g.members, m.id)
+			pruned = true
 		}
+	}
+	if pruned {
+		g.bumpMetadata(false)
 	}
 }
 
@@ -48,6 +55,7 @@ func (c *Coordinator) advanceMigration(g *group, now time.Time) {
 		// wait; a scale-out stays ACTIVE until a consumer converges.
 		if (len(live) > 0 && g.state() == GroupStable) || (len(live) == 0 && scaleIn) {
 			m.state, m.updatedAt = MigrationDraining, now
+			g.bumpMetadata(true)
 		}
 	case MigrationDraining:
 		if c.removedShardsHeld(g, m.to) || (m.to < m.from && c.removedShardsUndrained(g, m)) {
@@ -55,9 +63,7 @@ func (c *Coordinator) advanceMigration(g *group, now time.Time) {
 		}
 		m.state, m.updatedAt = MigrationDeprecated, now
 		g.activeID = ""
-		if g.numbering.VersionOnCompletion {
-			g.bumpVersion()
-		}
+		g.bumpMetadata(false)
 	}
 }
 

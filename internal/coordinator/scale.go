@@ -145,8 +145,7 @@ func (c *Coordinator) scaleGroupLocked(g *group, target int, now time.Time, fail
 	}
 	m.state, m.updatedAt = MigrationActive, now
 	g.shardCount = target
-	g.bumpVersion()
-	g.bumpEpoch()
+	g.bumpMetadata(true)
 	return m.view(), nil
 }
 
@@ -211,8 +210,7 @@ func (x *exchange) rollback() {
 	m.state, m.updatedAt = MigrationRolledBack, c.now()
 	g.shardCount = m.from
 	g.activeID = ""
-	g.bumpVersion()
-	g.bumpEpoch()
+	g.bumpMetadata(true)
 	x.reply(http.StatusAccepted, m.view())
 }
 

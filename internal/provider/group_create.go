@@ -200,8 +200,12 @@ func int64String(v types.Int64) string {
 // unknown (no answer, or a generic 500). The lost create may still be queued
 // or running on the coordinator, and a group visible during provisioning is
 // deleted again if provisioning fails. So:
-//   - the group exists as this create would make it (metadataVersion 1, our
-//     count): it is adopted once it is still there after createSettleBound;
+//   - the group exists as this create would make it (the count it sent, no
+//     migration history: proveOwnCreate; any metadataVersion, since
+//     consumers joining raise it): it is adopted once it is still there
+//     after createSettleBound;
+//   - the group exists, but this create sent no count: nothing proves it is
+//     ours; it is not adopted, and the error says what is known;
 //   - the group does not exist: the same create is sent again (same request
 //     id); a 409 GROUP_ALREADY_EXISTS then means the lost create (ours, most
 //     likely) landed meanwhile, and the group is checked as above;
@@ -220,18 +224,17 @@ func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g 
 		group, err := api.GetGroup(ctx, p, g)
 		switch {
 		case err == nil:
-			if group.MetadataVersion != 1 || (count != nil && group.ShardCount != *count) {
-				return nil, fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and "+
-					"metadataVersion %d, which this create would not have made", errCreatedByOther, m.RequestID, group.ShardCount, group.MetadataVersion)
+			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
+				return nil, err
 			}
 			settled, err := r.confirmSettled(ctx, p, g, group)
 			if err != nil {
-				return nil, err
+				return nil, &lostCreateReadError{requestID: m.RequestID, err: err}
 			}
 			if settled == nil {
 				// Deleted again: the lost create failed while provisioning.
-				return nil, fmt.Errorf("%w (request id %s): the group appeared with metadataVersion 1 and was deleted again "+
-					"by the coordinator within %s", errCreateRolledBack, m.RequestID, createSettleBound)
+				return nil, fmt.Errorf("%w (request id %s): the group appeared (metadataVersion %d) and was deleted again "+
+					"by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, createSettleBound)
 			}
 			how := "The group now exists"
 			if resent {
@@ -239,10 +242,10 @@ func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g 
 			}
 			diags.AddWarning("Adopted a group whose create response was lost",
 				fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) was lost. %s with %d shards "+
-					"and metadataVersion 1, as this create would have made it, and was still there after the coordinator's %s "+
-					"critical-section bound, so it was adopted into state as this apply's own group. If another actor created the same "+
-					"group at the same moment, the coordinator's audit log tells (request id %s).",
-					g, p, m.RequestID, how, settled.ShardCount, createSettleBound, m.RequestID))
+					"(the count this create sent) and no migration history, as this create would have made it (metadataVersion %d: "+
+					"consumers that joined since raise it), and was still there after the coordinator's %s critical-section bound, so it "+
+					"was adopted into state as this apply's own group. If another actor created the same group at the same moment: %s",
+					g, p, m.RequestID, how, settled.ShardCount, settled.MetadataVersion, createSettleBound, auditLookupHint(p, g, m.RequestID)))
 			return settled, nil
 		case client.IsNotFound(err) && parent.Err() != nil:
 			return nil, fmt.Errorf("the operation ended (%w) while the create (request id %s) was in flight, and the group does not exist: "+
@@ -267,10 +270,10 @@ func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g 
 				return nil, err
 			}
 		default:
-			return nil, err
+			return nil, &lostCreateReadError{requestID: m.RequestID, err: err}
 		}
 	}
-	return nil, lastErr
+	return nil, &lostCreateReadError{requestID: m.RequestID, err: lastErr}
 }
 
 // confirmSettled waits out createSettleBound and reads the group again: nil
@@ -374,7 +377,19 @@ func scanPatternEscape(s string) string {
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, firstOfPrefix bool, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	var lostPrefix *lostCreatePrefixError
+	var lostRead *lostCreateReadError
+	var unproven *unprovenCreateError
 	switch {
+	case errors.As(err, &unproven):
+		diags.AddError("Group found after a lost create answer was not adopted", err.Error()+".\n\n"+
+			auditLookupHint(p, g, unproven.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+
+			lostCreateNextPlan(p, g)+" To avoid this after a lost answer, set initial_shard_count: the count a create sent is part of what "+
+			"proves a group is its own.")
+	case errors.As(err, &lostRead):
+		addAPIError(diags, summary, lostRead.err, fmt.Sprintf(
+			"The create (request id %s) got no usable answer, and reading the group back to settle it failed, so whether the "+
+				"coordinator created the group is unknown. %s\n\n%s", lostRead.requestID, auditLookupHint(p, g, lostRead.requestID),
+			lostCreateNextPlan(p, g)))
 	case errors.Is(err, errCreatedByOther):
 		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
 			"with this create's request id succeeded, the group is this configuration's own and someone changed it since; otherwise "+
@@ -411,7 +426,7 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 		addAPIError(diags, summary, err, next)
 	case isAmbiguousCreate(err):
 		addAPIError(diags, summary, err, "The coordinator's answer was lost or failed without an error code, and reading the group back "+
-			"did not settle it. Run terraform apply again: the provider reads the group before creating it again.")
+			"did not settle it. "+lostCreateNextPlan(p, g))
 	default:
 		addAPIError(diags, summary, err, "")
 	}

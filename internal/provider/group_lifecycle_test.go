@@ -163,7 +163,7 @@ func TestAccGroup_metadataRegressionFailsClosedUntilAcknowledged(t *testing.T) {
 				},
 				Config: config,
 				ExpectError: regexp.MustCompile(`(?s)Metadata of group .* regressed: the plan fails closed.*` +
-					`seen\s+metadataVersion\s+\d+.*now\s+reports\s+metadataVersion\s+\d+.*Stop admin mutations.*Restore.*` +
+					`seen\s+metadataVersion\s+\d+.*then\s+reported\s+metadataVersion\s+\d+.*Stop admin mutations.*Restore.*` +
 					`recreate the group explicitly.*new lifecycle.*Never rebuild the metadata from clients' caches.*` +
 					`acknowledged_metadata_version = \d+.*terraform state rm`),
 			},
@@ -177,7 +177,7 @@ func TestAccGroup_metadataRegressionFailsClosedUntilAcknowledged(t *testing.T) {
 				// A wrong acknowledgement keeps failing.
 				Config: a.env.ProviderConfig() + groupHCL("test", p, g, "initial_shard_count = 2", `deletion_policy = "DELETE"`,
 					"acknowledged_metadata_version = 999"),
-				ExpectError: regexp.MustCompile(`acknowledged_metadata_version\s+is\s+999,\s+which\s+is\s+not\s+the\s+reported\s+version`),
+				ExpectError: regexp.MustCompile(`acknowledged_metadata_version\s+is\s+999,\s+higher\s+than\s+1,\s+the\s+version\s+the\s+coordinator\s+reports\s+now`),
 			},
 			{
 				// The explicit way out: acknowledge the reported version; it becomes the new baseline.

@@ -207,11 +207,12 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
-		// Acknowledged: the reported version becomes the new baseline, shown
-		// in the plan as metadata_version going to it (unknown when it is
-		// already the attribute's value, so the apply still records it).
-		plan.MetadataVersion = types.Int64Value(reg.Reported)
-		if state.MetadataVersion.ValueInt64() == reg.Reported {
+		// Acknowledged: the acknowledged version becomes the new baseline,
+		// shown in the plan as metadata_version going to it (unknown when it
+		// is already the attribute's value, so the apply still records it).
+		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
+		plan.MetadataVersion = types.Int64Value(ack)
+		if state.MetadataVersion.ValueInt64() == ack {
 			plan.MetadataVersion = types.Int64Unknown()
 		}
 	}

@@ -83,8 +83,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"backup if possible, otherwise recreate the group explicitly with the expected shard count and treat its consumers and " +
 			"producers as a new lifecycle; never rebuild it from clients' caches, never force clients down to a lower version, never " +
 			"bump the rolled-back version numbers. Once repaired, the way out is explicit: set `acknowledged_metadata_version` to the " +
-			"version the coordinator now reports and apply (it becomes the new baseline), or `terraform state rm` the resource and " +
-			"import it again (a new lifecycle).\n\n" +
+			"version the error names and apply (it becomes the new baseline; consumers rejoining since do not invalidate it), or " +
+			"`terraform state rm` the resource and import it again (a new lifecycle).\n\n" +
 			"**A group that vanished** (the coordinator answers 404 on refresh) stays in state and is planned for re-creation " +
 			"(`-/+`); the planned `recreation` attribute says that this starts a new lifecycle, with the previous shard count and the " +
 			"last metadata version seen.",
@@ -168,17 +168,19 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or the " +
 					"version last acknowledged with `acknowledged_metadata_version`: the baseline of the metadata guard. A refresh never " +
-					"lowers it, nor raises it (scales raise the coordinator's version; like `shard_count`, this attribute does not follow " +
-					"them, so a scale is not reported as a change outside of Terraform). The provider keeps the highest version each " +
+					"lowers it, nor raises it (the coordinator raises its version on every change of the group: scales, consumers joining " +
+					"and leaving, migrations draining and completing; like `shard_count`, this attribute does not follow them, so none of " +
+					"them is reported as a change outside of Terraform). The provider keeps the highest version each " +
 					"refresh has seen in its private state: a lower version reported by the coordinator is a metadata regression, and " +
 					"plans fail closed until it is acknowledged (see `acknowledged_metadata_version`).",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The explicit way out of a metadata regression. After following the runbook in the plan's error, set it " +
-					"to the `metadataVersion` the coordinator now reports and apply: that version becomes the new baseline of " +
-					"`metadata_version`. Any other value keeps the plan failing. It has no effect while there is no regression; remove " +
-					"it once applied.",
+					"to the version the error names and apply: it accepts the group's metadata as restored at that version, and any " +
+					"version from it on (consumers rejoining raise the version, so the copied value stays valid), and becomes the new " +
+					"baseline of `metadata_version`. A value the coordinator has not reached, or one already applied for an earlier " +
+					"regression, keeps the plan failing. It has no effect while there is no regression; remove it once applied.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
@@ -295,15 +297,22 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
 		highest = v.ValueInt64()
 	}
-	var reg *metadataRegression
-	if highest > 0 && group.MetadataVersion < highest {
-		reg = &metadataRegression{Seen: highest, Reported: group.MetadataVersion}
+	prior, diags := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	reg := nextRegression(prior, highest, group.MetadataVersion, state.AcknowledgedMetadataVersion)
+	switch {
+	case reg != nil && prior == nil:
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
-	} else {
+	case reg == nil:
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
+	}
+	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
+		// Churn lifted the version back above the old high-water mark: the
+		// recorded regression stands, and the mark follows the version.
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
@@ -346,16 +355,17 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = state.MetadataVersion
 	}
-	if reg != nil && plan.AcknowledgedMetadataVersion.ValueInt64() == reg.Reported && !plan.AcknowledgedMetadataVersion.IsNull() {
+	if reg.acknowledges(plan.AcknowledgedMetadataVersion) {
 		// ModifyPlan let this through: the acknowledged version becomes the
 		// new baseline.
+		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
 		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
 			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
-			"from": reg.Seen, "to": reg.Reported,
+			"from": reg.Seen, "to": ack,
 		})
-		plan.MetadataVersion = types.Int64Value(reg.Reported)
+		plan.MetadataVersion = types.Int64Value(ack)
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: reg.Reported, ShardCount: plan.ShardCount.ValueInt64()})...)
+		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
 		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)

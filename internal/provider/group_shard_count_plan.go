@@ -62,8 +62,13 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		plan.MetadataVersion, plan.Resharding = state.MetadataVersion, state.Resharding
 		if reg != nil {
-			// Acknowledged (checked above): the reported version becomes the baseline.
-			plan.MetadataVersion = types.Int64Value(reg.Reported)
+			// Acknowledged (checked above): the acknowledged version becomes
+			// the baseline; the next refresh raises it to the coordinator's.
+			plan.MetadataVersion = plan.AckMetadataVersion
+		}
+		if r.pd != nil && known && r.planGroupRecreated(ctx, &plan, *state, resp) {
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+			return
 		}
 		var seen *client.Group
 		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
@@ -192,7 +197,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	// planning, and Terraform plans again during apply, after some exist.
 	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans)
 	if seen != nil {
-		if !checkSinceRefresh(&resp.Diagnostics, p, g, target, seen, snap.self, reg) {
+		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, snap.self) {
 			return
 		}
 		snap = snap.withSelf(*seen)
@@ -216,6 +221,12 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			from = am.FromShardCount
 		}
 		basis = types.Int64Value(snap.self.MetadataVersion)
+		if seen == nil {
+			// A new resource: Terraform plans it again during apply from a
+			// fresh read, and the version moves with consumer churn, so it
+			// is known only after apply (the apply still refuses a lower one).
+			basis = types.Int64Unknown()
+		}
 	default:
 		if !createdHere {
 			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
@@ -336,11 +347,12 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 }
 
 // checkSinceRefresh compares the group as the plan's refresh recorded it with
-// the coordinator now. They differ when someone changed the group after the
-// refresh: between the plan and the apply of a saved plan, or with
-// -refresh=false. A recorded metadata regression that was acknowledged is not
-// a change.
-func checkSinceRefresh(diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group, reg *metadataRegression) bool {
+// the coordinator now (basisChanges). They differ when someone changed the
+// group's basis after the refresh: between the plan and the apply of a saved
+// plan (Terraform plans again during apply), or with -refresh=false. A
+// metadataVersion that only moved forward (consumer churn, a migration
+// draining or completing) is not a change.
+func (r *groupShardCountResource) checkSinceRefresh(ctx context.Context, diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group) bool {
 	if now == nil {
 		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
 			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
@@ -348,17 +360,12 @@ func checkSinceRefresh(diags *diag.Diagnostics, p, g string, target int32, seen,
 			g, p, seen.ShardCount, seen.MetadataVersion))
 		return false
 	}
-	if now.MetadataVersion == seen.MetadataVersion && now.ShardCount == seen.ShardCount {
-		return true
+	changes, regressed, err := basisChanges(ctx, r.pd.api.GetMigration, seen, now)
+	if err != nil {
+		addAPIError(diags, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q", g, p), err,
+			"The group no longer reports the migration its refresh saw under way; the plan reads it to tell a completed migration "+
+				"from a rolled-back one. Fix the cause above and plan again.")
+		return false
 	}
-	if reg != nil && now.MetadataVersion == reg.Reported {
-		return true
-	}
-	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
-		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d. The coordinator "+
-			"now reports %d shards at metadataVersion %d%s: someone changed the group after the plan's refresh. Applying the plan now "+
-			"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.",
-		p, target, g, seen.ShardCount, seen.MetadataVersion, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)))
-	return false
+	return refuseChangedBasis(diags, p, g, target, seen, now, changes, regressed)
 }

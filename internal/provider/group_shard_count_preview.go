@@ -53,8 +53,11 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
 			"When a migration to the configured count is already under way, the plan is an update that waits for it, and this " +
 			"attribute describes that migration (`plan_check` says so; `blocked_by` says since when and what it waits for). " +
-			"After apply it describes the last change. Applying a saved plan whose basis changed on the coordinator fails before " +
-			"any change and asks for a new plan.",
+			"After apply it describes the last change. The plan's basis is what it shows: the group's shard count " +
+			"(`from_shard_count`), its migration under way or none, the prefix's groups with their counts (`affected_groups`), " +
+			"and `basis_metadata_version` as the regression guard. Applying a saved plan when any of that changed on the " +
+			"coordinator fails before any change and asks for a new plan; consumers joining and leaving, which only raise the " +
+			"group's `metadataVersion`, do not.",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
@@ -86,8 +89,13 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` the plan is based on; null when the group does not exist yet. " +
-					"Applying the plan after the coordinator moved past it fails before any change (a stale plan).",
+				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. Applying the plan when " +
+					"the coordinator reports a lower version fails before any change (a metadata regression). A higher one is no stale " +
+					"plan by itself: the coordinator raises the version on every change of the group, consumers joining and leaving " +
+					"included. The plan's basis is the group's shard count, its migration under way (or none), the prefix's groups " +
+					"with their counts (`affected_groups`) and this version; any of it changed makes the saved plan stale. Known only " +
+					"after apply for a new resource (Terraform plans it again during apply from a fresh read); null when the group " +
+					"does not exist yet.",
 				Computed: true,
 			},
 			"plan_check": schema.StringAttribute{

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
@@ -21,7 +20,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -154,15 +152,19 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: when the " +
-					"coordinator reports a lower version (its metadata was deleted, corrupted or restored from an old backup), plans fail " +
-					"closed with the coordinator's runbook until `acknowledged_metadata_version` accepts the reported version.",
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. The coordinator raises it on every " +
+					"change of the group (scales, consumers joining and leaving, migrations draining and completing), and a refresh follows " +
+					"it up but never lowers it: when the coordinator reports a lower version (its metadata was deleted, corrupted or " +
+					"restored from an old backup), plans fail closed with the coordinator's runbook until `acknowledged_metadata_version` " +
+					"accepts the regression. Known only after apply for a new resource.",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "Set only after a metadata regression, and after following the runbook in the plan's error: the " +
-					"`metadataVersion` the coordinator now reports, which you accept as the group's new baseline. Any other value keeps " +
-					"the plan failing closed. It can be removed again after the apply.",
+					"version the error names. It accepts the group's metadata as restored at that version, and any version from it on " +
+					"(consumers rejoining raise the version, so the copied value stays valid), as the new baseline. A value the " +
+					"coordinator has not reached, or one already applied for an earlier regression, keeps the plan failing closed. It " +
+					"can be removed again after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
@@ -190,7 +192,7 @@ func (r *groupShardCountResource) Create(ctx context.Context, req resource.Creat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	r.apply(ctx, timeout, plan, nil, &resp.State, resp.Private, &resp.Diagnostics)
+	r.apply(ctx, timeout, plan, nil, nil, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 func (r *groupShardCountResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
@@ -203,6 +205,15 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	}
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	if plan.ShardCount.Equal(state.ShardCount) && !pending {
+		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
+		if plan.Resharding.IsUnknown() {
+			plan.Resharding = state.Resharding
+		}
+		if r.applyGroupRecreated(ctx, req, plan, resp) {
+			return
+		}
+	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		// Only Terraform-side settings changed (or an acknowledged metadata
 		// regression, whose version ModifyPlan planned as the new baseline).
@@ -232,7 +243,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if pending {
 		resumed = &state
 	}
-	r.apply(ctx, timeout, plan, resumed, &resp.State, resp.Private, &resp.Diagnostics)
+	seen, diags := readGroupSeen(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // privateSetter is the part of the framework's private state a Create or
@@ -265,7 +281,8 @@ func setPendingWait(ctx context.Context, private privateSetter, pending bool) di
 // apply drives the group to the planned shard count, recording progress in
 // state before it waits, so a timeout or crash leaves a resumable record.
 // resumed is the prior state when this apply resumes an unfinished wait.
-func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
+// seen is the group as the plan's refresh recorded it (nil for a create).
+func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, seen *client.Group, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 
@@ -276,9 +293,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 	}
-	if resumed == nil {
-		s.checkBasis = func(ctx context.Context, group *client.Group) bool { return r.checkPlanBasis(ctx, s, plan, group) }
+	// Every plan's apply checks its basis, a resumed wait's included; a
+	// resumed wait (an unfinished wait, or a migration under way the plan
+	// waits for) never sends a scale.
+	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
+		return r.checkPlanBasis(ctx, s, plan, seen, group)
 	}
+	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		plan.MigrationIDs = out.migrationIDsValue()
@@ -326,86 +347,6 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	record(out, true)
 	finished := s.wait(ctx, out)
 	record(out, !finished)
-}
-
-// checkPlanBasis refuses, before any mutation, a plan whose basis changed on
-// the coordinator since it was made: a saved plan reviewed against other
-// counts. A fresh `terraform apply` plans anew, so its basis is current.
-func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, group *client.Group) bool {
-	basis := types.Int64Null()
-	var planned reshardingModel
-	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
-	if haveResharding {
-		s.diags.Append(plan.Resharding.As(ctx, &planned, basetypes.ObjectAsOptions{})...)
-		basis = planned.BasisMetadataVersion
-	} else if !plan.Resharding.IsUnknown() {
-		// No change was planned: the planned metadata_version is the basis.
-		basis = plan.MetadataVersion
-	}
-	if basis.IsNull() || basis.IsUnknown() {
-		return true
-	}
-	if group.MetadataVersion > basis.ValueInt64() && haveResharding && !planned.FromShardCount.IsUnknown() {
-		s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
-			"The plan previewed stream prefix %q going from %d to %d shards, based on metadataVersion %d of group %q. The coordinator "+
-				"now reports metadataVersion %d and %d shards (state %s)%s: someone changed the group between plan and apply. "+
-				"Applying the saved plan now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-				"Run terraform plan again, review the new resharding preview, and apply that plan.",
-			s.p, planned.FromShardCount.ValueInt64(), s.target, basis.ValueInt64(), s.g, group.MetadataVersion, group.ShardCount,
-			group.State, activeMigrationNote(group)))
-		return false
-	}
-	if !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
-		return false
-	}
-	if !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
-		return true
-	}
-	// The stream-level scale rescales the siblings too: their counts are
-	// part of what was reviewed.
-	want := map[string]int64{}
-	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
-	siblings, ok := s.prefixGroups(ctx)
-	if !ok {
-		return false
-	}
-	var changed []string
-	now := map[string]int32{}
-	for _, gi := range siblings {
-		now[gi.ConsumerGroup] = gi.ShardCount
-	}
-	for _, name := range sortedKeys(want) {
-		c, exists := now[name]
-		switch {
-		case !exists && name != s.g:
-			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
-		case exists && int64(c) != want[name]:
-			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, want[name], c))
-		}
-	}
-	for _, name := range sortedKeys(now) {
-		if _, createdHere := r.pd.plans.plannedGroupCreate(s.p, name); createdHere {
-			continue // created by this apply: not part of the reviewed basis
-		}
-		if _, planned := want[name]; !planned {
-			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, now[name]))
-		}
-	}
-	if len(changed) == 0 {
-		return true
-	}
-	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", s.p), fmt.Sprintf(
-		"The plan's resharding preview of stream prefix %q listed the groups the stream-level scale rescales, but since then: %s. "+
-			"Nothing was sent to the coordinator.\n\nRun terraform plan again, review the new preview, and apply that plan.",
-		s.p, strings.Join(changed, "; ")))
-	return false
-}
-
-func activeMigrationNote(g *client.Group) string {
-	if am := g.ActiveMigration; am != nil && !am.Finished() {
-		return fmt.Sprintf(", with migration %s (%d→%d shards) %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
-	}
-	return ""
 }
 
 // settleComputed resolves what the plan left unknown: the metadata version
@@ -459,14 +400,19 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, state.ShardCount.IsNull())...)
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
-	var regressed bool
 	seen := state.MetadataVersion
-	state.MetadataVersion, regressed = observeMetadataVersion(seen, group.MetadataVersion)
-	var reg *metadataRegression
-	if regressed {
-		reg = &metadataRegression{Seen: seen.ValueInt64(), Reported: group.MetadataVersion}
+	state.MetadataVersion, _ = observeMetadataVersion(seen, group.MetadataVersion)
+	prior, d := readMetadataRegression(ctx, req.Private)
+	resp.Diagnostics.Append(d...)
+	highest := int64(0)
+	if !seen.IsNull() && !seen.IsUnknown() {
+		highest = seen.ValueInt64()
+	}
+	reg := nextRegression(prior, highest, group.MetadataVersion, state.AckMetadataVersion)
+	if reg != nil && prior == nil {
 		tflog.Warn(ctx, "group metadata version went back", map[string]any{"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported})
-	} else {
+	}
+	if reg == nil {
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)

@@ -27,6 +27,10 @@ type scaler struct {
 	// checkBasis, when set, runs on the group as read before any mutation;
 	// false stops the apply (a saved plan whose basis changed).
 	checkBasis func(ctx context.Context, group *client.Group) bool
+	// waitOnly: the plan only waits for a migration under way (or resumes an
+	// unfinished wait) and said it sends no scale; nothing is sent, and a
+	// group that would need one stops the apply.
+	waitOnly bool
 	// self is the group as last read.
 	self *client.Group
 	// pace bounds the reads its waits send for the prefix, and gives them
@@ -122,6 +126,10 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if s.checkBasis != nil && !s.checkBasis(ctx, group) {
 		return nil
 	}
+	if s.waitOnly && !(group.ShardCount == s.target && (group.ActiveMigration.Finished() || group.ActiveMigration.ToShardCount == s.target)) {
+		s.refuseWaitOnly(group)
+		return nil
+	}
 	if am := group.ActiveMigration; am != nil && !am.Finished() {
 		switch {
 		case am.ToShardCount == s.target:
@@ -181,6 +189,9 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
 		case am != nil && !am.Finished() && am.ToShardCount != s.target:
 			blocking = append(blocking, gi)
+		case (am != nil && !am.Finished() || gi.ShardCount != s.target) && s.waitOnly:
+			s.refuseWaitOnly(&gi)
+			return nil
 		case am != nil && !am.Finished() || gi.ShardCount != s.target:
 			action := "scaled group %q with the per-group scale endpoint (%s)"
 			if am != nil && !am.Finished() {
@@ -303,4 +314,14 @@ func orNone(items []string) string {
 		return "nothing"
 	}
 	return strings.Join(items, "; ")
+}
+
+// refuseWaitOnly stops a plan that waits and sends no scale, when a group of
+// the prefix is not where waiting would bring it.
+func (s *scaler) refuseWaitOnly(gi *client.Group) {
+	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
+		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
+			"now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
+			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
 }

@@ -19,23 +19,38 @@ import (
 //     (metadata_version). Read never lowers it (observeMetadataVersion); a lower
 //     reported version is a regression: the group's metadata was deleted,
 //     corrupted, or restored from an old backup. Read records it in private
-//     state (setMetadataRegression).
+//     state (setMetadataRegression); a saved record stays until an apply
+//     acknowledges it, even when consumer churn lifts the version back above
+//     the old high-water mark (metadata_guard_ack.go).
 //   - ModifyPlan fails closed on a recorded regression (checkMetadataRegression)
-//     unless acknowledged_metadata_version equals the reported version; once
-//     applied, that version becomes the new baseline.
+//     unless acknowledged_metadata_version accepts it: any version up to the
+//     one the coordinator reports now, so the value copied from the error
+//     survives consumer churn (metadata_guard_ack.go); once applied, it
+//     becomes the new baseline.
 //   - Create/Update re-read the group before any mutation and refuse when its
-//     version differs from the plan's basis (checkPlanBasis): higher is a stale
-//     plan, lower a regression.
+//     version is lower than the plan's basis (checkPlanBasis: a regression).
+//     A higher version alone is no stale plan: the coordinator raises it on
+//     every change of the group's stored state, consumer churn included
+//     (CONTRACT §4). What makes a plan stale is a change of its basis: the
+//     count, the migration under way, the prefix's groups (plan_basis.go).
 
 // privateMetadataRegression is the private-state key holding a regression
-// recorded by Read: JSON {"seen":N,"reported":M}.
+// recorded by Read: JSON metadataRegression.
 const privateMetadataRegression = "metadata_regression"
 
 // metadataRegression is what Read saw: the highest version state had recorded
 // and the lower version the coordinator then reported.
 type metadataRegression struct {
-	Seen     int64 `json:"seen"`
+	Seen int64 `json:"seen"`
+	// Reported is the version first reported after the regression (the
+	// restored baseline); Latest the one reported at the last refresh since
+	// (consumer churn raises it again).
 	Reported int64 `json:"reported"`
+	Latest   int64 `json:"latest,omitempty"`
+	// StaleAck is acknowledged_metadata_version as state held it when the
+	// regression was recorded: an earlier acknowledgement, which does not
+	// accept this one.
+	StaleAck *int64 `json:"stale_ack,omitempty"`
 	// Epochs is set when the version is the same and the epochs went
 	// backwards (metadata_guard_epochs.go).
 	Epochs *epochRegression `json:"epochs,omitempty"`
@@ -103,61 +118,55 @@ const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored f
 
 // metadataWayOut is the explicit way out once the runbook was followed.
 const metadataWayOut = "Once you have followed the runbook and accept metadataVersion %[1]d as the group's metadata, either:\n" +
-	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline), or\n" +
+	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline; consumers rejoining and raising the version since do not invalidate it), or\n" +
 	"  - `terraform state rm` this resource and import it again (a new lifecycle)."
 
 // checkMetadataRegression is the ModifyPlan-time rule: a recorded regression
-// fails the plan closed unless acknowledged equals the reported version.
+// fails the plan closed unless acknowledged accepts it (acknowledges).
 func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string, reg *metadataRegression, acknowledged types.Int64) {
-	if reg == nil {
-		return
-	}
-	if !acknowledged.IsNull() && !acknowledged.IsUnknown() && acknowledged.ValueInt64() == reg.Reported {
+	if reg == nil || reg.acknowledges(acknowledged) {
 		return
 	}
 	ack := ""
-	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
-		ack = fmt.Sprintf("acknowledged_metadata_version is %d, which is not the reported version %d.\n", acknowledged.ValueInt64(), reg.Reported)
+	switch {
+	case acknowledged.IsNull() || acknowledged.IsUnknown():
+	case reg.StaleAck != nil && *reg.StaleAck == acknowledged.ValueInt64():
+		ack = fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", acknowledged.ValueInt64())
+	default:
+		ack = fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
+			"acknowledge a version the coordinator has reached.\n", acknowledged.ValueInt64(), reg.latest())
+	}
+	since := ""
+	if reg.latest() != reg.Reported {
+		since = fmt.Sprintf(" (and %d at the last refresh: consumers rejoining raise it again, which neither repairs nor hides the regression)", reg.latest())
 	}
 	what := fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
-		"but the coordinator now reports metadataVersion %d. The group's metadata was deleted, corrupted, or restored from an old backup; "+
-		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported)
+		"but the coordinator then reported metadataVersion %d%s. The group's metadata was deleted, corrupted, or restored from an old backup; "+
+		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported, since)
 	if reg.Epochs != nil {
 		what = epochsRegressionDetail(resourceType, p, g, reg)
 	}
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
 		fmt.Sprintf("%s%s\n", what, ack)+
-			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported),
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported)+"\n\n"+
+			fmt.Sprintf("Acknowledge it before consumers rejoining lift metadataVersion back above %d: from then on the version alone no "+
+				"longer shows the regression.", reg.Seen),
 	)
 }
 
-// checkPlanBasis is the apply-time rule, before any mutation: group is what the
-// coordinator reports now; basisVersion is the metadataVersion the plan was
-// based on. A higher version means the plan is stale; a lower one a
-// regression. It returns false when the caller must stop (an error was added).
+// checkPlanBasis is the apply-time regression guard, before any mutation:
+// group is what the coordinator reports now; basisVersion is the
+// metadataVersion the plan was based on. A lower version is a regression; a
+// higher one is not a stale plan by itself, because the coordinator raises the
+// version on every change of the group's stored state, consumers joining and
+// leaving included (CONTRACT §4): what makes a plan stale is a change of its
+// basis (plan_basis.go). It returns false when the caller must stop (an error
+// was added).
 func checkPlanBasis(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) bool {
-	if group == nil || group.MetadataVersion == basisVersion {
+	if group == nil || group.MetadataVersion >= basisVersion {
 		return true
 	}
-	if group.MetadataVersion > basisVersion {
-		diags.AddError(
-			fmt.Sprintf("Stale plan for group %s/%s: its metadata changed since the plan", p, g),
-			fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports metadataVersion %d "+
-				"(shard count %d, state %s): something changed the group between plan and apply. Nothing was changed by this apply.\n"+
-				"Run `terraform plan` again and review the new plan before applying it.",
-				basisVersion, g, p, group.MetadataVersion, group.ShardCount, group.State),
-		)
-		return false
-	}
-	diags.AddError(
-		fmt.Sprintf("Metadata of group %s/%s regressed since the plan", p, g),
-		fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports the lower metadataVersion %d "+
-			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was changed by this apply.\n",
-			basisVersion, g, p, group.MetadataVersion, group.ShardCount)+
-			fmt.Sprintf(metadataRunbook, basisVersion)+"\n"+
-			"Then run `terraform apply -refresh-only` and `terraform plan` again; the plan will fail closed until the regression is acknowledged:\n"+
-			fmt.Sprintf(metadataWayOut, group.MetadataVersion),
-	)
+	addBasisRegression(diags, p, g, basisVersion, group)
 	return false
 }

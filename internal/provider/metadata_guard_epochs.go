@@ -13,11 +13,14 @@ import (
 
 // The metadata guard's epoch rule (issue 20, part 5). The coordinator's
 // runbook names epochs going backwards as a metadata rollback signal, like a
-// lower metadataVersion: a group restored from a backup taken between
-// membership changes has the same metadataVersion as before and lower
-// epochs. Epochs rise with membership changes (a consumer joins or leaves)
-// without a version change, so only a decrease at the same metadataVersion is
-// a regression; at a higher version the epochs seen become the new baseline.
+// lower metadataVersion. Every change that raises the epochs (a scale or
+// rollback, a member joining, leaving, expiring or being fenced, a migration
+// draining) raises metadataVersion too, and some changes raise the version
+// alone (a migration completing, stale members pruned; CONTRACT §4), so on a
+// conformant coordinator lower epochs at the same version only come from a
+// corrupted copy of the metadata. Only a decrease at the same metadataVersion
+// is a regression; at a higher version the epochs seen become the new
+// baseline.
 // The rule and the way out are the version rule's: plans fail closed until
 // acknowledged_metadata_version accepts the reported version (or the
 // resource is removed from state and imported again).
@@ -105,9 +108,9 @@ func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) dia
 func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) string {
 	e := reg.Epochs
 	return fmt.Sprintf("%s %q: the coordinator reports metadataVersion %d for group %q of stream prefix %q, the version this resource "+
-		"had seen, but its epochs went backwards: groupEpoch %d → %d, assignmentEpoch %d → %d. Epochs only rise (with membership "+
-		"changes); lower epochs at the same version mean the group's metadata was restored from a backup taken between membership "+
-		"changes (or corrupted): consumers may hold a newer assignment than the coordinator.\n",
+		"had seen, but its epochs went backwards: groupEpoch %d → %d, assignmentEpoch %d → %d. Epochs only rise, and never without "+
+		"the version; lower epochs at the same version mean the group's metadata was corrupted or restored from an inconsistent "+
+		"copy: consumers may hold a newer assignment than the coordinator.\n",
 		resourceType, g, reg.Reported, g, p, e.SeenGroupEpoch, e.ReportedGroupEpoch, e.SeenAssignmentEpoch, e.ReportedAssignmentEpoch)
 }
 

@@ -122,12 +122,10 @@ func TestCheckPlanBasis(t *testing.T) {
 	if !checkPlanBasis(&diags, "orders", "billing", 3, nil) || diags.HasError() {
 		t.Fatal("nil group must pass (nothing to compare)")
 	}
-	if checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 5, ShardCount: 8, State: "STABLE"}) {
-		t.Fatal("higher version must stop")
-	}
-	if s := diags[0].Summary() + diags[0].Detail(); !strings.Contains(s, "Stale plan") || !strings.Contains(s, "metadataVersion 3") ||
-		!strings.Contains(s, "metadataVersion 5") || !strings.Contains(s, "terraform plan") {
-		t.Errorf("stale plan diagnostic: %s", s)
+	// The version rises with every change of the group's stored state,
+	// consumer churn included (CONTRACT §4): higher alone is no stale plan.
+	if !checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 5, ShardCount: 8, State: "STABLE"}) || diags.HasError() {
+		t.Fatal("a higher version alone must pass (the rest of the basis is plan_basis.go's)")
 	}
 	diags = nil
 	if checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 1, ShardCount: 4}) {
@@ -154,7 +152,7 @@ func TestObserveEpochs(t *testing.T) {
 		regressed bool
 	}{
 		{"first read", nil, grp(1, 1, 1), *mark(1, 1, 1), false},
-		{"membership changes raise epochs at the same version", mark(1, 1, 1), grp(1, 3, 4), *mark(1, 3, 4), false},
+		{"higher epochs at the same version are kept (no conformant server sends them, but they are no regression)", mark(1, 1, 1), grp(1, 3, 4), *mark(1, 3, 4), false},
 		{"a higher version is a new baseline, whatever its epochs", mark(1, 5, 5), grp(2, 2, 2), *mark(2, 2, 2), false},
 		{"a lower version is the version rule's", mark(3, 5, 5), grp(1, 1, 1), *mark(3, 5, 5), false},
 		{"groupEpoch back at the same version", mark(1, 3, 4), grp(1, 1, 4), *mark(1, 3, 4), true},
@@ -197,5 +195,44 @@ func TestEpochRegressionMessage(t *testing.T) {
 	checkMetadataRegression(&diags, "redisstreamcoordinator_group", "orders", "svc", reg, types.Int64Value(4))
 	if diags.HasError() {
 		t.Error("acknowledging the reported version is the way out")
+	}
+}
+
+// TestAcknowledgingARegression: the record a refresh keeps, and which
+// acknowledgements accept it (metadata_guard_ack.go).
+func TestAcknowledgingARegression(t *testing.T) {
+	null := types.Int64Null()
+	if reg := nextRegression(nil, 7, 9, null); reg != nil {
+		t.Fatalf("a higher version is no regression: %+v", reg)
+	}
+	reg := nextRegression(nil, 7, 2, types.Int64Value(1))
+	if reg == nil || reg.Seen != 7 || reg.Reported != 2 || reg.latest() != 2 || reg.StaleAck == nil || *reg.StaleAck != 1 {
+		t.Fatalf("first record = %+v", reg)
+	}
+	// Churn after the restore: a saved record keeps the first reported
+	// version and follows the latest, even above the old high-water mark.
+	next := nextRegression(reg, 7, 11, null)
+	if next.Reported != 2 || next.latest() != 11 || next.Seen != 7 {
+		t.Fatalf("after churn = %+v", next)
+	}
+	// Lower again than the latest: a new regression starts over.
+	again := nextRegression(next, 11, 3, null)
+	if again.Reported != 3 || again.Seen != 11 {
+		t.Fatalf("a second regression = %+v", again)
+	}
+	for _, tc := range []struct {
+		ack  types.Int64
+		want bool
+	}{
+		{null, false}, {types.Int64Unknown(), false},
+		{types.Int64Value(2), true},  // the value from the error
+		{types.Int64Value(0), true},  // "every version from 0 on"
+		{types.Int64Value(11), true}, // the latest reported
+		{types.Int64Value(12), false},
+		{types.Int64Value(1), false}, // applied for an earlier regression
+	} {
+		if got := next.acknowledges(tc.ack); got != tc.want {
+			t.Errorf("acknowledges(%v) = %v, want %v", tc.ack, got, tc.want)
+		}
 	}
 }

@@ -1,0 +1,82 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// A group that this configuration re-creates (a `-replace`, or a change that
+// forces replacement, of a redisstreamcoordinator_group with
+// deletion_policy = "DELETE") starts a new lifecycle at metadataVersion 1,
+// lower than the high-water mark this shard count resource recorded for the
+// old group. That is the provider's own replacement, not a metadata
+// regression: when this run plans the group's create (plan registry) and the
+// shard count keeps its count, the plan is an update that records the new
+// group's version as the metadata guard's new baseline once the group
+// exists (the shard count depends on the group when it references its
+// attributes, so it is applied after the create). Nothing is sent to the
+// coordinator.
+
+// privateGroupRecreated marks, in the planned private state, such an update.
+const privateGroupRecreated = "group_recreated"
+
+// planGroupRecreated is ModifyPlan's part: it reports whether it planned the
+// update.
+func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *groupShardCountModel, state groupShardCountModel, resp *resource.ModifyPlanResponse) bool {
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	if !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup) {
+		return false
+	}
+	if _, recreated := r.pd.plans.plannedGroupCreate(p, g); !recreated {
+		return false
+	}
+	plan.MetadataVersion = types.Int64Unknown()
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateGroupRecreated, []byte("true"))...)
+	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is re-created by this apply", p, g), fmt.Sprintf(
+		"This configuration re-creates group %q of stream prefix %q (a replacement). The new group starts a new lifecycle at "+
+			"metadataVersion 1, so this shard count resource records the new group's version as its metadata baseline once the group "+
+			"exists (metadata_version is known after apply); that is not a metadata regression. Nothing is sent to the coordinator "+
+			"for it. The new group has the shard count it is created with: if that differs from shard_count = %d, the next plan "+
+			"shows the scale.", g, p, plan.ShardCount.ValueInt64()))
+	return true
+}
+
+// applyGroupRecreated is Update's part: the group as it exists now is the new
+// baseline. It reports whether it handled the update.
+func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req resource.UpdateRequest, plan groupShardCountModel, resp *resource.UpdateResponse) bool {
+	b, diags := req.Private.GetKey(ctx, privateGroupRecreated)
+	resp.Diagnostics.Append(diags...)
+	if string(b) != "true" {
+		return false
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
+			"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
+		return true
+	}
+	if plan.MetadataVersion.IsUnknown() {
+		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	resp.Diagnostics.Append(recordNewLifecycle(ctx, resp.Private, group)...)
+	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
+	return true
+}
+
+// recordNewLifecycle makes group the metadata guard's new baseline.
+func recordNewLifecycle(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
+	var diags diag.Diagnostics
+	diags.Append(setMetadataRegression(ctx, private, nil)...)
+	diags.Append(setGroupSeen(ctx, private, group)...)
+	mark := markOf(group)
+	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	diags.Append(private.SetKey(ctx, privateGroupRecreated, nil)...)
+	return diags
+}

@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// TestAccMetadataGuard_restoreSurvivesChurn: the group's store is restored
+// from a backup taken before Terraform last saw it; consumers then rejoin,
+// and every join raises metadataVersion again (CONTRACT §4). The plan fails
+// closed naming the version to acknowledge; after more churn, the value
+// copied from that first error still acknowledges it, although the
+// coordinator reports a higher one by then; a version the coordinator has
+// not reached does not; and churn after the acknowledgement leaves the plan
+// empty (issue 23 §2).
+func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
+	for _, tc := range guardedResources {
+		t.Run(tc.name, func(t *testing.T) {
+			// Silent members stay live: only the test's joins move the version.
+			a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+			c := a.env.RequireInRepo(t, "restores the group's stored state from an older copy")
+			p, g := acctest.RandomName("restore"), "svc"
+			if tc.external {
+				a.createGroupOutOfBand(t, p, g, 2)
+			}
+			var backup coordinator.GroupBackup
+			// The backup is of the new group, never joined: metadataVersion 1
+			// (CONTRACT §4.2), which the first error names and the user copies.
+			const restored = 1
+			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
+			joins := func(n int) func() {
+				return func() {
+					for range n {
+						a.env.JoinSilentMember(t, p, g)
+					}
+				}
+			}
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{
+					{
+						Config: config(),
+						Check: func(*terraform.State) error {
+							var ok bool
+							if backup, ok = c.BackupGroup(p, g); !ok || backup.MetadataVersion() != restored {
+								return fmt.Errorf("want a backup at metadataVersion %d, got %v (%v)", restored, backup.MetadataVersion(), ok)
+							}
+							return nil
+						},
+					},
+					// Three consumers join after the backup; the refresh sees them.
+					{PreConfig: joins(3), Config: config()},
+					{
+						PreConfig:   func() { c.RestoreGroup(backup) },
+						Config:      config(),
+						ExpectError: diagRe("regressed: the plan fails closed", "acknowledged_metadata_version = "+itoa(restored)),
+					},
+					{
+						// A consumer rejoins: the version moves on, still below
+						// the old high-water mark.
+						PreConfig:   joins(1),
+						Config:      config(),
+						ExpectError: diagRe("regressed: the plan fails closed"),
+					},
+					{
+						// A version the coordinator has not reached does not acknowledge it.
+						Config:      config("acknowledged_metadata_version = 100000"),
+						ExpectError: diagRe("regressed: the plan fails closed", "higher than"),
+					},
+					{
+						// The value copied from the first error still acknowledges it.
+						Config: config("acknowledged_metadata_version = " + itoa(restored)),
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+					{
+						// More churn after the acknowledgement changes nothing.
+						PreConfig: joins(1),
+						Config:    config("acknowledged_metadata_version = " + itoa(restored)),
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+			})
+			if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "DELETE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+				t.Fatalf("Terraform mutated a group whose metadata regressed: %+v", sent)
+			}
+		})
+	}
+}

@@ -1,0 +1,175 @@
+package provider
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// consumerChurnBeforeApply is a rolling restart between plan and apply: a
+// new consumer joins, then the old one leaves. Both raise metadataVersion
+// (CONTRACT §4) and change nothing the reviewer saw. It checks that the
+// version did move, so the test proves what it claims.
+func (a *accTest) consumerChurnBeforeApply(t *testing.T, p, g string, old **acctest.Consumer) plancheck.PlanCheck {
+	return checkPlan(func(context.Context, *tfjson.Plan) error {
+		before, err := a.group(t, p, g)
+		if err != nil {
+			return err
+		}
+		next := a.env.StartConsumer(t, p, g)
+		waitForGroup(t, a, p, g, func(grp *client.Group) bool { return grp.MetadataVersion > before.MetadataVersion })
+		joined, err := a.group(t, p, g)
+		if err != nil {
+			return err
+		}
+		(*old).Stop()
+		*old = next
+		waitForGroup(t, a, p, g, func(grp *client.Group) bool { return grp.MetadataVersion > joined.MetadataVersion })
+		return nil
+	})
+}
+
+// TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn: a shard count
+// change planned with -out, then a consumer joins and another leaves (a
+// rolling restart), then the saved plan is applied: it applies, because
+// nothing the reviewer saw changed, and sends exactly the scale it showed
+// (issue 23 §1). The same for a new shard count resource, which Terraform
+// plans again during apply from a fresh read: no "inconsistent final plan".
+func TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		existing bool // the shard count resource is already in state
+	}{{"update", true}, {"create", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			p, g := acctest.RandomName("churn"), "svc"
+			a.createGroupOutOfBand(t, p, g, 4)
+			consumer := a.env.StartConsumer(t, p, g)
+			waitForLiveMember(t, a, p, g)
+			config := func(n int) string { return a.env.ProviderConfig() + shardCountHCL("test", p, g, n) }
+			var steps []resource.TestStep
+			if tc.existing {
+				steps = append(steps, resource.TestStep{Config: config(4)})
+			}
+			steps = append(steps, resource.TestStep{
+				Config: config(8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+					a.consumerChurnBeforeApply(t, p, g, &consumer),
+				}},
+				Check: a.migrationFinished(p, g, 8),
+			})
+			resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: steps})
+			if c := a.env.Coordinator; c != nil {
+				sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION")
+				if len(sent) != 1 || sent[0].Action != "SCALE_STREAM" {
+					t.Fatalf("want exactly the reviewed stream scale, got %+v", sent)
+				}
+			}
+		})
+	}
+}
+
+// TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration: a saved
+// plan that waits for the migration under way and sends no scale, applied
+// after that migration was rolled back: the apply refuses it as stale and
+// sends nothing; it never sends the scale nobody reviewed (issue 23 §1).
+func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.T) {
+	// The silent member must stay live through plan and apply.
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	p, g := acctest.RandomName("waitrb"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	// A member that never converges keeps a scale-out ACTIVE, under way.
+	a.env.JoinSilentMember(t, p, g)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 8)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				PreConfig: func() { scaleOutOfBand(t, a, p, 8) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("plan_check"), knownvalue.StringExact(planCheckUnderWay)),
+					checkPlan(func(ctx context.Context, _ *tfjson.Plan) error {
+						grp, err := a.group(t, p, g)
+						if err != nil || grp.ActiveMigration == nil {
+							return fmt.Errorf("want a migration under way: %+v %v", grp, err)
+						}
+						_, err = a.env.Client().RollbackMigration(ctx, p, g, grp.ActiveMigration.ReshardingID, outOfBandMutation())
+						return err
+					}),
+				}},
+				ExpectError: diagRe("Stale plan", "ROLLED_BACK", "nothing was sent"),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+			t.Fatalf("the refused apply sent a mutation: %+v", sent)
+		}
+	}
+	if got, err := a.group(t, p, g); err != nil || got.ShardCount != 4 {
+		t.Fatalf("the group must stay at the rolled-back 4 shards: %+v %v", got, err)
+	}
+}
+
+// TestBasisChanges: a version that only moved forward is no change; the
+// count, a migration that appeared or was replaced, one rolled back or no
+// longer known are; a completed one is not; a lower version is a regression.
+func TestBasisChanges(t *testing.T) {
+	mig := func(id string, state client.MigrationState) *client.Migration {
+		return &client.Migration{ReshardingID: id, FromShardCount: 4, ToShardCount: 8, State: state}
+	}
+	grp := func(v int64, count int32, am *client.Migration) *client.Group {
+		return &client.Group{StreamPrefix: "orders", ConsumerGroup: "svc", MetadataVersion: v, ShardCount: count, ActiveMigration: am}
+	}
+	lookup := func(state client.MigrationState, err error) migrationLookup {
+		return func(context.Context, string, string, string) (*client.Migration, error) {
+			if err != nil {
+				return nil, err
+			}
+			return mig("reshard-a", state), nil
+		}
+	}
+	notFound := &client.APIError{HTTPStatus: 404, ErrorCode: "MIGRATION_NOT_FOUND"}
+	for _, tc := range []struct {
+		name      string
+		seen, now *client.Group
+		lookup    migrationLookup
+		want      string // a fragment of the change; "" for none
+		regressed bool
+	}{
+		{"churn only", grp(3, 4, nil), grp(9, 4, nil), nil, "", false},
+		{"churn while a migration progresses", grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(9, 8, mig("reshard-a", client.MigrationDraining)), nil, "", false},
+		{"the count changed", grp(3, 4, nil), grp(5, 6, nil), nil, "from 4 to 6", false},
+		{"a migration started", grp(3, 4, nil), grp(3, 4, mig("reshard-b", client.MigrationPreparing)), nil, "reshard-b", false},
+		{"another migration", grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, mig("reshard-b", client.MigrationActive)), nil, "followed by", false},
+		{"completed", grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil), lookup(client.MigrationDeprecated, nil), "", false},
+		{"rolled back", grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil), lookup(client.MigrationRolledBack, nil), "ROLLED_BACK", false},
+		{"no longer known", grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil), lookup("", notFound), "no longer known", false},
+		{"regressed", grp(3, 4, nil), grp(1, 4, nil), nil, "", true},
+	} {
+		changes, regressed, err := basisChanges(context.Background(), tc.lookup, tc.seen, tc.now)
+		got := strings.Join(changes, "; ")
+		if err != nil || regressed != tc.regressed || (tc.want == "") != (got == "") || !strings.Contains(got, tc.want) {
+			t.Errorf("%s: changes %q regressed %v err %v; want %q regressed %v", tc.name, got, regressed, err, tc.want, tc.regressed)
+		}
+	}
+	failing := lookup("", errors.New("connection reset"))
+	if _, _, err := basisChanges(context.Background(), failing, grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil)); err == nil {
+		t.Error("a failed migration read must be an error, not a verdict")
+	}
+}
