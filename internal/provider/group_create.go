@@ -92,6 +92,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		addCreateGroupError(&resp.Diagnostics, p, g, count, firstOfPrefix, err)
 		return
 	}
+	r.pd.plans.registerCreated(p, g)
 	if ctx.Err() != nil {
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+
@@ -172,6 +173,9 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 	for _, n := range names {
 		c, ok := now[n]
 		switch {
+		case !ok && r.pd.plans.deletedInRun(p, n):
+			// This apply deleted it, for a -replace or a rename: its own
+			// create (if any) is checked against its own plan.
 		case !ok:
 			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
 		case c != basis[n]:
