@@ -71,8 +71,6 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 			count = &c
 		}
 	}
-	firstOfPrefix := !plan.SiblingShardCounts.IsUnknown() && !plan.SiblingShardCounts.IsNull() && len(plan.SiblingShardCounts.Elements()) == 0
-
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
 	// An interrupt while the create is in flight must not lose the group the
 	// coordinator made: the request and its read-back get a grace period.
@@ -89,7 +87,11 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		group, err = r.settleAmbiguousCreate(mctx, ctx, p, g, count, m, &resp.Diagnostics)
 	}
 	if err != nil {
-		addCreateGroupError(&resp.Diagnostics, p, g, count, firstOfPrefix, err)
+		var prefix prefixAfterFailure
+		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
+			prefix = readPrefixAfterFailure(mctx, api, p, g)
+		}
+		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
 		return
 	}
 	r.pd.plans.registerCreated(p, g)
@@ -375,7 +377,7 @@ func scanPatternEscape(s string) string {
 	return b.String()
 }
 
-func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, firstOfPrefix bool, err error) {
+func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, prefix prefixAfterFailure, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	var lostPrefix *lostCreatePrefixError
 	switch {
@@ -385,9 +387,8 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 			"another actor created it. Either way it was not adopted, because it no longer looks as this create made it.\n\n"+importHint(p, g))
 	case errors.Is(err, errCreateRolledBack):
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
-			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. "+
-			"Provisioning may have left the stream keys %s (and %s) in Redis. %s",
-			err, leftoverKeys(p, count), p, clearKeysHint(p, count)))
+			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. %s",
+			err, prefix.keysAdvice(p, count)))
 	case errors.As(err, &lostPrefix):
 		addAPIError(diags, summary, err, fmt.Sprintf(
 			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
@@ -405,12 +406,12 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
 				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
 	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
-		next := "Provisioning for a later group of an existing prefix is safe to retry: fix the Redis problem above, then run terraform apply again."
-		if firstOfPrefix {
+		next := "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + prefix.keysAdvice(p, count)
+		if prefix.first() {
 			next = fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
-				"metadata again, but the stream keys it had already made stay in Redis: any of %s (the coordinator does not say how "+
-				"far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, so the provider did not re-send "+
-				"the create. Fix the Redis problem above first. %s", leftoverKeys(p, count), clearKeysHint(p, count))
+				"metadata again (it has no other group of stream prefix %q), but the stream keys it had already made stay in Redis: any of "+
+				"%s (the coordinator does not say how far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, "+
+				"so the provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
 		}
 		addAPIError(diags, summary, err, next)
 	case isAmbiguousCreate(err):
