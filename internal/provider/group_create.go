@@ -73,12 +73,8 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
 	// An interrupt while the create is in flight must not lose the group the
-	// coordinator made: the request and its read-back get a grace period.
-	if ctx.Err() != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Create of group %q under stream prefix %q not sent", g, p),
-			fmt.Sprintf("The operation ended (%v) before the create was sent; nothing was created. Run terraform apply again.", ctx.Err()))
-		return
-	}
+	// coordinator made: the request and its read-back get a grace period
+	// (and after an interrupt the client sends no create at all).
 	mctx, done := graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
 	group, err := api.CreateGroup(mctx, p, g, count, m)
