@@ -159,3 +159,57 @@ func TestAccInterrupt_lostCreateIsNotSentAgain(t *testing.T) {
 		t.Fatal("the create was not applied, yet the group exists")
 	}
 }
+
+// TestAccInterrupt_partWayStreamScaleIsNotTakenOver: the stream scale
+// reaches the coordinator as terraform is interrupted, and fails part-way
+// (503 REDIS_STREAM_PROVISIONING_FAILED: group "a" scaled, "b" PREPARING,
+// "c" untouched). Without an interrupt the provider retries it and takes the
+// prefix over with per-group scales; after one, it sends nothing more: no
+// retry, no per-group scale.
+func TestAccInterrupt_partWayStreamScaleIsNotTakenOver(t *testing.T) {
+	f := newInterruptFixture(t, builtProvider(t))
+	p := acctest.RandomName("sigint-partial")
+	for _, g := range []string{"a", "b", "c"} {
+		dsCreateGroup(t, f.env, p, g, 2)
+	}
+	f.coord.FailStreamScaleAt(p, 1)
+	f.coord.SetUndrainedShard(p, "a", 1, true)
+	f.write(shardCountHCL("test", p, "a", 1))
+	f.coord.ResetRequestCounts()
+	reached := coordinator.Fault{Method: http.MethodPost, Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
+		Delay: time.Minute, Until: func() bool { return true }}
+	if code := f.applyInterruptedAt(reached); code == 0 {
+		t.Fatal("the interrupted apply succeeded")
+	}
+	f.sentOnce(http.MethodPost, coordinator.RouteStreamScale)
+	if n := f.coord.RequestCount(http.MethodPost, coordinator.RouteGroupScale); n != 0 {
+		t.Fatalf("%d per-group scales were sent after the interrupt", n)
+	}
+}
+
+// TestAccInterrupt_lostPerGroupScaleOfTakeOverSendsNothingMore: the apply
+// takes over a prefix whose group "a" is already migrating to the target,
+// scaling "b" and "c" one by one. The answer to b's scale is lost (not
+// applied) as terraform is interrupted: b's scale is not sent again, and c's
+// is not sent at all.
+func TestAccInterrupt_lostPerGroupScaleOfTakeOverSendsNothingMore(t *testing.T) {
+	f := newInterruptFixture(t, builtProvider(t))
+	p := acctest.RandomName("sigint-takeover")
+	for _, g := range []string{"a", "b", "c"} {
+		dsCreateGroup(t, f.env, p, g, 2)
+	}
+	f.coord.SetUndrainedShard(p, "a", 1, true) // a's migration stays under way
+	if _, err := f.env.Client().ScaleGroup(ctxT(t), p, "a", 1, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	f.write(shardCountHCL("test", p, "a", 1))
+	f.coord.ResetRequestCounts()
+	if code := f.applyInterruptedAt(notApplied(http.MethodPost, coordinator.RouteGroupScale)); code == 0 {
+		t.Fatal("the interrupted apply succeeded")
+	}
+	f.sentOnce(http.MethodPost, coordinator.RouteGroupScale)
+	f.outputSays("was sent and its answer was lost", "it was not sent again")
+	if scaled := terraformMutations(f.coord, p, "SCALE_GROUP"); len(scaled) != 0 {
+		t.Fatalf("no per-group scale of terraform's reached the coordinator, yet it audited %+v", scaled)
+	}
+}
