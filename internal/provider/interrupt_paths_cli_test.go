@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -211,5 +212,32 @@ func TestAccInterrupt_lostPerGroupScaleOfTakeOverSendsNothingMore(t *testing.T) 
 	f.outputSays("was sent and its answer was lost", "it was not sent again")
 	if scaled := terraformMutations(f.coord, p, "SCALE_GROUP"); len(scaled) != 0 {
 		t.Fatalf("no per-group scale of terraform's reached the coordinator, yet it audited %+v", scaled)
+	}
+}
+
+// TestAccInterrupt_lostDeleteOfTheActionIsNotSentAgain: the delete_group
+// action's delete loses its answer (not applied) as terraform is
+// interrupted: it is read back and not sent again.
+func TestAccInterrupt_lostDeleteOfTheActionIsNotSentAgain(t *testing.T) {
+	skipUnlessActions(t)
+	f := newInterruptFixture(t, builtProvider(t))
+	p, g := acctest.RandomName("sigint-action"), "svc"
+	dsCreateGroup(t, f.env, p, g, 2)
+	f.write(fmt.Sprintf(`
+action "redisstreamcoordinator_delete_group" "old" {
+  config {
+    stream_prefix  = %q
+    consumer_group = %q
+    reason         = "interrupt test"
+  }
+}
+`, p, g))
+	f.coord.ResetRequestCounts()
+	// Terraform 1.16 ends an interrupted -invoke without showing the
+	// action's diagnostics (exit 0): the coordinator's log is the evidence.
+	f.applyInterruptedAt(notApplied(http.MethodDelete, coordinator.RouteGroup), "-invoke=action.redisstreamcoordinator_delete_group.old")
+	f.sentOnce(http.MethodDelete, coordinator.RouteGroup)
+	if _, err := f.env.Client().GetGroup(ctxT(t), p, g); err != nil {
+		t.Fatalf("the group must still exist: %v", err)
 	}
 }
