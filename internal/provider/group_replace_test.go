@@ -198,3 +198,56 @@ func TestAccGroup_replaceWithShardCountCompletes(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroup_renameCreateBeforeDestroyCompletes: with create_before_destroy
+// the new name is created while the old group still exists, and the plan's
+// values hold either way.
+func TestAccGroup_renameCreateBeforeDestroyCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renamecbd")
+	config := func(g string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 3",
+			"lifecycle {\n    create_before_destroy = true\n  }")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old") + groupHCL("keep", p, "keep", "initial_shard_count = 3")},
+			{
+				Config: config("new") + groupHCL("keep", p, "keep", "initial_shard_count = 3"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreateBeforeDestroy)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
+
+// TestAccGroup_renameOnlyGroupCreateBeforeDestroyCompletes: the same for the
+// prefix's only group, whose count the new name takes.
+func TestAccGroup_renameOnlyGroupCreateBeforeDestroyCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renamecbd1")
+	config := func(g string, extra ...string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, append([]string{`deletion_policy = "DELETE"`,
+			"lifecycle {\n    create_before_destroy = true\n  }"}, extra...)...)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old", "initial_shard_count = 3")},
+			{
+				Config: config("new"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreateBeforeDestroy),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(3)),
+					},
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
