@@ -320,21 +320,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		basis = append(basis, grp)
 	}
 	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
-	// Does this apply delete every group of the prefix before this create?
-	var gone []client.Group
-	remaining := 0
-	for _, grp := range basis {
-		if r.pd.plans.renamedAway(p, grp.ConsumerGroup) {
-			gone = append(gone, grp)
-		} else {
-			remaining++
-		}
-	}
-	selfGoing := replacedSelf && !deletedSelf
-	if selfGoing {
-		gone = append(gone, self)
-	}
-	if remaining == 0 && len(gone) > 0 && !r.refuseFirstGroupAfterDelete(ctx, p, g, gone, selfGoing, &resp.Diagnostics) {
+	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
 		return
 	}
 	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {

@@ -25,6 +25,25 @@ import (
 // Redis at all (no Redis store, no provisioning, no Redis audit sink).
 const redisNotConfigured = "NOT_CONFIGURED"
 
+// checkPrefixKeptByReplacement reports false, with the error, when this
+// apply deletes every group of prefix p (the basis, renamed away, and g
+// itself when selfGoing: a -replace) before it creates g, on a coordinator
+// that may provision streams.
+func (r *groupResource) checkPrefixKeptByReplacement(ctx context.Context, p, g string, basis []client.Group, self client.Group,
+	selfGoing bool, diags *diag.Diagnostics) bool {
+	var gone []client.Group
+	for _, grp := range basis {
+		if !r.pd.plans.renamedAway(p, grp.ConsumerGroup) {
+			return true // a group that stays keeps the prefix
+		}
+		gone = append(gone, grp)
+	}
+	if selfGoing {
+		gone = append(gone, self)
+	}
+	return len(gone) == 0 || r.refuseFirstGroupAfterDelete(ctx, p, g, gone, selfGoing, diags)
+}
+
 // refuseFirstGroupAfterDelete reports false, with the error, when the create
 // of g would follow the delete of every group of prefix p (gone) on a
 // coordinator that may provision streams.
