@@ -290,7 +290,7 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		// A retry would be a new send after the operation ended: the
 		// previous attempt's outcome is the answer (operation.go).
 		logDebug(ctx, cl.method+" "+path+" not retried: the operation ended", fields)
-		return false, nil
+		return false, nil //nolint:nilerr // the attempt's error is surfaced by send, not by CheckRetry
 	}
 	switch {
 	case err != nil:
