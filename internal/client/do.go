@@ -49,6 +49,10 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}
 	}
 	ctx = c.logContext(ctx)
+	if err := OperationEnded(ctx); err != nil && cl.mutation() {
+		// The interrupt rule (operation.go): nothing new after the end.
+		return &NotSentError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Err: err}
+	}
 	if err := ctx.Err(); err != nil {
 		// Never started: nothing can have reached the coordinator.
 		return fmt.Errorf("%s %s: not sent: %w", cl.method, c.apiPath+cl.path, err)
@@ -281,6 +285,12 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 	)
 	if err == nil {
 		st.connFailSince = time.Time{}
+	}
+	if cl.mutation() && OperationEnded(ctx) != nil {
+		// A retry would be a new send after the operation ended: the
+		// previous attempt's outcome is the answer (operation.go).
+		logDebug(ctx, cl.method+" "+path+" not retried: the operation ended", fields)
+		return false, nil //nolint:nilerr // the attempt's error is surfaced by send, not by CheckRetry
 	}
 	switch {
 	case err != nil:

@@ -16,9 +16,15 @@ type healthView struct {
 }
 
 // health: the memory store with provisioning off never checks Redis, so it
-// is NOT_CONFIGURED and the status is UP (DEGRADED needs redis DOWN).
+// is NOT_CONFIGURED; with provisioning on the server checks Redis, which the
+// in-memory key set stands in for, so it is UP. The status is UP (DEGRADED
+// needs redis DOWN).
 func (x *exchange) health() {
-	x.reply(http.StatusOK, healthView{Status: "UP", CoordinatorID: x.c.opts.CoordinatorID, Redis: "NOT_CONFIGURED", Loop: "UP"})
+	redis := "NOT_CONFIGURED"
+	if x.c.opts.StreamProvisioning {
+		redis = "UP"
+	}
+	x.reply(http.StatusOK, healthView{Status: "UP", CoordinatorID: x.c.opts.CoordinatorID, Redis: redis, Loop: "UP"})
 }
 
 type sessionView struct {

@@ -19,6 +19,21 @@ import (
 func apiErrorDetail(err error, next string) string {
 	var b strings.Builder
 	var deadlineErr *client.DeadlineError
+	var notSent *client.NotSentError
+	if errors.As(err, &notSent) {
+		if err != error(notSent) {
+			fmt.Fprintf(&b, "%s.\n", strings.TrimSuffix(err.Error(), "."))
+		}
+		fmt.Fprintf(&b, "Not sent: %s %s (request id %s). The operation ended (%v) before this request started, and the provider sends "+
+			"nothing new once Terraform has interrupted or timed out an operation: requests already sent were finished or read back "+
+			"(any warning above says what they did).\n", notSent.Method, notSent.Path, notSent.RequestID, notSent.Err)
+		const nextPlan = "The next plan reads the coordinator again and plans what is still missing: review it, then apply."
+		if next == "" {
+			next = nextPlan
+		} else {
+			next += "\n" + nextPlan
+		}
+	}
 	if errors.As(err, &deadlineErr) {
 		// The wrapped answer follows; say first why it was not retried.
 		fmt.Fprintf(&b, "Not retried: %s.\n", deadlineErr.Reason())
@@ -48,7 +63,7 @@ func apiErrorDetail(err error, next string) string {
 		} else if hint != "" {
 			next = hint + "\n" + next
 		}
-	} else {
+	} else if notSent == nil {
 		fmt.Fprintf(&b, "%s\n", err)
 		if hint := transportHint(err); hint != "" && next == "" {
 			next = hint

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // cancelGrace is how long a mutation already sent may still be finished, or
@@ -24,10 +26,12 @@ var graceAfter = func(d time.Duration, end func()) { time.AfterFunc(d, end) }
 
 // graceContext returns a context for sending one mutation and settling its
 // outcome: it carries ctx's values (loggers), is not cancelled with ctx, and
-// ends cancelGrace after ctx ends (cancelled or past its deadline). The caller
-// checks ctx before sending, so nothing new is sent after a cancel.
+// ends cancelGrace after ctx ends (cancelled or past its deadline). It records
+// ctx as its operation (client.WithOperation), so once ctx has ended the
+// client refuses every mutation on it: what was sent is finished or read
+// back, and nothing new is sent, on every path that uses it.
 func graceContext(ctx context.Context, what string) (context.Context, context.CancelFunc) {
-	detached := context.WithoutCancel(ctx)
+	detached := client.WithOperation(context.WithoutCancel(ctx), ctx)
 	var gctx context.Context
 	var cancel context.CancelFunc
 	if deadline, ok := ctx.Deadline(); ok {

@@ -71,16 +71,10 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 			count = &c
 		}
 	}
-	firstOfPrefix := !plan.SiblingShardCounts.IsUnknown() && !plan.SiblingShardCounts.IsNull() && len(plan.SiblingShardCounts.Elements()) == 0
-
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
 	// An interrupt while the create is in flight must not lose the group the
-	// coordinator made: the request and its read-back get a grace period.
-	if ctx.Err() != nil {
-		resp.Diagnostics.AddError(fmt.Sprintf("Create of group %q under stream prefix %q not sent", g, p),
-			fmt.Sprintf("The operation ended (%v) before the create was sent; nothing was created. Run terraform apply again.", ctx.Err()))
-		return
-	}
+	// coordinator made: the request and its read-back get a grace period
+	// (and after an interrupt the client sends no create at all).
 	mctx, done := graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
 	group, err := api.CreateGroup(mctx, p, g, count, m)
@@ -89,9 +83,14 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		group, err = r.settleAmbiguousCreate(mctx, ctx, p, g, count, m, &resp.Diagnostics)
 	}
 	if err != nil {
-		addCreateGroupError(&resp.Diagnostics, p, g, count, firstOfPrefix, err)
+		var prefix prefixAfterFailure
+		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
+			prefix = readPrefixAfterFailure(mctx, api, p, g)
+		}
+		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
 		return
 	}
+	r.pd.plans.registerCreated(p, g)
 	if ctx.Err() != nil {
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+
@@ -172,6 +171,9 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 	for _, n := range names {
 		c, ok := now[n]
 		switch {
+		case !ok && r.pd.plans.deletedInRun(p, n):
+			// This apply deleted it, for a -replace or a rename: its own
+			// create (if any) is checked against its own plan.
 		case !ok:
 			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
 		case c != basis[n]:
@@ -374,7 +376,7 @@ func scanPatternEscape(s string) string {
 	return b.String()
 }
 
-func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, firstOfPrefix bool, err error) {
+func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, prefix prefixAfterFailure, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	var lostPrefix *lostCreatePrefixError
 	var lostRead *lostCreateReadError
@@ -396,9 +398,8 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 			"another actor created it. Either way it was not adopted, because it no longer looks as this create made it.\n\n"+importHint(p, g))
 	case errors.Is(err, errCreateRolledBack):
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
-			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. "+
-			"Provisioning may have left the stream keys %s (and %s) in Redis. %s",
-			err, leftoverKeys(p, count), p, clearKeysHint(p, count)))
+			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. %s",
+			err, prefix.keysAdvice(p, count)))
 	case errors.As(err, &lostPrefix):
 		addAPIError(diags, summary, err, fmt.Sprintf(
 			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
@@ -416,12 +417,12 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, fir
 				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
 				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
 	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
-		next := "Provisioning for a later group of an existing prefix is safe to retry: fix the Redis problem above, then run terraform apply again."
-		if firstOfPrefix {
+		next := "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + prefix.keysAdvice(p, count)
+		if prefix.first() {
 			next = fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
-				"metadata again, but the stream keys it had already made stay in Redis: any of %s (the coordinator does not say how "+
-				"far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, so the provider did not re-send "+
-				"the create. Fix the Redis problem above first. %s", leftoverKeys(p, count), clearKeysHint(p, count))
+				"metadata again (it has no other group of stream prefix %q), but the stream keys it had already made stay in Redis: any of "+
+				"%s (the coordinator does not say how far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, "+
+				"so the provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
 		}
 		addAPIError(diags, summary, err, next)
 	case isAmbiguousCreate(err):

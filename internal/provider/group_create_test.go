@@ -244,3 +244,61 @@ func TestClearKeysHintQuotesNames(t *testing.T) {
 		}
 	}
 }
+
+// TestAccGroup_provisioningFailureOfLaterGroupKeepsSiblingStreams: the second
+// group of a new prefix, created in the same apply as the first, fails
+// provisioning. Its plan saw no sibling (the first was planned in the same
+// run), but the keys p:0 … are the first group's live streams now: the
+// advice says the retry is safe and names no command that removes keys
+// (issue 24 §5).
+func TestAccGroup_provisioningFailureOfLaterGroupKeepsSiblingStreams(t *testing.T) {
+	a := newAccTest(t, acctest.Options{StreamProvisioning: true})
+	c := a.env.RequireInRepo(t, "fails stream provisioning of the second group")
+	p := acctest.RandomName("provlate")
+	c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionCreate, AfterShards: 1})
+	config := a.env.ProviderConfig() + groupHCL("a", p, "a", "initial_shard_count = 2") +
+		groupHCL("b", p, "b", "initial_shard_count = 2", "depends_on = [redisstreamcoordinator_group.a]")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				Config: config,
+				ExpectError: regexp.MustCompile(`(?s)REDIS_STREAM_PROVISIONING_FAILED.*` + words(`other groups ("a" (2 shards))`) +
+					".*" + words("live streams and must stay") + ".*" + words("safe to retry")),
+			},
+			{Config: config, Check: a.expectGroup(p, "b", shardCountIs(2))},
+		},
+	})
+	for _, e := range a.diags.Errors() {
+		if strings.Contains(e, "UNLINK") || strings.Contains(e, " DEL ") {
+			t.Fatalf("the advice names a command that removes the first group's live streams:\n%s", e)
+		}
+	}
+	if keys := c.RedisKeys(p); len(keys) != 2 {
+		t.Fatalf("the first group's streams: want 2 keys, got %v", keys)
+	}
+}
+
+// TestAccGroup_provisioningFailureOfFirstGroupPlannedUnknown: the first group
+// of a prefix, planned with a provider configuration unknown at plan time
+// (no sibling basis), fails provisioning. It is told what it was: the first
+// group, whose keys block a retry, not that a retry is safe.
+func TestAccGroup_provisioningFailureOfFirstGroupPlannedUnknown(t *testing.T) {
+	a := newAccTest(t, acctest.Options{StreamProvisioning: true})
+	c := a.env.RequireInRepo(t, "fails stream provisioning of the first group")
+	p := acctest.RandomName("provunk")
+	c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, Operation: coordinator.ProvisionCreate, AfterShards: 1})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.providerConfigUnknownAtPlan() + groupHCL("test", p, "svc", "initial_shard_count = 2"),
+			ExpectError: regexp.MustCompile(`(?s)REDIS_STREAM_PROVISIONING_FAILED.*` + words("first group") + ".*" + words("did not re-send") +
+				".*" + words("redis-cli UNLINK "+p)),
+		}},
+	})
+	for _, e := range a.diags.Errors() {
+		if strings.Contains(e, "safe to retry") {
+			t.Fatalf("the first group's failure is called safe to retry:\n%s", e)
+		}
+	}
+}

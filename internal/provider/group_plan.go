@@ -177,6 +177,12 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	// A -replace plans the create of the same group next: with DELETE the
 	// old group is deleted first, so it existing now is no conflict.
 	r.pd.plans.registerManaged(p, g, state.DeletionPolicy.ValueString() == deletionPolicyDelete)
+	if state.DeletionPolicy.ValueString() == deletionPolicyDelete &&
+		(!plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)) {
+		// A rename: the create of the new name is planned next, and the
+		// apply deletes this group first.
+		r.pd.plans.registerReplaced(p, g)
+	}
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -288,34 +294,38 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
 		return
 	}
-	// The basis: the prefix's other groups that this run does not create.
-	// Terraform plans each create again during apply, and that plan must
-	// give the same values: a group this run created meanwhile is visible
-	// then, but it was registered (its own plan ran first) and is left out.
+	// The basis: the prefix's other groups as the coordinator had them when
+	// this run was planned. Terraform plans each create again during apply,
+	// after some of this apply's creates and deletes, and that plan must give
+	// the same values: the groups this provider created in this run are left
+	// out, the ones it deleted are put back with the count they had
+	// (planBasisOfPrefix).
 	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
+	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, groups, p, g)
+	self, selfExists := prefix[g]
+	delete(prefix, g)
+	replacedSelf := deletedSelf || (selfExists && r.pd.plans.deletedBeforeCreate(p, g))
+	if selfExists && !replacedSelf {
+		// The create would fail with 409 GROUP_ALREADY_EXISTS.
+		resp.Diagnostics.AddError("Group already exists",
+			fmt.Sprintf("The coordinator already has group %q under stream prefix %q (%d shards, metadataVersion %d), so creating it would fail. Nothing was sent.\n\n",
+				g, p, self.ShardCount, self.MetadataVersion)+importHint(p, g))
+		return
+	}
 	siblings := map[string]attr.Value{}
 	var basis []client.Group
-	for _, grp := range groups {
-		if grp.StreamPrefix != p {
-			continue
-		}
-		if grp.ConsumerGroup == g && r.pd.plans.deletedBeforeCreate(p, g) {
-			continue
-		}
-		if grp.ConsumerGroup == g {
-			// The create would fail with 409 GROUP_ALREADY_EXISTS.
-			resp.Diagnostics.AddError("Group already exists",
-				fmt.Sprintf("The coordinator already has group %q under stream prefix %q (%d shards, metadataVersion %d), so creating it would fail. Nothing was sent.\n\n",
-					g, p, grp.ShardCount, grp.MetadataVersion)+importHint(p, g))
-			return
-		}
-		if _, ours := planned[grp.ConsumerGroup]; ours {
-			continue
-		}
+	for _, grp := range prefix {
 		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
 		basis = append(basis, grp)
 	}
 	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
+	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
+		return
+	}
+	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
+		// A -replace of the prefix's only group keeps its count.
+		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
+	}
 
 	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return basis, nil }, p, g, plan.InitialShardCount, true)
 	resp.Diagnostics.Append(diags...)

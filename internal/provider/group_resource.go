@@ -405,9 +405,13 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	force := state.ForceDelete.ValueBool()
 	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
-	r.pd.noteMutation(p)
+	r.pd.noteDelete(p)
 	switch {
 	case err == nil, client.IsNotFound(err):
+		// A create this apply plans again after the delete (a rename or
+		// -replace) must plan what it planned while the group existed.
+		r.pd.plans.registerDeleted(client.Group{StreamPrefix: p, ConsumerGroup: g,
+			ShardCount: int32(state.ShardCount.ValueInt64()), MetadataVersion: state.MetadataVersion.ValueInt64()})
 		return
 	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,

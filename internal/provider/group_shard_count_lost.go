@@ -24,11 +24,6 @@ const lostScaleResends = 2
 // on a grace context, so an interrupt while it is in flight still ends with
 // what happened recorded in state.
 func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutcome {
-	if ctx.Err() != nil {
-		s.diags.AddError(fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target),
-			fmt.Sprintf("The operation ended (%v) before the scale was sent; nothing was changed. Run terraform apply again.", ctx.Err()))
-		return nil
-	}
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-stream")
 	mctx, done := graceContext(ctx, "scale-stream "+m.RequestID)
@@ -69,6 +64,17 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			tflog.Warn(ctx, "the lost stream scale did not happen; sending it again with the same request id", map[string]any{
 				"stream_prefix": s.p, "request_id": m.RequestID,
 			})
+		case client.IsNotSent(err):
+			// The interrupt rule (client.WithOperation): nothing new is sent.
+			what := fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was not sent: the operation ended first.", s.p, s.target, m.RequestID)
+			if resends > 0 {
+				what = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was sent, and its answer was lost; reading the "+
+					"groups back showed it had not happened (still %d shards, no migration to %d). The operation ended meanwhile, so it "+
+					"was not sent again.", s.p, s.target, m.RequestID, s.self.ShardCount, s.target)
+			}
+			addAPIError(s.diags, fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target), err, what+
+				" Nothing was changed on the coordinator. The next plan shows the same scale again.")
+			return nil
 		case client.IsConflict(err, client.CodeActiveMigrationExists):
 			// A stream scale that failed part-way, a sibling's migration, or
 			// a lost scale that landed after the read-back: find out which
@@ -153,9 +159,6 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 // scale's result; the group unchanged means it did not happen, and it is sent
 // once more with the same request id.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("not sent: %w", ctx.Err())
-	}
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
 	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
@@ -175,5 +178,10 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 		// Applied and already finished: nothing left to wait for.
 		return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, nil
 	}
-	return s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
+	mig, err = s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
+	if client.IsNotSent(err) {
+		return nil, fmt.Errorf("the scale of group %q (request id %s) was sent and its answer was lost; the group read back showed it "+
+			"had not happened (still %d shards), and it was not sent again: %w", gi.ConsumerGroup, m.RequestID, read.ShardCount, err)
+	}
+	return mig, err
 }

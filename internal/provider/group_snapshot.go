@@ -71,6 +71,8 @@ type groupReader struct {
 	// the highest of them.
 	mutated      map[string]uint64
 	lastMutation uint64
+	// lastDelete is the seq of the last noted delete (noteDelete).
+	lastDelete uint64
 	// asked holds every distinct group this run read through readGroup.
 	asked map[groupKey]struct{}
 	// gets is the latest per-group GET of each group.
@@ -139,6 +141,16 @@ func (r *groupReader) noteMutation(p string) {
 	r.seq++
 	r.mutated[p] = r.seq
 	r.lastMutation = r.seq
+}
+
+// noteDelete is noteMutation for a delete of a group of prefix p: a listing
+// taken before it never serves a later plan-time check, however recent (a
+// create planned again after the delete must not count the deleted group).
+func (pd *providerData) noteDelete(p string) {
+	pd.groups.noteMutation(p)
+	pd.groups.mu.Lock()
+	pd.groups.lastDelete = pd.groups.seq
+	pd.groups.mu.Unlock()
 }
 
 // usable reports whether an answer issued at seq issued, at time at, may
@@ -283,7 +295,7 @@ const planGroupsTTL = 10 * time.Second
 func (r *groupReader) forPlan(ctx context.Context) ([]client.Group, error) {
 	r.mu.Lock()
 	l := r.listing
-	reuse := l != nil && (!l.isDone() || l.err == nil) && r.now().Sub(l.at) < snapshotMaxAge &&
+	reuse := l != nil && (!l.isDone() || l.err == nil) && r.now().Sub(l.at) < snapshotMaxAge && l.issued >= r.lastDelete &&
 		(l.issued >= r.lastMutation || r.now().Sub(l.at) < planGroupsTTL)
 	if !reuse {
 		l = r.startListingLocked(ctx, false)

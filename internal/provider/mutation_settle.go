@@ -13,8 +13,8 @@ import (
 // (client.IsAmbiguous), shared by the group resource's destroy, the shard
 // count's rollback_on_revert and the actions: one rule for every mutation.
 // The request and its read-back run on a grace context (grace.go), so an
-// interrupt in flight still ends with the outcome known, and nothing new is
-// sent once the operation has ended.
+// interrupt in flight still ends with the outcome known; the client sends
+// nothing new once the operation has ended (client.WithOperation).
 
 // lostDeleteResends bounds how often a delete whose answer was lost, and
 // which the read-back shows did not happen, is sent again.
@@ -27,9 +27,6 @@ const lostDeleteResends = 2
 // the coordinator's own answer came through); err is the outcome otherwise,
 // a 404 GROUP_NOT_FOUND (already gone) included.
 func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation) (settledBy, err error) {
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("the delete was not sent: the operation ended (%w); the group was not deleted", ctx.Err())
-	}
 	mctx, done := graceContext(ctx, "delete-group "+m.RequestID)
 	defer done()
 	_, err = api.DeleteGroup(mctx, p, g, force, m)
@@ -41,10 +38,14 @@ func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, fo
 		if client.IsNotFound(rerr) {
 			return err, nil
 		}
-		if rerr != nil || resends >= lostDeleteResends || ctx.Err() != nil {
+		if rerr != nil || resends >= lostDeleteResends {
 			return nil, err
 		}
 		_, err = api.DeleteGroup(mctx, p, g, force, m)
+		if client.IsNotSent(err) {
+			return nil, fmt.Errorf("the delete (request id %s) was sent and its answer was lost; the group read back was still there, "+
+				"so the delete had not happened, and it was not sent again: %w. The group was not deleted", m.RequestID, err)
+		}
 	}
 	return nil, err
 }
@@ -57,9 +58,6 @@ func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, fo
 // longer ACTIVE) is the outcome. settledBy is the lost answer that a
 // read-back showed applied.
 func rollbackSettled(ctx context.Context, api *client.Client, p, g, id string, m client.Mutation) (mig *client.Migration, settledBy, err error) {
-	if ctx.Err() != nil {
-		return nil, nil, fmt.Errorf("the rollback was not sent: the operation ended (%w)", ctx.Err())
-	}
 	mctx, done := graceContext(ctx, "rollback-migration "+m.RequestID)
 	defer done()
 	mig, err = api.RollbackMigration(mctx, p, g, id, m)
@@ -72,9 +70,10 @@ func rollbackSettled(ctx context.Context, api *client.Client, p, g, id string, m
 	if read, rerr := api.GetMigration(mctx, p, g, id); rerr == nil && read.State == client.MigrationRolledBack {
 		return read, err, nil
 	}
-	if ctx.Err() != nil {
-		return nil, nil, err
-	}
 	mig, err = api.RollbackMigration(mctx, p, g, id, m)
+	if client.IsNotSent(err) {
+		return nil, nil, fmt.Errorf("the rollback (request id %s) was sent and its answer was lost; the migration read back was not "+
+			"ROLLED_BACK, and the rollback was not sent again: %w", m.RequestID, err)
+	}
 	return mig, nil, err
 }

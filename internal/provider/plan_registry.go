@@ -3,6 +3,8 @@ package provider
 import (
 	"sort"
 	"sync"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // planRegistry records what the resources of one provider configuration plan
@@ -17,6 +19,15 @@ type planRegistry struct {
 	// managed are groups in state planned in this run, true when destroying
 	// them deletes them on the coordinator (deletion_policy DELETE).
 	managed map[groupKey]bool
+	// replaced are groups in state that this run's plan renames (another
+	// consumer group or prefix) with deletion_policy DELETE: Terraform
+	// deletes them before it creates the new name (destroy-then-create).
+	replaced map[groupKey]bool
+	// created and deleted are the groups this provider created and deleted
+	// in this run (deleted with the shard count it had), so that an
+	// apply-time plan reconstructs what the plan saw.
+	created map[groupKey]bool
+	deleted map[groupKey]client.Group
 }
 
 // registerManaged notes a group in state that this run plans.
@@ -27,6 +38,77 @@ func (r *planRegistry) registerManaged(p, g string, deletes bool) {
 		r.managed = map[groupKey]bool{}
 	}
 	r.managed[groupKey{p, g}] = deletes
+}
+
+// registerReplaced notes a group in state that this run replaces and whose
+// replacement deletes it.
+func (r *planRegistry) registerReplaced(p, g string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.replaced == nil {
+		r.replaced = map[groupKey]bool{}
+	}
+	r.replaced[groupKey{p, g}] = true
+}
+
+// registerDeleted notes a group this provider deleted in this run, as the
+// refresh before the delete saw it.
+func (r *planRegistry) registerDeleted(grp client.Group) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.deleted == nil {
+		r.deleted = map[groupKey]client.Group{}
+	}
+	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
+}
+
+// registerCreated notes a group this provider created in this run.
+func (r *planRegistry) registerCreated(p, g string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.created == nil {
+		r.created = map[groupKey]bool{}
+	}
+	r.created[groupKey{p, g}] = true
+}
+
+// deletedInRun reports a group this provider deleted in this run.
+func (r *planRegistry) deletedInRun(p, g string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.deleted[groupKey{p, g}]
+	return ok
+}
+
+// renamedAway reports a group this run's plan renames with deletion_policy
+// DELETE (registerReplaced).
+func (r *planRegistry) renamedAway(p, g string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.replaced[groupKey{p, g}]
+}
+
+// planBasisOfPrefix is prefix p's groups as the coordinator had them when
+// this run was planned, from a listing taken now: the groups this provider
+// created since are left out and the ones it deleted are put back (as they
+// were). deletedSelf: g is one of those deleted (a -replace, after its
+// delete).
+func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map[string]client.Group, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]client.Group{}
+	for _, grp := range groups {
+		if grp.StreamPrefix == p && !r.created[groupKey{p, grp.ConsumerGroup}] {
+			out[grp.ConsumerGroup] = grp
+		}
+	}
+	_, deletedSelf := r.deleted[groupKey{p, g}]
+	for k, grp := range r.deleted {
+		if k.prefix == p {
+			out[k.group] = grp
+		}
+	}
+	return out, deletedSelf
 }
 
 // deletedBeforeCreate reports a group in state whose replacement deletes it

@@ -1,0 +1,72 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Advice after a create whose provisioning failed. The stream keys the
+// coordinator made for shards 0..k-1 (p:0 … p:k-1) are left behind only by
+// the prefix's FIRST group: for a later group, p:0 … are the live streams of
+// the prefix's other groups. So a command that removes keys is stated only
+// when the provider knows the create was the first: it reads the prefix's
+// groups after the failure (under the prefix lock, so this apply's own
+// creates of the prefix are not in between). The plan's sibling basis does
+// not tell: it leaves out the groups the same apply creates, and it is
+// unknown when the provider configuration was.
+
+// prefixAfterFailure is what a read after a failed create found of the
+// prefix's other groups.
+type prefixAfterFailure struct {
+	others []string // other groups of the prefix, "name (n shards)"
+	err    error    // the read failed: whether the create was the first is unknown
+}
+
+// readPrefixAfterFailure lists the other groups of prefix p.
+func readPrefixAfterFailure(ctx context.Context, api *client.Client, p, g string) prefixAfterFailure {
+	groups, err := api.Groups(ctx)
+	if err != nil {
+		return prefixAfterFailure{err: err}
+	}
+	var f prefixAfterFailure
+	for _, grp := range groups {
+		if grp.StreamPrefix == p && grp.ConsumerGroup != g {
+			f.others = append(f.others, fmt.Sprintf("%q (%d shards)", grp.ConsumerGroup, grp.ShardCount))
+		}
+	}
+	sort.Strings(f.others)
+	return f
+}
+
+// first reports whether the failed create was known to be the prefix's first.
+func (f prefixAfterFailure) first() bool { return f.err == nil && len(f.others) == 0 }
+
+// keysAdvice says what to do about the stream keys after a failed
+// provisioning: remove them (only when the create was the prefix's first),
+// leave them (a later group: a retry is safe), or check before touching
+// anything (unknown).
+func (f prefixAfterFailure) keysAdvice(p string, count *int32) string {
+	switch {
+	case f.first():
+		return fmt.Sprintf("This was the prefix's first group (the coordinator has no other group of stream prefix %q), so the keys it "+
+			"may have left, %s, are no other group's. While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, so the "+
+			"provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
+	case f.err == nil:
+		return fmt.Sprintf("Stream prefix %q has other groups (%s), so this create was not the prefix's first: the keys %s are their "+
+			"live streams and must stay. Provisioning for a later group of a prefix is safe to retry: fix the Redis problem above, then "+
+			"run terraform apply again.", p, strings.Join(f.others, ", "), keysOf(p))
+	default:
+		return fmt.Sprintf("Reading the prefix's groups after the failure failed too (%v), so the provider cannot tell whether this was "+
+			"the prefix's first group. If stream prefix %q has other groups (GET /monitoring/groups), the keys %s are their live "+
+			"streams: leave them, and run terraform apply again once Redis is fixed (a later group's create is safe to retry). If it "+
+			"has none, the failed create may have left %s, and a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS until they are "+
+			"gone: check them with redis-cli --scan --pattern %s and XINFO GROUPS before removing anything.",
+			f.err, p, keysOf(p), leftoverKeys(p, count), shellQuote(scanPatternEscape(p)+":*"))
+	}
+}
+
+func keysOf(p string) string { return fmt.Sprintf("%s:0, %s:1, …", p, p) }

@@ -1,0 +1,253 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// TestAccGroup_renameWithDeletePolicyCompletes: renaming a group whose
+// deletion_policy is DELETE (Terraform deletes it, then creates the new name)
+// creates the new group with the old one's count; the create's plan does not
+// count the group the same apply deletes (issue 24 §3).
+func TestAccGroup_renameWithDeletePolicyCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rename")
+	config := func(g string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 3")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old")},
+			{
+				Config: config("new"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(3)),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("consumer_group"), knownvalue.StringExact("new")),
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+	if _, err := a.group(t, p, "old"); err == nil {
+		t.Fatalf("the renamed group's old name %q still exists", "old")
+	}
+}
+
+// TestAccGroup_renameInheritsCountWithDeletePolicy: without
+// initial_shard_count the renamed group takes the count of the group it
+// replaces, the prefix's only one.
+func TestAccGroup_renameInheritsCountWithDeletePolicy(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renamei")
+	config := func(g string, extra ...string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, append([]string{`deletion_policy = "DELETE"`}, extra...)...)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old", "initial_shard_count = 3")},
+			{
+				Config: config("new"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(3)),
+					},
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
+
+// TestAccGroup_replaceWithOtherCreatesUsesListingAfterDelete: a -replace of a
+// group (deletion_policy DELETE) in an apply that also creates other groups
+// of its prefix. The other creates' apply-time plans list the groups while
+// the delete is held; the replaced group's create is planned again after the
+// delete and must not be served that listing, which still has it.
+func TestAccGroup_replaceWithOtherCreatesUsesListingAfterDelete(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds the delete until another create's plan has listed the groups")
+	p, g := acctest.RandomName("replist"), "svc"
+	one := a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy)
+	more := one + groupHCL("a", p, "a") + groupHCL("b", p, "b")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: one + replaceTrigger(1)},
+			{
+				Config: more + replaceTrigger(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction("redisstreamcoordinator_group.a", plancheck.ResourceActionCreate),
+						betweenPlanAndApply(func() {
+							// The apply's delete waits for the apply's first listing.
+							listed := c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups)
+							c.InjectFault(coordinator.Fault{
+								Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay,
+								Delay: time.Minute, // a bound only: Until releases it
+								Until: func() bool { return c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups) > listed },
+							})
+						}),
+					},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "a", shardCountIs(2)), a.expectGroup(p, "b", shardCountIs(2))),
+			},
+		},
+	})
+}
+
+// TestAccGroup_replacingOnlyGroupWithProvisioningRefusedAtPlan: with stream
+// provisioning on, renaming (or replacing) the only group of a prefix would
+// delete it and then meet 409 STREAM_PREFIX_ALREADY_EXISTS, since the delete
+// keeps the streams: the plan refuses it, with what to do, and nothing is
+// deleted.
+func TestAccGroup_replacingOnlyGroupWithProvisioningRefusedAtPlan(t *testing.T) {
+	a := newAccTest(t, acctest.Options{StreamProvisioning: true})
+	c := a.env.RequireInRepo(t, "provisions stream keys the delete keeps")
+	p := acctest.RandomName("repprov")
+	config := func(g string, n int) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy) + replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old", 1)},
+			{
+				Config: config("new", 1),
+				ExpectError: regexp.MustCompile(`(?s)Replacing the only group of stream prefix.*` + words("STREAM_PREFIX_ALREADY_EXISTS") +
+					".*" + words("Nothing was sent to the coordinator") + ".*" + words("add a second redisstreamcoordinator_group")),
+			},
+			{
+				Config: config("old", 2),
+				ExpectError: regexp.MustCompile(`(?s)Replacing the only group of stream prefix.*` + words("the only group of stream prefix") +
+					".*" + words("Keep the group instead of replacing it")),
+			},
+			{Config: config("old", 1) + groupHCL("other", p, "other")},
+			{
+				// A second group keeps the prefix: the rename then works.
+				Config: config("new", 1) + groupHCL("other", p, "other"),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "new", shardCountIs(2)), a.expectGroup(p, "other", shardCountIs(2)),
+					func(*terraform.State) error {
+						if deletes := auditEvents(c, p, "DELETE_GROUP"); len(deletes) != 1 {
+							return fmt.Errorf("want only the last step's delete, got %d deletes", len(deletes))
+						}
+						return nil
+					}),
+			},
+		},
+	})
+}
+
+// replacedBy makes a group replaced, as terraform apply -replace does, when
+// replaceTrigger's input changes (Terraform plans it from its prior state and
+// then replaces it; a tainted group is planned as a plain create instead).
+const replacedBy = "lifecycle {\n    replace_triggered_by = [terraform_data.replace]\n  }"
+
+func replaceTrigger(n int) string {
+	return fmt.Sprintf("\nresource \"terraform_data\" \"replace\" {\n  input = %d\n}\n", n)
+}
+
+// TestAccGroup_replaceWithShardCountCompletes: a -replace of a group with
+// deletion_policy DELETE that a group_shard_count manages completes, and the
+// next plan does not fail on the new group's metadataVersion starting again
+// (issue 23 §2, third bullet): the replacement was this configuration's own.
+func TestAccGroup_replaceWithShardCountCompletes(t *testing.T) {
+	// The refresh after the replacement fails first, on the old group's
+	// migration (404 MIGRATION_NOT_FOUND): issue 24 §2, fixed on its own branch.
+	t.Skip("needs issue 24 §2: the shard count's refresh fails with MIGRATION_NOT_FOUND after its group was replaced")
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("repsc"), "svc"
+	config := func(n int) string {
+		return a.env.ProviderConfig() + groupHCL("group", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy) +
+			shardCountHCL("test", p, g, 3, "depends_on = [redisstreamcoordinator_group.group]") + replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(1)},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+			},
+			{Config: config(2), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccGroup_renameCreateBeforeDestroyCompletes: with create_before_destroy
+// the new name is created while the old group still exists, and the plan's
+// values hold either way.
+func TestAccGroup_renameCreateBeforeDestroyCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renamecbd")
+	config := func(g string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 3",
+			"lifecycle {\n    create_before_destroy = true\n  }")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old") + groupHCL("keep", p, "keep", "initial_shard_count = 3")},
+			{
+				Config: config("new") + groupHCL("keep", p, "keep", "initial_shard_count = 3"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply:             []plancheck.PlanCheck{plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreateBeforeDestroy)},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
+
+// TestAccGroup_renameOnlyGroupCreateBeforeDestroyCompletes: the same for the
+// prefix's only group, whose count the new name takes.
+func TestAccGroup_renameOnlyGroupCreateBeforeDestroyCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renamecbd1")
+	config := func(g string, extra ...string) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, append([]string{`deletion_policy = "DELETE"`,
+			"lifecycle {\n    create_before_destroy = true\n  }"}, extra...)...)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old", "initial_shard_count = 3")},
+			{
+				Config: config("new"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreateBeforeDestroy),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(3)),
+					},
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
