@@ -175,9 +175,6 @@ func replaceTrigger(n int) string {
 // next plan does not fail on the new group's metadataVersion starting again
 // (issue 23 §2, third bullet): the replacement was this configuration's own.
 func TestAccGroup_replaceWithShardCountCompletes(t *testing.T) {
-	// The refresh after the replacement fails first, on the old group's
-	// migration (404 MIGRATION_NOT_FOUND): issue 24 §2, fixed on its own branch.
-	t.Skip("needs issue 24 §2: the shard count's refresh fails with MIGRATION_NOT_FOUND after its group was replaced")
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("repsc"), "svc"
 	config := func(n int) string {
@@ -190,10 +187,21 @@ func TestAccGroup_replaceWithShardCountCompletes(t *testing.T) {
 			{Config: config(1)},
 			{
 				Config: config(2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
-				}},
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
+					},
+					// The new group starts at its initial_shard_count (no
+					// scale-out in the apply that creates a group): the next
+					// plan scales it again, and does not fail closed with the
+					// metadata runbook for the version starting over.
+					PostApplyPostRefresh: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction("redisstreamcoordinator_group_shard_count.test", plancheck.ResourceActionUpdate),
+					},
+				},
+				ExpectNonEmptyPlan: true,
 			},
+			{Config: config(2), Check: a.expectGroup(p, g, shardCountIs(3))},
 			{Config: config(2), PlanOnly: true},
 		},
 	})
