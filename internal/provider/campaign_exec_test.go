@@ -17,8 +17,30 @@ var (
 	campaignStale = regexp.MustCompile(`(?i)stale plan|changed since the plan|inconsistent final plan|was .*, but now`)
 )
 
-// exec runs one step and checks its invariants.
+// campaignOutOfBand are the step kinds that change the coordinator without
+// terraform.
+var campaignOutOfBand = []string{"churn", "oob_scale", "oob_rollback", "oob_delete", "oob_recreate", "oob_restore"}
+
+// exec runs one step and checks its invariants; around a terraform step,
+// no_split_prefix.
 func (w *campaignRun) exec(s campaignStep) {
+	if slices.Contains(campaignOutOfBand, s.Kind) {
+		w.execStep(s)
+		return
+	}
+	before := map[string]map[string]int32{}
+	for _, p := range campaignPrefixes {
+		before[p] = w.prefixCounts(p)
+	}
+	w.execStep(s)
+	for _, p := range campaignPrefixes {
+		if after := w.prefixCounts(p); distinct(before[p]) == 1 && distinct(after) > 1 {
+			w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and terraform left it at %v", p, before[p], after)
+		}
+	}
+}
+
+func (w *campaignRun) execStep(s campaignStep) {
 	anchor := func(p string) string { return w.m.inConfig(p)[0].Name }
 	target := func() (string, string) {
 		if g := w.m.group(s.Addr); g != nil {
@@ -221,7 +243,9 @@ func (w *campaignRun) importStep(s campaignStep) {
 	n := w.audited()
 	code, _ := w.run("apply", "-auto-approve")
 	for _, e := range w.terraformEvents(n) {
-		if e.Action == coordinator.ActionCreateGroup || e.Action == coordinator.ActionCreateStream {
+		// Only the imported group: the same apply may re-create another
+		// group of the configuration that vanished.
+		if (e.Action == coordinator.ActionCreateGroup && deref(e.ConsumerGroup) == g.Name || e.Action == coordinator.ActionCreateStream) && e.StreamPrefix == g.Prefix {
 			w.violate("import_never_creates", "the import %s of %s/%s sent %s %s (request id %s, status %d)", how, g.Prefix, g.Name, e.Action, e.Path, e.RequestID, e.Status)
 			return
 		}

@@ -25,7 +25,7 @@ var campaignInvariants = map[string]string{
 	"nothing_after_sigint":   "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
 	"import_never_creates":   "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
 	"query_plans":            "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
-	"no_split_prefix":        "an action never leaves a stream prefix at two shard counts when it was at one [24.6]",
+	"no_split_prefix":        "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
 	"acknowledge_recovers":   "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
 	"unknown_provider_plans": "a plan with a provider configuration unknown at plan time does not fail [24.5]",
 }

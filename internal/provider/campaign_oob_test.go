@@ -104,6 +104,7 @@ func (w *campaignRun) oob(kind, p, g string, count int) {
 		}
 	case "oob_delete":
 		_, err = api.DeleteGroup(ctx, p, g, true, client.Mutation{})
+		w.deleted[p+"/"+g] = true
 	case "oob_recreate":
 		cur, gerr := api.GetGroup(ctx, p, g)
 		if gerr != nil {
@@ -122,6 +123,7 @@ func (w *campaignRun) oob(kind, p, g string, count int) {
 			break
 		}
 		w.c.RestoreGroup(bs[0])
+		delete(w.deleted, p+"/"+g)
 		w.regressed[p+"/"+g] = true
 		w.note("restored %s/%s to its backup at metadataVersion %d", p, g, bs[0].MetadataVersion())
 	}
