@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -88,6 +89,9 @@ func (w *campaignRun) interrupt(s campaignStep) {
 			s.Fault, route, len(sent), allowed, strings.Join(what, "; "))
 	}
 }
+
+// campaignRegression is the metadata guard's error.
+var campaignRegression = regexp.MustCompile(`Metadata of group \S+ regressed`)
 
 func (w *campaignRun) providerLog() string {
 	b, _ := os.ReadFile(w.logPath)
@@ -203,7 +207,7 @@ func (w *campaignRun) acknowledgeStep(s campaignStep) {
 	w.churn(g.Prefix, g.Name, "restart") // consumers rejoin after a restore
 	code, out := w.run("apply", "-auto-approve")
 	regressed := w.regressed[g.Prefix+"/"+g.Name] || w.regressed[g.Prefix+"/"+anchorName]
-	if code != 0 && regressed && strings.Contains(strings.ToLower(out), "metadata") {
+	if code != 0 && regressed && campaignRegression.MatchString(out) {
 		w.violate("acknowledge_recovers", "the apply with acknowledged_metadata_version as the coordinator reported it exited %d", code)
 		return
 	}

@@ -122,7 +122,7 @@ func (w *campaignRun) oob(kind, p, g string, count int) {
 			err = fmt.Errorf("no backup of %s/%s", p, g)
 			break
 		}
-		w.c.RestoreGroup(bs[0])
+		w.c.RestoreSnapshot(bs[0])
 		delete(w.deleted, p+"/"+g)
 		w.regressed[p+"/"+g] = true
 		w.note("restored %s/%s to its backup at metadataVersion %d", p, g, bs[0].MetadataVersion())

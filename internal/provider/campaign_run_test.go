@@ -36,7 +36,7 @@ type campaignRun struct {
 	m        *campaignModel
 	// consumers are the healthy fake members per "prefix/group".
 	consumers map[string][]*acctest.Consumer
-	backups   map[string][]*coordinator.GroupBackup // "prefix/group" → oldest first
+	backups   map[string][]*coordinator.GroupSnapshot // "prefix/group" → oldest first
 	ack       map[string]int64                      // resource name → acknowledged_metadata_version
 	regressed map[string]bool                       // "prefix/group" → restored or created again out of band
 	// deleted: groups deleted out of band and not created again since. Such
@@ -59,7 +59,7 @@ func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, c
 	w := &campaignRun{
 		t: t, seed: seed, settings: settings, cli: cli, steps: steps, cur: -1, env: env, c: env.Coordinator,
 		all: &strings.Builder{}, m: m, consumers: map[string][]*acctest.Consumer{},
-		backups: map[string][]*coordinator.GroupBackup{}, ack: map[string]int64{}, regressed: map[string]bool{},
+		backups: map[string][]*coordinator.GroupSnapshot{}, ack: map[string]int64{}, regressed: map[string]bool{},
 		deleted: map[string]bool{},
 	}
 	root := t.TempDir()
@@ -282,7 +282,7 @@ func (w *campaignRun) afterApply(cleanNow bool) {
 	w.clean = cleanNow
 	w.checkStateMatches()
 	for _, g := range w.m.Groups {
-		if b, ok := w.c.BackupGroup(g.Prefix, g.Name); ok {
+		if b, ok := w.c.SnapshotGroup(g.Prefix, g.Name); ok {
 			k := g.Prefix + "/" + g.Name
 			w.backups[k] = append(w.backups[k], b)
 		}

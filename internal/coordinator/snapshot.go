@@ -2,26 +2,27 @@ package coordinator
 
 import "slices"
 
-// GroupBackup is a copy of one group's stored state (shard count, versions
+// GroupSnapshot is a copy of one group's stored state (shard count, versions
 // and epochs, migrations, members), as a backup of the coordinator's store
-// holds it. RestoreGroup puts it back: the group's metadataVersion then goes
-// backwards, as after a restore of the real server's Redis from an old
-// backup. Tests use it for the metadata regression the guard exists for.
-type GroupBackup struct {
+// holds it. RestoreSnapshot puts it back: the group's metadataVersion then
+// goes backwards, as after a restore of the real server's Redis from an old
+// backup. The workflow campaign uses it for the metadata regression the
+// guard exists for.
+type GroupSnapshot struct {
 	key groupKey
 	g   *group
 }
 
-// StreamPrefix and ConsumerGroup name the backed-up group.
-func (b *GroupBackup) StreamPrefix() string  { return b.key.prefix }
-func (b *GroupBackup) ConsumerGroup() string { return b.key.name }
+// StreamPrefix and ConsumerGroup name the group.
+func (b *GroupSnapshot) StreamPrefix() string  { return b.key.prefix }
+func (b *GroupSnapshot) ConsumerGroup() string { return b.key.name }
 
-// MetadataVersion is the group's metadataVersion when it was backed up.
-func (b *GroupBackup) MetadataVersion() int64 { return b.g.metadataVersion }
+// MetadataVersion is the group's metadataVersion when it was copied.
+func (b *GroupSnapshot) MetadataVersion() int64 { return b.g.metadataVersion }
 
-// BackupGroup copies group {p,g} (decoded names); false when it does not
+// SnapshotGroup copies group {p,g} (decoded names); false when it does not
 // exist.
-func (c *Coordinator) BackupGroup(p, g string) (*GroupBackup, bool) {
+func (c *Coordinator) SnapshotGroup(p, g string) (*GroupSnapshot, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	k := groupKey{p, g}
@@ -29,17 +30,17 @@ func (c *Coordinator) BackupGroup(p, g string) (*GroupBackup, bool) {
 	if !ok {
 		return nil, false
 	}
-	return &GroupBackup{key: k, g: copyGroup(grp)}, true
+	return &GroupSnapshot{key: k, g: snapshotCopy(grp)}, true
 }
 
-// RestoreGroup replaces the group's stored state with the backup, creating
-// the group again if it was deleted since. Members the backup does not hold
-// are unknown to the coordinator afterwards (they rejoin), those it holds
-// are as they were when it was taken.
-func (c *Coordinator) RestoreGroup(b *GroupBackup) {
+// RestoreSnapshot replaces the group's stored state with the snapshot,
+// creating the group again if it was deleted since. Members the snapshot
+// does not hold are unknown to the coordinator afterwards (they rejoin),
+// those it holds are as they were when it was taken.
+func (c *Coordinator) RestoreSnapshot(b *GroupSnapshot) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.groups[b.key] = copyGroup(b.g)
+	c.groups[b.key] = snapshotCopy(b.g)
 }
 
 // ExpireMember ends the lease of member id of group {p,g} now, as the
@@ -63,9 +64,9 @@ func (c *Coordinator) ExpireMember(p, g, id string) bool {
 	return true
 }
 
-// copyGroup is a deep copy of the group's maps and slices (fields added
+// snapshotCopy is a deep copy of the group's maps and slices (fields added
 // later are copied as values).
-func copyGroup(g *group) *group {
+func snapshotCopy(g *group) *group {
 	cp := *g
 	cp.migrations = make([]*migration, 0, len(g.migrations))
 	for _, m := range g.migrations {
