@@ -135,11 +135,13 @@ func (w *campaignRun) violate(inv, format string, args ...any) {
 		return
 	}
 	replay := fmt.Sprintf("make campaign SEED=%d", w.seed)
-	for _, env := range []string{envCampaignSteps, envCampaignWeights, envCampaignInvariants, "TF_ACC_TERRAFORM_PATH"} {
+	for _, env := range []string{envCampaignSteps, envCampaignWeights, envCampaignInvariants} {
 		if v := os.Getenv(env); v != "" {
 			replay += fmt.Sprintf(" %s='%s'", env, v)
 		}
 	}
+	// The steps depend on what the CLI can do: replay under the same one.
+	replay += fmt.Sprintf(" CAMPAIGN_TERRAFORM=%s", w.cli.bin)
 	w.t.Errorf("%s\n  workflow (deletion_policy %s, wait_for %s):\n%s  replay: %s", msg, w.m.Deletion, w.m.WaitFor, w.stepList(), replay)
 	w.failed = true
 }
