@@ -76,10 +76,15 @@ func (w *campaignRun) execStep(s campaignStep) {
 	case "saved_plan":
 		w.savedPlan(s, anchor(s.Prefix))
 	case "fault_apply":
+		mustSucceed := w.mustSucceed()
 		w.applyChange(s)
 		w.faultOn(s.Fault, mutationRoute(s.Change))
 		code, _ := w.run("apply", "-auto-approve")
 		w.c.ClearFaults()
+		if mustSucceed && code != 0 {
+			w.violate("lost_answer_settles", "terraform apply exited %d after a %s in front of the coordinator on POST %s", code, s.Fault, mutationRoute(s.Change))
+			return
+		}
 		if code == 0 {
 			w.afterApply(true)
 		} else {

@@ -27,6 +27,7 @@ var campaignInvariants = map[string]string{
 	"query_plans":            "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
 	"no_split_prefix":        "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
 	"acknowledge_recovers":   "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
+	"lost_answer_settles":    "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
 	"unknown_provider_plans": "a plan with a provider configuration unknown at plan time does not fail [24.5]",
 }
 
