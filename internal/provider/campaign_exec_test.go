@@ -211,9 +211,12 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 		w.violate("clean_apply_succeeds", "the apply of a saved plan exited %d, with only consumer churn (%s) since the plan", code, s.Between)
 		return
 	}
-	if code == 0 {
-		w.afterApply(churnOnly)
-	} else {
+	switch {
+	case code == 0 && churnOnly:
+		w.afterApply(true)
+	default:
+		// After an out-of-band change between plan and apply, state may
+		// rightly hold what the plan's refresh saw until the next refresh.
 		w.clean = false
 	}
 }
