@@ -113,6 +113,7 @@ func (w *campaignRun) queryStep(s campaignStep) {
 	if vanished {
 		g := w.m.inConfig(s.Prefix)[0]
 		w.oob("oob_delete", g.Prefix, g.Name, 0)
+		w.countsBefore()
 	}
 	code, _ := w.runIn(q, "plan", "-out=q.tfplan")
 	if code != 0 {
@@ -153,7 +154,8 @@ func (w *campaignRun) actionStep(s campaignStep) {
 			break
 		}
 	}
-	before := w.prefixCounts(s.Prefix)
+	w.countsBefore() // the out-of-band scale above is not the action's doing
+	before := w.splitBase[s.Prefix]
 	cfg := fmt.Sprintf("action \"redisstreamcoordinator_rollback_migration\" \"campaign\" {\n  config {\n    stream_prefix = %q\n    reason        = \"campaign: roll back\"\n  }\n}\n", s.Prefix)
 	file := filepath.Join(w.tf.Dir, "action.tf")
 	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {

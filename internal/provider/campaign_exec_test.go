@@ -28,15 +28,21 @@ func (w *campaignRun) exec(s campaignStep) {
 		w.execStep(s)
 		return
 	}
-	before := map[string]map[string]int32{}
-	for _, p := range campaignPrefixes {
-		before[p] = w.prefixCounts(p)
-	}
+	w.countsBefore()
 	w.execStep(s)
 	for _, p := range campaignPrefixes {
-		if after := w.prefixCounts(p); distinct(before[p]) == 1 && distinct(after) > 1 {
-			w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and terraform left it at %v", p, before[p], after)
+		if after := w.prefixCounts(p); distinct(w.splitBase[p]) == 1 && distinct(after) > 1 {
+			w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and terraform left it at %v", p, w.splitBase[p], after)
 		}
+	}
+}
+
+// countsBefore records the prefixes' counts that no_split_prefix compares
+// with after the step (again after an out-of-band change within the step).
+func (w *campaignRun) countsBefore() {
+	w.splitBase = map[string]map[string]int32{}
+	for _, p := range campaignPrefixes {
+		w.splitBase[p] = w.prefixCounts(p)
 	}
 }
 
@@ -195,6 +201,7 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 		count := w.m.Counts[p]%4 + 1
 		w.oob(s.Between, p, g, count)
 		w.oobBetween = true
+		w.countsBefore()
 	}
 	n := w.audited()
 	code, out := w.run("apply", "tfplan")
@@ -233,6 +240,7 @@ func (w *campaignRun) importStep(s campaignStep) {
 	vanished := s.Variant&2 != 0
 	if vanished {
 		w.oob("oob_delete", g.Prefix, g.Name, 0)
+		w.countsBefore()
 	}
 	if code, _ := w.run("state", "rm", addr); code != 0 {
 		w.t.Fatalf("terraform state rm %s exited %d", addr, code)

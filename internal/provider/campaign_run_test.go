@@ -50,7 +50,9 @@ type campaignRun struct {
 	// oobBetween: an out-of-band change happened between the saved plan
 	// being made and its apply.
 	oobBetween bool
-	failed     bool
+	// splitBase: the prefixes' counts per group before the running step.
+	splitBase map[string]map[string]int32
+	failed    bool
 }
 
 func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, cli campaignCLI, providerDir string) {
