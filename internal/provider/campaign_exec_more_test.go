@@ -90,6 +90,9 @@ func (w *campaignRun) interrupt(s campaignStep) {
 	}
 }
 
+// campaignInvalid is a validator refusing a value.
+var campaignInvalid = regexp.MustCompile(`Invalid Attribute Value|Invalid Attribute Combination|must be between`)
+
 // campaignRegression is the metadata guard's error.
 var campaignRegression = regexp.MustCompile(`Metadata of group \S+ regressed`)
 
@@ -115,9 +118,11 @@ func (w *campaignRun) queryStep(s campaignStep) {
 		w.oob("oob_delete", g.Prefix, g.Name, 0)
 		w.countsBefore()
 	}
-	code, _ := w.runIn(q, "plan", "-out=q.tfplan")
+	code, out := w.runIn(q, "plan", "-out=q.tfplan")
 	if code != 0 {
-		if !vanished {
+		// A group that vanished after the query may fail its import, and
+		// nothing else may fail.
+		if !vanished || campaignInvalid.MatchString(out) {
 			w.violate("query_plans", "terraform plan of the configuration terraform query generated exited %d", code)
 		}
 		return

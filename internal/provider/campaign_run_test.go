@@ -78,7 +78,7 @@ func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, c
 	}
 	t.Logf("campaign seed %d (deletion_policy %s, wait_for %s): %d steps\n%s", seed, m.Deletion, m.WaitFor, len(steps), w.stepList())
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv(envCampaignVerbose) != "" {
 			t.Logf("campaign seed %d: terraform commands and output:\n%s", seed, w.all)
 		}
 	})

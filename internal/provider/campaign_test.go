@@ -40,6 +40,7 @@ import (
 //	CAMPAIGN_STEPS            steps per workflow (default 10)
 //	CAMPAIGN_WEIGHTS          step weights, "kind=weight,…" (0 disables; see campaignDefaultWeights)
 //	CAMPAIGN_INVARIANTS_OFF   invariants reported but not failed, "name,…" (see campaignInvariants)
+//	CAMPAIGN_VERBOSE          "1": print every workflow's commands and output, not only a failed one's
 const (
 	envCampaign           = "TF_ACC_CAMPAIGN"
 	envCampaignSeed       = "CAMPAIGN_SEED"
@@ -47,6 +48,7 @@ const (
 	envCampaignSteps      = "CAMPAIGN_STEPS"
 	envCampaignWeights    = "CAMPAIGN_WEIGHTS"
 	envCampaignInvariants = "CAMPAIGN_INVARIANTS_OFF"
+	envCampaignVerbose    = "CAMPAIGN_VERBOSE"
 )
 
 // campaignFixedSeeds run in make test (TF_ACC_CAMPAIGN=1 without a seed).
