@@ -175,7 +175,7 @@ func scaleErrorHint(err error) string {
 // heading elsewhere block it.
 func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 	siblings, ok := s.prefixGroups(ctx)
-	if !ok {
+	if !ok || s.refuseBlockedTakeOver(siblings) {
 		return nil
 	}
 	out := newScaleOutcome()

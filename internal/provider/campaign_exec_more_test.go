@@ -1,0 +1,230 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
+)
+
+// The campaign's steps that need more than one terraform command, or a
+// second working directory.
+
+// interrupt: terraform apply gets SIGINT while a mutation (hold) or the
+// read-back of a mutation whose answer was lost (lost_answer) is held in the
+// coordinator; the held request is released once the provider logged the
+// interrupt. Afterwards nothing new may have been sent.
+func (w *campaignRun) interrupt(s campaignStep) {
+	w.clean = false
+	route := mutationRoute(s.Change)
+	reached := make(chan struct{})
+	var once atomic.Bool
+	var released atomic.Bool
+	reach := func() {
+		if once.CompareAndSwap(false, true) {
+			close(reached)
+		}
+	}
+	hold := coordinator.Fault{Kind: coordinator.FaultDelay, Delay: 2 * time.Minute, Until: released.Load, OnMatch: reach}
+	if s.Fault == "lost_answer" {
+		readBack := hold
+		readBack.Method = http.MethodGet
+		w.c.InjectFault(coordinator.Fault{Method: http.MethodPost, Route: route, Kind: coordinator.FaultResetBeforeApply,
+			OnMatch: func() { w.c.InjectFault(readBack) }})
+	} else {
+		hold.Method, hold.Route = http.MethodPost, route
+		w.c.InjectFault(hold)
+	}
+	defer w.c.ClearFaults()
+
+	logBefore := len(w.providerLog())
+	var out strings.Builder
+	w.tf.Stdout, w.tf.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	proc, err := w.tf.Start(ctx, "apply", "-auto-approve", "-no-color", "-input=false")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	exited := make(chan int, 1)
+	go func() { code, _ := proc.Wait(); exited <- code }()
+	var code int
+	select {
+	case code = <-exited:
+		w.record([]string{"apply", "-auto-approve", "(no request to hold: not interrupted)"}, code, out.String())
+		return
+	case <-reached:
+	}
+	n := w.audited()
+	if err := proc.Signal(os.Interrupt); err != nil {
+		w.t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(w.providerLog()[logBefore:], interruptMarker) {
+			break
+		}
+	}
+	released.Store(true)
+	code = <-exited
+	w.record([]string{"apply", "-auto-approve", "(SIGINT while " + s.Fault + " " + route + ")"}, code, out.String())
+	sent := w.terraformEvents(n)
+	allowed := 0
+	if s.Fault == "hold" {
+		allowed = 1 // the held mutation itself completes
+	}
+	if len(sent) > allowed {
+		var what []string
+		for _, e := range sent {
+			what = append(what, fmt.Sprintf("%s %s (request id %s, %d)", e.Action, e.Path, e.RequestID, e.Status))
+		}
+		w.violate("nothing_after_sigint", "after SIGINT (%s of POST %s) terraform sent %d mutation(s), at most %d was in flight: %s",
+			s.Fault, route, len(sent), allowed, strings.Join(what, "; "))
+	}
+}
+
+// campaignInvalid is a validator refusing a value.
+var campaignInvalid = regexp.MustCompile(`Invalid Attribute Value|Invalid Attribute Combination|must be between`)
+
+// campaignRegression is the metadata guard's error.
+var campaignRegression = regexp.MustCompile(`Metadata of group \S+ regressed`)
+
+func (w *campaignRun) providerLog() string {
+	b, _ := os.ReadFile(w.logPath)
+	return string(b)
+}
+
+// queryStep: terraform query -generate-config-out in a directory of its
+// own, optionally a group vanishing, then a plan of what it generated.
+func (w *campaignRun) queryStep(s campaignStep) {
+	dir := filepath.Join(filepath.Dir(w.tf.Dir), fmt.Sprintf("query-%d", w.cur+1))
+	q := &demo.Terraform{Bin: w.tf.Bin, Dir: dir, CLIConfig: w.tf.CLIConfig, WithoutLogging: true}
+	query := exampleFileText(w.t, groupListExample) + "\n" + exampleFileText(w.t, shardCountListExample)
+	writeWorkFiles(w.t, dir, map[string]string{"main.tf": w.env.ProviderConfig(), "campaign.tfquery.hcl": query})
+	if code, _ := w.runIn(q, "query", "-generate-config-out=generated.tf"); code != 0 {
+		w.violate("query_plans", "terraform query -generate-config-out exited %d", code)
+		return
+	}
+	vanished := s.Variant == 1
+	if vanished {
+		g := w.m.inConfig(s.Prefix)[0]
+		w.oob("oob_delete", g.Prefix, g.Name, 0)
+		w.countsBefore()
+	}
+	code, out := w.runIn(q, "plan", "-out=q.tfplan")
+	if code != 0 {
+		// A group that vanished after the query may fail its import, and
+		// nothing else may fail.
+		if !vanished || campaignInvalid.MatchString(out) {
+			w.violate("query_plans", "terraform plan of the configuration terraform query generated exited %d", code)
+		}
+		return
+	}
+	for _, rc := range w.showPlan(q, "q.tfplan").ResourceChanges {
+		if rc.Change != nil && (rc.Change.Actions.Create() || rc.Change.Actions.Replace()) {
+			w.violate("import_never_creates", "the plan of the generated configuration creates %s (%v)", rc.Address, rc.Change.Actions)
+			return
+		}
+	}
+}
+
+// actionStep: one group of camp-a loses its consumers, the prefix is scaled
+// out of band (that group's migration stays ACTIVE, the others complete),
+// then a prefix-wide rollback_migration is invoked.
+func (w *campaignRun) actionStep(s campaignStep) {
+	w.clean = false
+	groups := w.m.inConfig(s.Prefix)
+	idle := groups[len(groups)-1]
+	w.consumersOf(idle.Prefix, idle.Name, 0)
+	defer w.join(idle.Prefix, idle.Name)
+	cur, err := w.getGroup(s.Prefix, groups[0].Name)
+	if err != nil {
+		w.note("action: %v", err)
+		return
+	}
+	to := s.Count
+	if int32(to) == cur.ShardCount {
+		to++
+	}
+	w.oob("oob_scale", s.Prefix, "", to)
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if g, err := w.getGroup(s.Prefix, groups[0].Name); err != nil || g.ActiveMigration == nil {
+			break
+		}
+	}
+	w.countsBefore() // the out-of-band scale above is not the action's doing
+	before := w.splitBase[s.Prefix]
+	cfg := fmt.Sprintf("action \"redisstreamcoordinator_rollback_migration\" \"campaign\" {\n  config {\n    stream_prefix = %q\n    reason        = \"campaign: roll back\"\n  }\n}\n", s.Prefix)
+	file := filepath.Join(w.tf.Dir, "action.tf")
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		w.t.Fatal(err)
+	}
+	defer func() { _ = os.Remove(file) }()
+	w.run("apply", "-auto-approve", "-invoke=action.redisstreamcoordinator_rollback_migration.campaign")
+	after := w.prefixCounts(s.Prefix)
+	if distinct(before) == 1 && distinct(after) > 1 {
+		w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and the rollback left it at %v", s.Prefix, before, after)
+	}
+}
+
+// prefixCounts are the coordinator's shard counts of the prefix's groups.
+func (w *campaignRun) prefixCounts(p string) map[string]int32 {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, err := w.env.Client().Groups(ctx)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	out := map[string]int32{}
+	for _, g := range groups {
+		if g.StreamPrefix == p {
+			out[g.ConsumerGroup] = g.ShardCount
+		}
+	}
+	return out
+}
+
+func distinct(m map[string]int32) int {
+	seen := map[int32]bool{}
+	for _, v := range m {
+		seen[v] = true
+	}
+	return len(seen)
+}
+
+// acknowledgeStep follows the metadata runbook: acknowledged_metadata_version
+// set to what the coordinator reports now on the group and on its prefix's
+// shard count resource, a consumer (re)joining meanwhile, then apply.
+func (w *campaignRun) acknowledgeStep(s campaignStep) {
+	g := w.m.group(s.Addr)
+	anchorName := w.m.inConfig(g.Prefix)[0].Name
+	for name, grp := range map[string]string{g.Addr: g.Name, scAddr(g.Prefix): anchorName} {
+		if cur, err := w.getGroup(g.Prefix, grp); err == nil {
+			w.ack[name] = cur.MetadataVersion
+		}
+	}
+	w.writeConfig()
+	w.churn(g.Prefix, g.Name, "restart") // consumers rejoin after a restore
+	code, out := w.run("apply", "-auto-approve")
+	regressed := w.regressed[g.Prefix+"/"+g.Name] || w.regressed[g.Prefix+"/"+anchorName]
+	if code != 0 && regressed && campaignRegression.MatchString(out) {
+		w.violate("acknowledge_recovers", "the apply with acknowledged_metadata_version as the coordinator reported it exited %d", code)
+		return
+	}
+	if code == 0 {
+		delete(w.regressed, g.Prefix+"/"+g.Name)
+		delete(w.regressed, g.Prefix+"/"+anchorName)
+		w.ack = map[string]int64{}
+		w.writeConfig()
+		w.afterApply(false) // the acknowledgement is still to be removed from the configuration
+	} else {
+		w.clean = false
+	}
+}

@@ -1,0 +1,148 @@
+package provider
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	tfjson "github.com/hashicorp/terraform-json"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// campaignInvariants are checked after every step; the name is what a
+// failure reports and what CAMPAIGN_INVARIANTS_OFF takes. The issue items
+// each one holds the provider to are in brackets.
+var campaignInvariants = map[string]string{
+	"no_crash":               "no crash (\"Plugin did not respond\", panic), no \"inconsistent result\" or \"inconsistent final plan\" [23.1, 24.3, 24.5]",
+	"error_names_request":    "every error about a coordinator answer or a lost one names the errorCode (when the coordinator sent one) and the request id [provider rules]",
+	"saved_plan_sends_shown": "the apply of a saved plan sends only what the plan showed [23.1]",
+	"saved_plan_not_refused": "a saved plan is refused only when something it showed changed: consumer churn alone never makes it refused [23.1]",
+	"clean_apply_succeeds":   "from a state with no out-of-band change, an apply of a configuration change succeeds, whatever consumers do meanwhile [23.1, 24.3, 24.7]",
+	"empty_after_apply":      "after a successful apply with no out-of-band change (consumer churn aside), the next plan is empty [23.1]",
+	"refresh_never_fails":    "a refresh never fails on a state the coordinator can be in (deleted, created again, restored, rolled back, scaled) [24.2]",
+	"state_matches":          "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
+	"nothing_after_sigint":   "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
+	"import_never_creates":   "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
+	"query_plans":            "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
+	"no_split_prefix":        "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
+	"acknowledge_recovers":   "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
+	"lost_answer_settles":    "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
+	"unknown_provider_plans": "a plan with a provider configuration unknown at plan time does not fail [24.5]",
+}
+
+// campaignCrash are terraform's words for a provider that crashed or broke
+// the protocol's promises.
+var campaignCrash = regexp.MustCompile(`Plugin did not respond|panic:|goroutine \d+ \[|inconsistent result after apply|inconsistent final plan|Provider produced invalid plan|Provider produced invalid object|unexpected EOF from plugin`)
+
+// outputViolations checks one command's output for no_crash and
+// error_names_request.
+func outputViolations(out string) (crash string, unnamed []string) {
+	if m := campaignCrash.FindString(out); m != "" {
+		crash = m
+	}
+	for _, block := range errorBlocks(out) {
+		flat := strings.Join(strings.Fields(block), " ")
+		aboutAnswer := regexp.MustCompile(`answered \d{3}|connection reset|EOF|request timed out|deadline exceeded|lost answer|no answer`).MatchString(flat)
+		if !aboutAnswer {
+			continue
+		}
+		if !regexp.MustCompile(`(?i)request id`).MatchString(flat) {
+			unnamed = append(unnamed, "no request id: "+firstLine(flat))
+			continue
+		}
+		// A coordinator 4xx always carries an errorCode (CONTRACT §3).
+		if regexp.MustCompile(`answered 4\d\d`).MatchString(flat) && !strings.Contains(flat, "errorCode") {
+			unnamed = append(unnamed, "no errorCode: "+firstLine(flat))
+		}
+	}
+	return crash, unnamed
+}
+
+// errorBlocks splits terraform's output into its "Error: …" diagnostics.
+func errorBlocks(out string) []string {
+	var blocks []string
+	parts := strings.Split(out, "Error: ")
+	for _, p := range parts[1:] {
+		if i := strings.Index(p, "\nWarning: "); i >= 0 {
+			p = p[:i]
+		}
+		blocks = append(blocks, p)
+	}
+	return blocks
+}
+
+func firstLine(s string) string {
+	if len(s) > 160 {
+		return s[:160] + "…"
+	}
+	return s
+}
+
+// shownMutations is what a saved plan shows it will send: per mutation
+// "ACTION prefix[/group]" keys, and for scales the target count.
+type shownMutations struct {
+	allowed map[string]bool
+	scaleTo map[string]int // prefix → shard_count of a planned scale
+}
+
+func mutationsShown(plan *tfjson.Plan) shownMutations {
+	s := shownMutations{allowed: map[string]bool{}, scaleTo: map[string]int{}}
+	for _, rc := range plan.ResourceChanges {
+		if rc.Change == nil {
+			continue
+		}
+		a := rc.Change.Actions
+		after, _ := rc.Change.After.(map[string]any)
+		before, _ := rc.Change.Before.(map[string]any)
+		switch rc.Type {
+		case "redisstreamcoordinator_group":
+			if a.Create() || a.Replace() {
+				p, g := fmt.Sprint(after["stream_prefix"]), fmt.Sprint(after["consumer_group"])
+				s.allowed[coordinator.ActionCreateGroup+" "+p+"/"+g] = true
+				s.allowed[coordinator.ActionCreateStream+" "+p] = true
+			}
+			if (a.Delete() || a.Replace()) && before != nil && before["deletion_policy"] == "DELETE" {
+				s.allowed[coordinator.ActionDeleteGroup+" "+fmt.Sprint(before["stream_prefix"])+"/"+fmt.Sprint(before["consumer_group"])] = true
+			}
+		case "redisstreamcoordinator_group_shard_count":
+			if !(a.Create() || a.Update() || a.Replace()) || after == nil {
+				continue
+			}
+			p := fmt.Sprint(after["stream_prefix"])
+			resharding, _ := after["resharding"].(map[string]any)
+			if resharding != nil && resharding["plan_check"] == planCheckUnderWay {
+				continue // "applying waits for it and sends no scale"
+			}
+			if n, ok := after["shard_count"].(float64); ok {
+				s.allowed[coordinator.ActionScaleStream+" "+p] = true
+				s.allowed[coordinator.ActionScaleGroup+" "+p] = true
+				s.scaleTo[p] = int(n)
+			}
+			if after["rollback_on_revert"] == true {
+				s.allowed[coordinator.ActionRollbackMigration+" "+p] = true
+			}
+		}
+	}
+	return s
+}
+
+// notShown returns the events that the saved plan did not show.
+func (s shownMutations) notShown(events []coordinator.AuditEvent) []string {
+	var out []string
+	for _, e := range events {
+		key := e.Action + " " + e.StreamPrefix
+		if e.ConsumerGroup != nil && (e.Action == coordinator.ActionCreateGroup || e.Action == coordinator.ActionDeleteGroup) {
+			key += "/" + *e.ConsumerGroup
+		}
+		switch {
+		case !s.allowed[key]:
+			out = append(out, fmt.Sprintf("%s %s (request id %s, %d)", e.Action, e.Path, e.RequestID, e.Status))
+		case e.Action == coordinator.ActionScaleStream || e.Action == coordinator.ActionScaleGroup:
+			if to := e.RequestSummary["targetShardCount"]; to != "" && to != fmt.Sprint(s.scaleTo[e.StreamPrefix]) {
+				out = append(out, fmt.Sprintf("%s %s to %s shards, the plan showed %d (request id %s)", e.Action, e.Path, to, s.scaleTo[e.StreamPrefix], e.RequestID))
+			}
+		}
+	}
+	return out
+}

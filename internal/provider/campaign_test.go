@@ -1,0 +1,180 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/go-version"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
+)
+
+// The randomized workflow campaign (issue 23 item 4): short workflows over a
+// small universe (two stream prefixes, a few groups, consumers that join,
+// restart, stall, expire and leave) that mix Terraform commands run through
+// the real terraform binary with out-of-band changes and faults in front of
+// the in-repo coordinator, and check invariants after every step against
+// the coordinator's audit log and state. Each workflow is generated from a
+// seed (math/rand/v2) and replays from it:
+//
+//	make campaign SEED=17          # one workflow, its steps printed
+//	make campaign N=40             # 40 random workflows
+//	make campaign SEED=17 CAMPAIGN_WEIGHTS='interrupt=0,saved_plan=5'
+//
+// It runs only with TF_ACC and TF_ACC_CAMPAIGN set (make test runs the fixed
+// seeds below; the ordinary acceptance pass skips it), against the in-repo
+// coordinator (it needs its hooks).
+//
+// Settings (environment):
+//
+//	TF_ACC_CAMPAIGN           "1": run (the fixed seeds unless one below is set)
+//	CAMPAIGN_SEED             one seed, or a comma-separated list
+//	CAMPAIGN_N                that many random seeds (printed)
+//	CAMPAIGN_STEPS            steps per workflow (default 10)
+//	CAMPAIGN_WEIGHTS          step weights, "kind=weight,…" (0 disables; see campaignDefaultWeights)
+//	CAMPAIGN_INVARIANTS_OFF   invariants reported but not failed, "name,…" (see campaignInvariants)
+//	CAMPAIGN_VERBOSE          "1": print every workflow's commands and output, not only a failed one's
+const (
+	envCampaign           = "TF_ACC_CAMPAIGN"
+	envCampaignSeed       = "CAMPAIGN_SEED"
+	envCampaignN          = "CAMPAIGN_N"
+	envCampaignSteps      = "CAMPAIGN_STEPS"
+	envCampaignWeights    = "CAMPAIGN_WEIGHTS"
+	envCampaignInvariants = "CAMPAIGN_INVARIANTS_OFF"
+	envCampaignVerbose    = "CAMPAIGN_VERBOSE"
+)
+
+// campaignFixedSeeds run in make test (TF_ACC_CAMPAIGN=1 without a seed).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
+
+// campaignSettings are one run's knobs, from the environment.
+type campaignSettings struct {
+	steps   int
+	weights map[string]int
+	off     map[string]bool
+}
+
+// campaignCLI is what the terraform binary under test can do.
+type campaignCLI struct {
+	bin      string
+	version  *version.Version
+	tofu     bool
+	identity bool // import blocks by identity (Terraform >= 1.12)
+	query    bool // list resources, terraform query (Terraform >= 1.14)
+	actions  bool // action blocks, -invoke (Terraform >= 1.14)
+}
+
+func TestCampaign(t *testing.T) {
+	if os.Getenv("TF_ACC") == "" || os.Getenv(envCampaign) == "" {
+		t.Skipf("the randomized workflow campaign: set TF_ACC=1 and %s=1 (make campaign)", envCampaign)
+	}
+	if acctest.IsReal() {
+		t.Skip("the campaign drives the in-repo coordinator's hooks (faults, backups, member expiry); skipped against a real coordinator")
+	}
+	settings := campaignSettingsFromEnv(t)
+	cli := campaignCLIOf(t)
+	seeds := campaignSeeds(t)
+	providerDir := builtProvider(t)
+	t.Logf("campaign: %d workflow(s) of %d steps under %s %s; seeds %v", len(seeds), settings.steps, cli.bin, cli.version, seeds)
+	for _, seed := range seeds {
+		t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			t.Parallel()
+			runCampaignWorkflow(t, seed, settings, cli, providerDir)
+		})
+	}
+}
+
+func campaignSeeds(t *testing.T) []uint64 {
+	if s := os.Getenv(envCampaignSeed); s != "" {
+		var seeds []uint64
+		for _, f := range strings.Split(s, ",") {
+			n, err := strconv.ParseUint(strings.TrimSpace(f), 10, 64)
+			if err != nil {
+				t.Fatalf("%s=%q: want seeds (unsigned integers), comma-separated", envCampaignSeed, s)
+			}
+			seeds = append(seeds, n)
+		}
+		return seeds
+	}
+	if s := os.Getenv(envCampaignN); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			t.Fatalf("%s=%q: want a positive count", envCampaignN, s)
+		}
+		base := uint64(time.Now().UnixNano() % 1_000_000_000)
+		seeds := make([]uint64, n)
+		for i := range seeds {
+			seeds[i] = base + uint64(i)
+		}
+		return seeds
+	}
+	return campaignFixedSeeds
+}
+
+func campaignSettingsFromEnv(t *testing.T) campaignSettings {
+	s := campaignSettings{steps: 10, weights: map[string]int{}, off: map[string]bool{}}
+	for k, v := range campaignDefaultWeights {
+		s.weights[k] = v
+	}
+	if v := os.Getenv(envCampaignSteps); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			t.Fatalf("%s=%q: want a positive count", envCampaignSteps, v)
+		}
+		s.steps = n
+	}
+	if v := os.Getenv(envCampaignWeights); v != "" {
+		for _, kv := range strings.Split(v, ",") {
+			k, w, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			n, err := strconv.Atoi(w)
+			if _, known := campaignDefaultWeights[k]; !ok || err != nil || n < 0 || !known {
+				t.Fatalf("%s: %q is not kind=weight with a known kind (%s)", envCampaignWeights, kv, strings.Join(campaignKinds(), ", "))
+			}
+			s.weights[k] = n
+		}
+	}
+	if v := os.Getenv(envCampaignInvariants); v != "" {
+		for _, name := range strings.Split(v, ",") {
+			name = strings.TrimSpace(name)
+			if _, known := campaignInvariants[name]; !known {
+				t.Fatalf("%s: unknown invariant %q", envCampaignInvariants, name)
+			}
+			s.off[name] = true
+		}
+	}
+	return s
+}
+
+func campaignCLIOf(t *testing.T) campaignCLI {
+	bin, err := acctest.FindTerraform()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tofu, err := acctest.IsOpenTofu(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := (&demo.Terraform{Bin: bin, Dir: t.TempDir()}).Output(context.Background(), "version", "-json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v struct {
+		Version string `json:"terraform_version"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		t.Fatalf("terraform version -json: %v", err)
+	}
+	ver, err := version.NewVersion(v.Version)
+	if err != nil {
+		t.Fatalf("terraform version -json: %v", err)
+	}
+	atLeast := func(s string) bool { return !tofu && ver.GreaterThanOrEqual(version.Must(version.NewVersion(s))) }
+	return campaignCLI{bin: bin, version: ver, tofu: tofu, identity: atLeast("1.12.0"), query: atLeast("1.14.0"), actions: atLeast("1.14.0")}
+}
