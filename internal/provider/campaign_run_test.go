@@ -37,8 +37,8 @@ type campaignRun struct {
 	// consumers are the healthy fake members per "prefix/group".
 	consumers map[string][]*acctest.Consumer
 	backups   map[string][]coordinator.GroupBackup // "prefix/group" → oldest first
-	ack       map[string]int64                        // resource name → acknowledged_metadata_version
-	regressed map[string]bool                         // "prefix/group" → restored or created again out of band
+	ack       map[string]int64                     // resource name → acknowledged_metadata_version
+	regressed map[string]bool                      // "prefix/group" → restored or created again out of band
 	// deleted: groups deleted out of band and not created again since. Such
 	// a group stays in state, planned for re-creation (documented), so
 	// state_matches allows it.
