@@ -1,5 +1,5 @@
 terraform {
-  required_version = ">= 1.10.0"
+  required_version = ">= 1.11"
   required_providers {
     redisstreamcoordinator = {
       source = "ghkdqhrbals/redisstreamcoordinator"
@@ -21,9 +21,10 @@ variable "ci_password" {
   ephemeral = true
 }
 
-# Credentials come from variables rather than REDIS_STREAM_COORDINATOR_*:
-# the environment applies to every provider instance, and a password from it
-# would conflict with the token below.
+# Credentials come from variables here; REDIS_STREAM_COORDINATOR_USERNAME and
+# _PASSWORD would do as well. Credentials written in a provider block win as a
+# set: the aliased instance below sets token, so it ignores a username and
+# password from the environment and never sees the password.
 provider "redisstreamcoordinator" {
   endpoint = var.coordinator_endpoint
   username = var.ci_username

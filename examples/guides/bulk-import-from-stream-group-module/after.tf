@@ -2,7 +2,7 @@
 # for_each and one for_each resource per kind; nothing is sent to the
 # coordinator except reads.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {

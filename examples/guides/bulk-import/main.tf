@@ -4,7 +4,7 @@
 # describes them. Import blocks with for_each need Terraform 1.7 or OpenTofu
 # 1.7 or later.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {

@@ -2,7 +2,7 @@
 # resources, adopted by import blocks; nothing is sent to the coordinator
 # except reads.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {

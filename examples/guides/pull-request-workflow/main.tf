@@ -4,7 +4,7 @@
 # group). The provider block carries no credentials: each CI job sets the
 # principal it runs as (READ to plan, WRITE to apply) in the environment.
 terraform {
-  required_version = ">= 1.8"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {
