@@ -75,7 +75,7 @@ func (p *coordinatorProvider) Metadata(_ context.Context, _ provider.MetadataReq
 }
 
 func envNote(name string) string {
-	return fmt.Sprintf(" Can also be set with the `%s` environment variable.", envName(name))
+	return fmt.Sprintf(" Environment variable: `%s`.", envName(name))
 }
 
 func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
