@@ -77,8 +77,8 @@ func auditAttributes(what string) map[string]schema.Attribute {
 		},
 		"requested_by": schema.StringAttribute{
 			MarkdownDescription: "Recorded as `requestedBy` in the coordinator's audit log. Defaults to the provider's `requested_by`.",
-			Optional:   true,
-			Validators: []validator.String{notBlankValidator{}},
+			Optional:            true,
+			Validators:          []validator.String{notBlankValidator{}},
 		},
 	}
 }
