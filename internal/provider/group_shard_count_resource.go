@@ -74,13 +74,8 @@ func (r *groupShardCountResource) Metadata(_ context.Context, req resource.Metad
 
 func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The desired shard count of an existing consumer group. Applying a change calls the coordinator's " +
-			"stream scale API and, by default, waits until the resharding migration has really completed (`DEPRECATED`, no active " +
-			"migration) — producer routing already shows the new count when the scale is accepted, so it proves nothing.\n\n" +
-			"**The stream scale rescales every group under the stream prefix.** Declare one `redisstreamcoordinator_group_shard_count` " +
-			"per stream prefix; the plan lists the sibling groups a change also rescales. Changing the count changes the " +
-			"partition→shard mapping: pause producers that cannot tolerate duplicates first.\n\n" +
-			"Destroying this resource only removes it from state; the group keeps its shard count.",
+		MarkdownDescription: "The shard count of a stream prefix, addressed through one of its existing groups; a change rescales " +
+			"every group of the prefix and, by default, waits until the resharding migration has completed.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
@@ -153,15 +148,13 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. A refresh never lowers it: when the " +
-					"coordinator reports a lower version (its metadata was deleted, corrupted or restored from an old backup), plans fail " +
-					"closed with the coordinator's runbook until `acknowledged_metadata_version` accepts the reported version.",
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen; a refresh never lowers it, and a " +
+					"lower version on the coordinator fails plans closed until `acknowledged_metadata_version` accepts it.",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "Set only after a metadata regression, and after following the runbook in the plan's error: the " +
-					"`metadataVersion` the coordinator now reports, which you accept as the group's new baseline. Any other value keeps " +
-					"the plan failing closed. It can be removed again after the apply.",
+				MarkdownDescription: "After a metadata regression and its runbook: the `metadataVersion` the coordinator now reports, " +
+					"accepted as the new baseline; any other value keeps the plan failing. Remove it after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
