@@ -7,11 +7,7 @@ terraform {
   }
 }
 
-# The shard count of the orders stream, whose group order-service runs with 8
-# shards and live consumers: one resource per stream prefix. A scale-out
-# completes only once each group's consumers take over the new shards (a group
-# created in the same apply has none: see with-new-group.tf). Pause producers
-# that cannot tolerate duplicates first (the "Safe shard count changes" guide).
+# orders runs with 8 shards and live consumers; one resource per prefix.
 resource "redisstreamcoordinator_group_shard_count" "orders" {
   stream_prefix  = "orders"
   consumer_group = "order-service"

@@ -7,8 +7,6 @@ terraform {
   }
 }
 
-# A new consumer group and the shard count of its stream, in one
-# configuration.
 resource "redisstreamcoordinator_group" "payments" {
   stream_prefix       = "payments"
   consumer_group      = "payment-service"
@@ -16,9 +14,7 @@ resource "redisstreamcoordinator_group" "payments" {
   reason              = "payment-service consumes the payments stream (PLAT-2400)"
 }
 
-# Start shard_count at initial_shard_count: this apply creates the group and
-# scales nothing (a new group has no consumers, so a scale-out would stay
-# ACTIVE). Raise it in a later change, once payment-service consumers run.
+# Equal to initial_shard_count: this apply scales nothing.
 resource "redisstreamcoordinator_group_shard_count" "payments" {
   stream_prefix  = redisstreamcoordinator_group.payments.stream_prefix
   consumer_group = redisstreamcoordinator_group.payments.consumer_group
