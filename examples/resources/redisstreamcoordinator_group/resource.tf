@@ -16,8 +16,7 @@ resource "redisstreamcoordinator_group" "orders" {
   reason              = "order-service consumes the orders stream (PLAT-1234)"
 }
 
-# A second group on the same stream takes its sibling's shard count (8);
-# depends_on makes sure that sibling exists when this group is created.
+# Takes its sibling's count (8); depends_on creates the sibling first.
 resource "redisstreamcoordinator_group" "orders_analytics" {
   stream_prefix  = "orders"
   consumer_group = "order-analytics"
