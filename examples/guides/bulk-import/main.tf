@@ -1,8 +1,4 @@
-# Adopt every group of some stream prefixes, however many, without changing
-# anything on the coordinator: the groups data source discovers them, import
-# blocks with for_each adopt them, and one for_each resource per kind
-# describes them. Import blocks with for_each need Terraform 1.7 or OpenTofu
-# 1.7 or later.
+# Adopt every group of some stream prefixes, changing nothing.
 terraform {
   required_version = ">= 1.11"
 
@@ -24,8 +20,7 @@ variable "stream_prefixes" {
   type        = set(string)
 }
 
-# 1. Discover: one listing per prefix (omit stream_prefix to list every group
-#    on the coordinator instead).
+# 1. Discover: one listing per prefix.
 data "redisstreamcoordinator_groups" "adopted" {
   for_each      = var.stream_prefixes
   stream_prefix = each.value
@@ -39,9 +34,7 @@ locals {
     }
   ]...)
 
-  # One shard count resource per prefix (a scale rescales every group of the
-  # prefix), held by a deterministic group: the first by name, as the data
-  # source lists them sorted.
+  # One shard count resource per prefix, held by its first group by name.
   shard_counts = {
     for prefix, listing in data.redisstreamcoordinator_groups.adopted :
     prefix => listing.groups[0] if length(listing.groups) > 0
@@ -75,9 +68,8 @@ resource "redisstreamcoordinator_group_shard_count" "adopted" {
 
   stream_prefix  = each.key
   consumer_group = each.value.consumer_group
-  # Adopted as it is. To manage the counts from now on, replace this with
-  # your own values, e.g. var.shard_counts[each.key] filled from the
-  # adopted_shard_counts output: a change then plans a scale.
+  # Adopted as it is; to manage it, use your own values (e.g.
+  # var.shard_counts[each.key], filled from adopted_shard_counts).
   shard_count = each.value.shard_count
 }
 
