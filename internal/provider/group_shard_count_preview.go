@@ -49,12 +49,9 @@ const (
 
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The impact of the planned shard count change, known at plan time so that a saved plan carries it " +
-			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
-			"When a migration to the configured count is already under way, the plan is an update that waits for it, and this " +
-			"attribute describes that migration (`plan_check` says so; `blocked_by` says since when and what it waits for). " +
-			"After apply it describes the last change. Applying a saved plan whose basis changed on the coordinator fails before " +
-			"any change and asks for a new plan.",
+		MarkdownDescription: "The planned change's impact, known at plan time and kept in a saved plan; after apply, the last " +
+			"change's; null when nothing changes on the coordinator. For a migration to this count already under way, it describes " +
+			"that migration (`plan_check`, `blocked_by`).",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{

@@ -133,11 +133,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
 			},
 			"migration_state": schema.StringAttribute{
-				MarkdownDescription: "State of the last change's migration when the provider stopped watching it: `DEPRECATED` when complete, " +
-					"`ROLLED_BACK` after `rollback_on_revert`, `ACTIVE` for a scale-out that waits for a consumer or with `wait_for = \"ACCEPTED\"`, " +
-					"null when no change was needed. A refresh that finds a migration under way to the group's count (whoever started it) records it " +
-					"here and in `migration_ids`. A wait that timed out or was interrupted, and such a migration, are waited for by the next apply " +
-					"(the plan shows an update; no scale is sent).",
+				MarkdownDescription: "The last change's migration state when the provider stopped watching: `DEPRECATED` (complete), " +
+					"`ROLLED_BACK` (`rollback_on_revert`), `ACTIVE` (a scale-out waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null " +
+					"(no change). A refresh records a migration under way to the group's count here and in `migration_ids`, and the next apply waits for it.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
