@@ -21,23 +21,18 @@ variable "ci_password" {
   ephemeral = true
 }
 
-# Credentials come from variables here; REDIS_STREAM_COORDINATOR_USERNAME and
-# _PASSWORD would do as well. Credentials written in a provider block win as a
-# set: the aliased instance below sets token, so it ignores a username and
-# password from the environment and never sees the password.
+# Or REDIS_STREAM_COORDINATOR_USERNAME and _PASSWORD.
 provider "redisstreamcoordinator" {
   endpoint = var.coordinator_endpoint
   username = var.ci_username
   password = var.ci_password
 }
 
-# Exchanges the provider's own credentials for a Bearer token once per run.
-# Set username and password here to log in as another principal instead.
-# The token is never written to the plan or the state.
+# The provider's own credentials, exchanged once per run; never in plan or
+# state. Set username and password to log in as another principal.
 ephemeral "redisstreamcoordinator_token" "ci" {}
 
-# A provider instance (for example one handed to a module) that only ever
-# sees the token, never the password.
+# For example one handed to a module: it sees only the token.
 provider "redisstreamcoordinator" {
   alias    = "bearer"
   endpoint = var.coordinator_endpoint
