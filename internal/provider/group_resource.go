@@ -94,9 +94,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"initial_shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Shard count the group is created with, 1 to %d; used only at creation. Defaults to the "+
-					"count of the prefix's other groups, known in the plan, or for a new prefix the coordinator's default (12), known after "+
-					"apply. A count that differs from the siblings' fails the plan. An import records the current count (null when drained).",
+				MarkdownDescription: fmt.Sprintf("Shard count the group is created with, 1 to %d; used only at creation, and must equal "+
+					"its siblings'. Defaults to their count, or for a new prefix to the coordinator's default (12); an import records the current count.",
 					MaxShardCount),
 				Optional:      true,
 				Computed:      true,
@@ -154,8 +153,7 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"sibling_shard_counts": schema.MapAttribute{
 				MarkdownDescription: "The plan's basis for a create: the prefix's other existing groups (not those this configuration " +
-					"creates) with their shard counts; a saved plan whose basis changed is refused. Unknown when the provider configuration " +
-					"is unknown at plan time; null for an imported group.",
+					"creates) with their shard counts. Unknown when the provider configuration is unknown at plan time; null for an imported group.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},

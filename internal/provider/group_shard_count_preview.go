@@ -88,9 +88,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed: true,
 			},
 			"plan_check": schema.StringAttribute{
-				MarkdownDescription: "How this preview was obtained: read from the coordinator at plan time, partly deferred (the " +
-					"group is created in the same apply), skipped (the provider configuration is unknown until apply), or a migration " +
-					"to this count already under way, which applying waits for without sending a scale.",
+				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same " +
+					"apply), skipped (the provider configuration is unknown), or a migration to this count already under way (awaited, no scale sent).",
 				Computed: true,
 			},
 		},
