@@ -16,7 +16,7 @@ provider "redisstreamcoordinator" {
 }
 
 variable "stream_prefixes" {
-  description = "The stream prefixes whose groups this configuration adopts and manages."
+  description = "Stream prefixes whose groups to adopt."
   type        = set(string)
 }
 
@@ -54,7 +54,7 @@ import {
   id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
 }
 
-# 3. Describe them as they are: the plan shows every import and no change.
+# 3. Describe them as they are.
 resource "redisstreamcoordinator_group" "adopted" {
   for_each = local.groups
 
@@ -74,6 +74,6 @@ resource "redisstreamcoordinator_group_shard_count" "adopted" {
 }
 
 output "adopted_shard_counts" {
-  description = "Each adopted prefix's shard count, to copy into your own configuration."
+  description = "Each adopted prefix's shard count."
   value       = { for prefix, g in local.shard_counts : prefix => g.shard_count }
 }
