@@ -2,7 +2,7 @@
 # coordinator: two streams with their consumer groups, then, in a second
 # plan, a shard count change of one of them.
 terraform {
-  required_version = ">= 1.8"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {

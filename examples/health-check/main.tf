@@ -13,7 +13,7 @@
 # already turns DEGRADED when Redis is DOWN (it is never DOWN itself).
 
 terraform {
-  required_version = ">= 1.5.0"
+  required_version = ">= 1.11"
   required_providers {
     redisstreamcoordinator = {
       source = "ghkdqhrbals/redisstreamcoordinator"

@@ -7,9 +7,7 @@ terraform {
   }
 }
 
-# A coordinator behind a private certificate authority: trust its CA in
-# addition to the system roots rather than disabling verification.
-# Proxies are taken from HTTPS_PROXY / NO_PROXY in the environment.
+# A coordinator behind a private certificate authority.
 variable "coordinator_ca_pem" {
   type        = string
   description = "PEM-encoded CA certificate of the coordinator's TLS endpoint"
@@ -20,8 +18,6 @@ provider "redisstreamcoordinator" {
   username    = "terraform-ci"
   ca_cert_pem = var.coordinator_ca_pem
 
-  # Retry 429 RATE_LIMIT_EXCEEDED (honouring Retry-After) and the transient
-  # 409/503 answers up to 10 times, waiting 1s to 30s between attempts.
   max_retries     = 10
   retry_wait_min  = "1s"
   retry_wait_max  = "30s"

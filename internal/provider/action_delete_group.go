@@ -51,23 +51,15 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			Validators:          []validator.String{consumerGroupValidator},
 		},
 		"force": schema.BoolAttribute{
-			MarkdownDescription: "Delete even while the group has live (ACTIVE or STARTING) consumers (`force=true`); they then fail their " +
-				"next heartbeat. Defaults to `false`: the coordinator refuses the delete (`409 GROUP_HAS_ACTIVE_MEMBERS`) and the " +
-				"error names the live members, as the group resource's destroy does.",
+			MarkdownDescription: "Delete even while the group has live (`ACTIVE` or `STARTING`) consumers, which then fail their next " +
+				"heartbeat. Defaults to `false`: the delete is refused (`409 GROUP_HAS_ACTIVE_MEMBERS`) and the error names them.",
 			Optional: true,
 		},
 	}
 	maps.Copy(attrs, auditAttributes("the group is deleted"))
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Deletes a consumer group's metadata from the coordinator (an audited `DELETE`; the Redis streams and " +
-			"the Redis consumer group stay): the explicit admin call for a group that Terraform does not, or no longer, manage, such as " +
-			"the group a `deletion_policy = \"ABANDON\"` replacement left behind. A group that is already gone counts as success.\n\n" +
-			"The action cannot see Terraform state, so it does not know whether a `redisstreamcoordinator_group` manages the group: " +
-			"deleting a managed group makes that resource plan its re-creation (a vanished group) on its next plan. Delete a managed " +
-			"group through the resource (`deletion_policy = \"DELETE\"`, then destroy) instead.\n\n" +
-			"`terraform plan -invoke=action.redisstreamcoordinator_delete_group.<name>` reads the coordinator (a `READ` principal " +
-			"is enough) and shows, as a warning, the group, its shard count, its live members and whether `force` is needed; " +
-			"invoking needs `WRITE`. Needs Terraform 1.14 or later; OpenTofu has no actions.",
+		MarkdownDescription: "Deletes a consumer group's metadata from the coordinator (the Redis streams stay): the audited admin call " +
+			"for a group no configuration manages. Needs Terraform 1.14 or later.",
 		Attributes: attrs,
 	}
 }

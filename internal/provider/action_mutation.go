@@ -70,16 +70,15 @@ func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string) *client.C
 func auditAttributes(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"reason": schema.StringAttribute{
-			MarkdownDescription: fmt.Sprintf("Why %s: sent as `reason` and recorded in the coordinator's audit log. Required: "+
-				"the provider's `default_reason` does not apply to actions, because a one-off operation deserves its own reason.", what),
+			MarkdownDescription: fmt.Sprintf("Why %s, recorded as `reason` in the coordinator's audit log. Required: the provider's "+
+				"`default_reason` does not apply to actions.", what),
 			Required:   true,
 			Validators: []validator.String{notBlankValidator{}},
 		},
 		"requested_by": schema.StringAttribute{
-			MarkdownDescription: "Sent as `requestedBy` and recorded in the coordinator's audit log. Defaults to the provider's `requested_by` " +
-				"(`terraform` unless set).",
-			Optional:   true,
-			Validators: []validator.String{notBlankValidator{}},
+			MarkdownDescription: "Recorded as `requestedBy` in the coordinator's audit log. Defaults to the provider's `requested_by`.",
+			Optional:            true,
+			Validators:          []validator.String{notBlankValidator{}},
 		},
 	}
 }

@@ -55,20 +55,8 @@ func (a *rollbackMigrationAction) Schema(_ context.Context, _ action.SchemaReque
 	maps.Copy(attrs, auditAttributes("the resharding is rolled back"))
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Rolls back the resharding of a stream prefix (every group of it) or of one group while the coordinator " +
-			"allows it: only while the migration is `ACTIVE`. The coordinator moves it straight to `ROLLED_BACK` and the group back to " +
-			"its previous shard count; the action waits until each migration reads `ROLLED_BACK`. Entries producers already wrote to " +
-			"shards a rolled-back scale-out added are stranded: no consumer is assigned those shards any more.\n\n" +
-			"A prefix-wide rollback sends nothing when any unfinished migration of the prefix is not `ACTIVE` (`PREPARING`, " +
-			"`DRAINING`), or when rolling back the `ACTIVE` ones would leave groups that are at one shard count now at different " +
-			"counts (a group whose migration already completed, `DEPRECATED`, or one created since the scale): a prefix-wide " +
-			"rollback never splits the prefix. The refusal lists each group's count and how to bring the prefix back to one. A " +
-			"rollback of one group (`consumer_group`) is sent, and its preview says when it leaves the prefix split. Invoking it again is safe: a migration " +
-			"that is already `ROLLED_BACK` counts as success. With no migration in progress and none rolled back the invocation " +
-			"fails, since what it was asked to undo has completed (or never started).\n\n" +
-			"`terraform plan -invoke=action.redisstreamcoordinator_rollback_migration.<name>` reads the coordinator (a `READ` " +
-			"principal is enough) and shows, as a warning, exactly which migrations the invocation will roll back, or fails when " +
-			"the prefix-wide invocation would refuse; invoking needs " +
-			"`WRITE`. Needs Terraform 1.14 or later; OpenTofu has no actions.",
+			"allows it (`ACTIVE`), and waits until each migration is `ROLLED_BACK`. A prefix-wide rollback that would leave the " +
+			"prefix's groups at different shard counts is refused before anything is sent. Needs Terraform 1.14 or later.",
 		Attributes: attrs,
 	}
 }

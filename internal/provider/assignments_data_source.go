@@ -33,10 +33,8 @@ func (d *assignmentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.ListType{ElemType: types.Int64Type}}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's shard assignments (`GET /coord/v1/monitoring/streams/{p}/groups/{g}/assignments`): what the " +
-			"coordinator wants each member to own, what each member owns now, which members are still giving shards up, and any " +
-			"assignment invariant the coordinator found broken. Needs the `READ` role. A `postcondition` on `invariant_violations` " +
-			"makes a CI plan fail on an unhealthy group.",
+		MarkdownDescription: "Reads a group's shard assignments (`GET /coord/v1/monitoring/streams/{p}/groups/{g}/assignments`; the " +
+			"`READ` role): target, current, revokes in progress and broken invariants (a `postcondition` on these fails a plan).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"target_assignment": shardMap("Member id → shard indexes (ascending) the coordinator assigns to that member."),
 			"current_assignments": shardMap("Member id → shard indexes (ascending) the member reports owning now, for every member. " +

@@ -193,12 +193,7 @@ func (r *groupListResource) Metadata(_ context.Context, req resource.MetadataReq
 
 func (r *groupListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = groupListConfigSchema("Every consumer group on the coordinator, or those of one stream prefix, as " +
-		"`redisstreamcoordinator_group` resources to import: each result has the group's identity (`stream_prefix`, " +
-		"`consumer_group`) and the display name `{stream_prefix}/{consumer_group}`, ordered by stream prefix, then consumer group. " +
-		"With `include_resource = true` (implied by `terraform query -generate-config-out`) it carries the resource as an import " +
-		"would record it, so the generated configuration plans only the imports. One query costs the coordinator one request " +
-		"(`GET /coord/v1/monitoring/groups`, the `READ` role), whatever the number of groups. Needs Terraform 1.14 or later; " +
-		"OpenTofu has no `terraform query`.")
+		"`redisstreamcoordinator_group` resources to import with `terraform query` (Terraform 1.14 or later).")
 }
 
 func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {

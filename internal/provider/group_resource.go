@@ -72,22 +72,8 @@ func (r *groupResource) Metadata(_ context.Context, req resource.MetadataRequest
 func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "A consumer group's metadata record on the coordinator: one `{stream_prefix, consumer_group}` pair, " +
-			"created with its initial shard count. Change the shard count of an existing group with " +
-			"`redisstreamcoordinator_group_shard_count`. Runtime state (epochs, assignments, migrations) is read with the " +
-			"`redisstreamcoordinator_group` data source.\n\n" +
-			"By default destroying this resource only removes it from Terraform state (`deletion_policy = \"ABANDON\"`), " +
-			"because the coordinator's governance keeps deletes an explicit, audited decision.\n\n" +
-			"**Metadata durability.** `metadata_version` records the highest `metadataVersion` this resource has seen for the group. " +
-			"When a refresh finds a lower one, the group's metadata was deleted, corrupted, or restored from an old backup, and every " +
-			"later plan fails closed with the coordinator's runbook: stop admin mutations for the group, restore the metadata from a " +
-			"backup if possible, otherwise recreate the group explicitly with the expected shard count and treat its consumers and " +
-			"producers as a new lifecycle; never rebuild it from clients' caches, never force clients down to a lower version, never " +
-			"bump the rolled-back version numbers. Once repaired, the way out is explicit: set `acknowledged_metadata_version` to the " +
-			"version the error names and apply (it becomes the new baseline; consumers rejoining since do not invalidate it), or " +
-			"`terraform state rm` the resource and import it again (a new lifecycle).\n\n" +
-			"**A group that vanished** (the coordinator answers 404 on refresh) stays in state and is planned for re-creation " +
-			"(`-/+`); the planned `recreation` attribute says that this starts a new lifecycle, with the previous shard count and the " +
-			"last metadata version seen.",
+			"created with its initial shard count. Its shard count is then managed by `redisstreamcoordinator_group_shard_count`. " +
+			"Destroying it only removes it from Terraform state unless `deletion_policy = \"DELETE\"`.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
@@ -108,17 +94,10 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"initial_shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, as the coordinator requires; it sets no "+
-					"upper bound (a new count above %d gets a plan warning). When omitted, the group takes the current "+
-					"shard count of the other groups under the same stream prefix (producers route with one count per prefix), or the "+
-					"coordinator's default (12) for a new prefix. The count is resolved at plan time, so it is known in the plan "+
-					"(`sibling_shard_counts` records what it was resolved from); a count that differs from the siblings', or from "+
-					"another group of the prefix this configuration creates, fails the plan. A drained prefix (every other group at 0 "+
-					"shards) is the exception: a new group needs at least 1 shard, so set it, and the plan warns that the group starts "+
-					"at a different count than its siblings and how to converge. The plan reads the coordinator's groups "+
-					"for this (a READ principal is enough) and fails when it cannot. Changing it later changes nothing on the "+
-					"coordinator: use `redisstreamcoordinator_group_shard_count`. An import records the group's current shard count (null "+
-					"for a drained group, with 0 shards).",
+				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, no upper bound (a new count above "+
+					"%d warns); used only at creation. Defaults to its siblings' count, or for a new prefix to the coordinator's "+
+					"default (12); must equal the siblings', except in a drained (0-shard) prefix. An import records the current count "+
+					"(null for a drained group).",
 					ConventionalShardCount),
 				Optional:      true,
 				Computed:      true,
@@ -126,10 +105,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The shard count the group was created (or imported, or re-created) with. A refresh does not change it: " +
-					"the count of an existing group is managed by `redisstreamcoordinator_group_shard_count` (read the current count " +
-					"there, or with the `redisstreamcoordinator_group` data source), and reflecting its scales here would make Terraform " +
-					"report this configuration's own scales as changes made outside of Terraform.",
+				MarkdownDescription: "The shard count the group was created, imported or re-created with. Refreshes do not follow " +
+					"scales: the current count is `redisstreamcoordinator_group_shard_count`'s (or the `redisstreamcoordinator_group` data source's).",
 				Computed:      true,
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
@@ -139,7 +116,7 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"requested_by": schema.StringAttribute{
-				MarkdownDescription: "`requestedBy` for this group's create and delete calls, recorded in the coordinator's audit log. Defaults to the provider's `requested_by`.",
+				MarkdownDescription: "`requestedBy` of this group's create and delete calls. Defaults to the provider's `requested_by`.",
 				Optional:            true,
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
@@ -149,9 +126,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
 			},
 			"deletion_policy": schema.StringAttribute{
-				MarkdownDescription: "What destroying the resource does. `ABANDON` (default) removes it from Terraform state only and leaves " +
-					"the coordinator's metadata in place, with a warning. `DELETE` deletes the group's metadata (an audited " +
-					"`DELETE` call; Redis streams and consumer groups stay). A delete is refused while consumers are live, unless `force_delete` is set. " +
+				MarkdownDescription: "What destroying the resource does: `ABANDON` (default) removes it from state only, with a warning; " +
+					"`DELETE` deletes the group's metadata (the Redis streams stay), refused while consumers are live unless `force_delete`. " +
 					"Set `DELETE` and apply before destroying.",
 				Optional:   true,
 				Computed:   true,
@@ -166,43 +142,27 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Default:  booldefault.StaticBool(false),
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or the " +
-					"version last acknowledged with `acknowledged_metadata_version`: the baseline of the metadata guard. A refresh never " +
-					"lowers it, nor raises it (the coordinator raises its version on every change of the group: scales, consumers joining " +
-					"and leaving, migrations draining and completing; like `shard_count`, this attribute does not follow them, so none of " +
-					"them is reported as a change outside of Terraform). The provider keeps the highest version each " +
-					"refresh has seen in its private state: a lower version reported by the coordinator is a metadata regression, and " +
-					"plans fail closed until it is acknowledged (see `acknowledged_metadata_version`).",
+				MarkdownDescription: "The baseline of the metadata guard: the group's `metadataVersion` when this resource created, " +
+					"imported or re-created it, or as last acknowledged. Refreshes do not change it (the coordinator's version moves " +
+					"on every change of the group, consumers included); a lower version on the coordinator fails plans closed.",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The explicit way out of a metadata regression. After following the runbook in the plan's error, set it " +
-					"to the version the error names and apply: it accepts the group's metadata as restored at that version, and any " +
-					"version from it on (consumers rejoining raise the version, so the copied value stays valid), and becomes the new " +
-					"baseline of `metadata_version`. A value the coordinator has not reached, or one already applied for an earlier " +
-					"regression, keeps the plan failing. It has no effect while there is no regression; remove it once applied.",
+				MarkdownDescription: "After a metadata regression and its runbook: the version the plan's error names. It accepts that " +
+					"version and any later one the coordinator has reached as the new `metadata_version`; a value not yet reached, or " +
+					"one applied for an earlier regression, keeps the plan failing. No effect without a regression; remove it once applied.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"sibling_shard_counts": schema.MapAttribute{
-				MarkdownDescription: "The plan's basis for a create: every other group of the stream prefix that existed when the create " +
-					"was planned (groups this configuration creates itself are left out), with its shard count; `initial_shard_count` is " +
-					"resolved from them, so it is known in the plan. A saved plan whose basis changed is refused before anything is sent: " +
-					"Terraform plans the create again during apply, reading the groups once for the whole apply, and refuses the apply " +
-					"when the result differs from the saved plan (its error names the attribute, e.g. `sibling_shard_counts[\"billing\"]: " +
-					"was 4, but now 6`): run `terraform plan` again. Right before the create, the apply re-reads each sibling of the basis " +
-					"(one GET each; one listing when there are more than 8; none when the plan saw no other group). " +
-					"Unknown in a plan that could not read the coordinator (provider configuration unknown at plan time); null for an imported group. " +
-					"A configuration that adds a group to a prefix and also scales that prefix should make the " +
-					"`redisstreamcoordinator_group_shard_count` depend on the new group (`depends_on`), so the group is created first and " +
-					"the scale then includes it; otherwise a scale that runs first changes the new group's basis.",
+				MarkdownDescription: "The plan's basis for a create: the prefix's other existing groups (not those this configuration " +
+					"creates) with their shard counts. Unknown when the provider configuration is unknown at plan time; null for an imported group.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},
 			"recreation": schema.SingleNestedAttribute{
-				MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (404 on refresh): the " +
-					"re-creation starts a new lifecycle. Null for an ordinary create. Known in the plan, so a reviewer reads it in " +
-					"`terraform show`.",
+				MarkdownDescription: "Set, in the plan, when this resource re-creates a group that vanished from the coordinator (404 on " +
+					"refresh), which starts a new lifecycle; null for an ordinary create.",
 				Computed: true,
 				Attributes: map[string]schema.Attribute{
 					"previous_shard_count": schema.Int64Attribute{

@@ -24,14 +24,7 @@ func (r *groupShardCountListResource) Metadata(_ context.Context, req resource.M
 
 func (r *groupShardCountListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
 	resp.Schema = groupListConfigSchema("The shard count of every stream prefix on the coordinator, or of one, as " +
-		"`redisstreamcoordinator_group_shard_count` resources to import: **one result per stream prefix**, for the prefix's first " +
-		"consumer group by name. A scale rescales every group of the prefix, so one resource per prefix manages the count of " +
-		"them all (two would fight); the first group by name is a stable choice, so the same query gives the same result. Each " +
-		"result has the group's identity and the display name `{stream_prefix}/{consumer_group}`; with `include_resource = true` " +
-		"(implied by `terraform query -generate-config-out`) it carries the resource as an import would record it, with the " +
-		"prefix's current `shard_count`, so the generated configuration plans only the imports. One query costs the coordinator one " +
-		"request (`GET /coord/v1/monitoring/groups`), shared with a `redisstreamcoordinator_group` list block of the same " +
-		"provider. Needs Terraform 1.14 or later; OpenTofu has no `terraform query`.")
+		"`redisstreamcoordinator_group_shard_count` resources to import with `terraform query` (Terraform 1.14 or later): one result per prefix.")
 }
 
 func (r *groupShardCountListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {

@@ -49,15 +49,11 @@ const (
 
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The impact of the planned shard count change, known at plan time so that a saved plan carries it " +
-			"(`terraform show tfplan`, `terraform show -json tfplan`); null when the plan changes nothing on the coordinator. " +
-			"When a migration to the configured count is already under way, the plan is an update that waits for it, and this " +
-			"attribute describes that migration (`plan_check` says so; `blocked_by` says since when and what it waits for). " +
-			"After apply it describes the last change. The plan's basis is what it shows: the group's shard count " +
-			"(`from_shard_count`), its migration under way or none, the prefix's groups with their counts (`affected_groups`), " +
-			"and `basis_metadata_version` as the regression guard. Applying a saved plan when any of that changed on the " +
-			"coordinator fails before any change and asks for a new plan; consumers joining and leaving, which only raise the " +
-			"group's `metadataVersion`, do not.",
+		MarkdownDescription: "The planned change's impact, known at plan time and kept in a saved plan; after apply, the last " +
+			"change's; null when nothing changes on the coordinator. It is the plan's basis: a saved plan is refused when the count " +
+			"(`from_shard_count`), the migration under way, `affected_groups` or the regression guard (`basis_metadata_version`) " +
+			"changed, not when consumers only moved `metadataVersion`. For a migration to this count already under way, it " +
+			"describes that migration (`plan_check`, `blocked_by`).",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
@@ -99,9 +95,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed: true,
 			},
 			"plan_check": schema.StringAttribute{
-				MarkdownDescription: "How this preview was obtained: read from the coordinator at plan time, partly deferred (the " +
-					"group is created in the same apply), skipped (the provider configuration is unknown until apply), or a migration " +
-					"to this count already under way, which applying waits for without sending a scale.",
+				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same " +
+					"apply), skipped (the provider configuration is unknown), or a migration to this count already under way (awaited, no scale sent).",
 				Computed: true,
 			},
 		},

@@ -72,13 +72,8 @@ func (r *groupShardCountResource) Metadata(_ context.Context, req resource.Metad
 
 func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaRequest, resp *resource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "The desired shard count of an existing consumer group. Applying a change calls the coordinator's " +
-			"stream scale API and, by default, waits until the resharding migration has really completed (`DEPRECATED`, no active " +
-			"migration) — producer routing already shows the new count when the scale is accepted, so it proves nothing.\n\n" +
-			"**The stream scale rescales every group under the stream prefix.** Declare one `redisstreamcoordinator_group_shard_count` " +
-			"per stream prefix; the plan lists the sibling groups a change also rescales. Changing the count changes the " +
-			"partition→shard mapping: pause producers that cannot tolerate duplicates first.\n\n" +
-			"Destroying this resource only removes it from state; the group keeps its shard count.",
+		MarkdownDescription: "The shard count of a stream prefix, addressed through one of its existing groups; a change rescales " +
+			"every group of the prefix and, by default, waits until the resharding migration has completed.",
 		Attributes: map[string]schema.Attribute{
 			"id": schema.StringAttribute{
 				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
@@ -137,11 +132,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
 			},
 			"migration_state": schema.StringAttribute{
-				MarkdownDescription: "State of the last change's migration when the provider stopped watching it: `DEPRECATED` when complete, " +
-					"`ROLLED_BACK` after `rollback_on_revert`, `ACTIVE` for a scale-out that waits for a consumer or with `wait_for = \"ACCEPTED\"`, " +
-					"null when no change was needed. A refresh that finds a migration under way to the group's count (whoever started it) records it " +
-					"here and in `migration_ids`. A wait that timed out or was interrupted, and such a migration, are waited for by the next apply " +
-					"(the plan shows an update; no scale is sent).",
+				MarkdownDescription: "The last change's migration state when the provider stopped watching: `DEPRECATED` (complete), " +
+					"`ROLLED_BACK` (`rollback_on_revert`), `ACTIVE` (a scale-out waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null " +
+					"(no change). A refresh records a migration under way to the group's count here and in `migration_ids`, and the next apply waits for it.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -152,19 +145,15 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen. The coordinator raises it on every " +
-					"change of the group (scales, consumers joining and leaving, migrations draining and completing), and a refresh follows " +
-					"it up but never lowers it: when the coordinator reports a lower version (its metadata was deleted, corrupted or " +
-					"restored from an old backup), plans fail closed with the coordinator's runbook until `acknowledged_metadata_version` " +
-					"accepts the regression. Known only after apply for a new resource.",
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen (it moves on every change of " +
+					"the group, consumers included); a refresh never lowers it, and a lower version on the coordinator fails plans " +
+					"closed until `acknowledged_metadata_version` accepts it. Known after apply for a new resource.",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "Set only after a metadata regression, and after following the runbook in the plan's error: the " +
-					"version the error names. It accepts the group's metadata as restored at that version, and any version from it on " +
-					"(consumers rejoining raise the version, so the copied value stays valid), as the new baseline. A value the " +
-					"coordinator has not reached, or one already applied for an earlier regression, keeps the plan failing closed. It " +
-					"can be removed again after the apply.",
+				MarkdownDescription: "After a metadata regression and its runbook: the version the plan's error names. It accepts that " +
+					"version and any later one the coordinator has reached as the new baseline; a value not yet reached, or one applied " +
+					"for an earlier regression, keeps the plan failing. Remove it after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},

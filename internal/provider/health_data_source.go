@@ -27,10 +27,8 @@ func (d *healthDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 
 func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads the coordinator's health (`GET /coord/v1/monitoring/health`). Needs the `READ` role. " +
-			"Use it in a `check` block to warn, or in a `lifecycle { postcondition }` to fail a plan, when `status` is not `UP`. " +
-			"Test `status` only: `redis` may be `UNKNOWN` on the first call (the coordinator checks Redis " +
-			"asynchronously and caches the result for 1 s), and `status` already turns `DEGRADED` when Redis is `DOWN`.",
+		MarkdownDescription: "Reads the coordinator's health (`GET /coord/v1/monitoring/health`; the `READ` role). Test `status` in " +
+			"a `check` block (to warn) or a `lifecycle { postcondition }` (to fail a plan).",
 		Attributes: map[string]schema.Attribute{
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`UP`, or `DEGRADED` when Redis is `DOWN`. The coordinator never reports `DOWN` as its status: " +
@@ -42,8 +40,8 @@ func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				Computed:            true,
 			},
 			"redis": schema.StringAttribute{
-				MarkdownDescription: "`UP`, `DOWN`, `UNKNOWN` (not checked yet) or `NOT_CONFIGURED` (the coordinator uses no Redis: " +
-					"memory store, provisioning off and no Redis audit sink).",
+				MarkdownDescription: "`UP`, `DOWN`, `UNKNOWN` (not checked yet: checked asynchronously and cached for 1 s, so it may read " +
+					"so on the first call) or `NOT_CONFIGURED` (no Redis: memory store, provisioning off and no Redis audit sink).",
 				Computed: true,
 			},
 			"loop": schema.StringAttribute{

@@ -91,12 +91,11 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	}
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator " +
-			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/members`). Needs the `READ` role. `EXPIRED`, `FENCED` and empty " +
-			"`LEAVING` members stay listed for 10 minutes after their last heartbeat.",
+			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/members`; the `READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"live_count": num("Number of live members (see `members[*].live`). A scale-out cannot finish while this is 0."),
 			"members": schema.ListNestedAttribute{
-				MarkdownDescription: "Every member the coordinator still lists, ordered by `member_id`.",
+				MarkdownDescription: "Every member the coordinator still lists (`EXPIRED`, `FENCED` and empty `LEAVING` ones for 10 minutes after their last heartbeat), ordered by `member_id`.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"member_id":   str("Member id the consumer chose."),

@@ -29,11 +29,10 @@ func (d *migrationsDataSource) Metadata(_ context.Context, req datasource.Metada
 func (d *migrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads a group's full migration (resharding) history " +
-			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/migrations`). Needs the `READ` role. A scale to the current shard " +
-			"count makes a `noop` migration that is never stored, so it does not appear here.",
+			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/migrations`; the `READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"migrations": schema.ListNestedAttribute{
-				MarkdownDescription: "Every migration of the group, oldest first (by `created_at`).",
+				MarkdownDescription: "Every migration of the group, oldest first (by `created_at`); a scale to the current count makes a `noop` migration that is never stored, so not listed.",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: migrationAttributes()},
 			},

@@ -75,7 +75,7 @@ func (p *coordinatorProvider) Metadata(_ context.Context, _ provider.MetadataReq
 }
 
 func envNote(name string) string {
-	return fmt.Sprintf(" Can also be set with the `%s` environment variable.", envName(name))
+	return fmt.Sprintf(" Environment variable: `%s`.", envName(name))
 }
 
 func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
@@ -105,10 +105,8 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},
 			"token": schema.StringAttribute{
-				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`). Tokens live 7 days by default " +
-					"and carry the roles they were issued with; they cannot be revoked short of rotating the coordinator's token secret. " +
-					"Conflicts with `password` and `login`. Credentials written in the provider block win as a set: a `token` here ignores " +
-					"`REDIS_STREAM_COORDINATOR_USERNAME`/`_PASSWORD`, and `username`/`password` here ignore `REDIS_STREAM_COORDINATOR_TOKEN`." + envNote("token"),
+				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`; lifetime and revocation under " +
+					"Authentication). Conflicts with `password` and `login`." + envNote("token"),
 				Optional:   true,
 				Sensitive:  true,
 				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("password"))},

@@ -39,11 +39,8 @@ func (r *tokenEphemeralResource) Metadata(_ context.Context, req ephemeral.Metad
 func (r *tokenEphemeralResource) Schema(_ context.Context, _ ephemeral.SchemaRequest, resp *ephemeral.SchemaResponse) {
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Exchanges a username and password for a coordinator Bearer token (`POST /coord/v1/auth/login`) " +
-			"for the duration of one Terraform run; the token is never written to the plan or the state. Use it to configure " +
-			"another provider instance, or an HTTP call, without handing it the password.\n\n" +
-			"The token carries the roles its principal had when it was issued, lives 7 days by default " +
-			"(`REDIS_STREAM_COORDINATOR_TOKEN_TTL`) and cannot be revoked short of rotating the coordinator's token secret: " +
-			"treat it like the password itself. Needs Terraform 1.10 or later.",
+			"for one Terraform run, never written to the plan or the state: for a provider instance or an HTTP call that must not " +
+			"see the password.",
 		Attributes: map[string]schema.Attribute{
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Principal to log in as. Omit it (with `password`) to exchange the provider's own credentials: " +

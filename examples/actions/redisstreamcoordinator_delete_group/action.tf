@@ -15,16 +15,7 @@ provider "redisstreamcoordinator" {
   requested_by = "terraform:streams"
 }
 
-# Delete the group that replacing payments/payment-service with a group on
-# payments-v2 left behind (the group resource's default deletion_policy,
-# ABANDON, keeps the old group on the coordinator).
-#
-#   terraform plan  -invoke=action.redisstreamcoordinator_delete_group.old_payments
-#   terraform apply -invoke=action.redisstreamcoordinator_delete_group.old_payments
-#
-# The plan shows the group, its shard count, its live members and whether
-# force is needed. The delete is refused while consumers are live unless
-# force = true, which makes them fail their next heartbeat.
+# The group a replacement by payments-v2 left behind under ABANDON.
 action "redisstreamcoordinator_delete_group" "old_payments" {
   config {
     stream_prefix  = "payments"

@@ -15,14 +15,7 @@ provider "redisstreamcoordinator" {
   requested_by = "terraform:streams"
 }
 
-# Roll back the resharding of the orders stream (every group of the prefix,
-# each by its own reshardingId) while the coordinator still allows it.
-#
-#   terraform plan  -invoke=action.redisstreamcoordinator_rollback_migration.orders
-#   terraform apply -invoke=action.redisstreamcoordinator_rollback_migration.orders
-#
-# The plan lists the migrations it will roll back; nothing changes until the
-# apply. Add consumer_group = "..." to roll back one group only.
+# Every group of the prefix; add consumer_group = "..." for one group only.
 action "redisstreamcoordinator_rollback_migration" "orders" {
   config {
     stream_prefix = "orders"

@@ -1,5 +1,5 @@
 terraform {
-  required_version = ">= 1.10.0"
+  required_version = ">= 1.11"
   required_providers {
     redisstreamcoordinator = {
       source = "ghkdqhrbals/redisstreamcoordinator"
@@ -21,22 +21,18 @@ variable "ci_password" {
   ephemeral = true
 }
 
-# Credentials come from variables rather than REDIS_STREAM_COORDINATOR_*:
-# the environment applies to every provider instance, and a password from it
-# would conflict with the token below.
+# Or REDIS_STREAM_COORDINATOR_USERNAME and _PASSWORD.
 provider "redisstreamcoordinator" {
   endpoint = var.coordinator_endpoint
   username = var.ci_username
   password = var.ci_password
 }
 
-# Exchanges the provider's own credentials for a Bearer token once per run.
-# Set username and password here to log in as another principal instead.
-# The token is never written to the plan or the state.
+# The provider's own credentials, exchanged once per run; never in plan or
+# state. Set username and password to log in as another principal.
 ephemeral "redisstreamcoordinator_token" "ci" {}
 
-# A provider instance (for example one handed to a module) that only ever
-# sees the token, never the password.
+# For example one handed to a module: it sees only the token.
 provider "redisstreamcoordinator" {
   alias    = "bearer"
   endpoint = var.coordinator_endpoint

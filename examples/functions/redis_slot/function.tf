@@ -1,5 +1,5 @@
 terraform {
-  required_version = ">= 1.8.0"
+  required_version = ">= 1.11"
   required_providers {
     redisstreamcoordinator = {
       source = "ghkdqhrbals/redisstreamcoordinator"

@@ -1,8 +1,6 @@
-# After: the module calls are gone. The same map drives import blocks with
-# for_each and one for_each resource per kind; nothing is sent to the
-# coordinator except reads.
+# After: the same map drives the imports and the resources.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {

@@ -1,5 +1,4 @@
-# Before: many groups, each a call of the upstream stream-group module (one
-# terraform_data resource running a bash/curl script), driven by one map.
+# Before: one stream-group module call per group, driven by one map.
 variable "coordinator_password" {
   type      = string
   sensitive = true

@@ -1,10 +1,6 @@
-# Adopt every group of some stream prefixes, however many, without changing
-# anything on the coordinator: the groups data source discovers them, import
-# blocks with for_each adopt them, and one for_each resource per kind
-# describes them. Import blocks with for_each need Terraform 1.7 or OpenTofu
-# 1.7 or later.
+# Adopt every group of some stream prefixes, changing nothing.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {
@@ -20,12 +16,11 @@ provider "redisstreamcoordinator" {
 }
 
 variable "stream_prefixes" {
-  description = "The stream prefixes whose groups this configuration adopts and manages."
+  description = "Stream prefixes whose groups to adopt."
   type        = set(string)
 }
 
-# 1. Discover: one listing per prefix (omit stream_prefix to list every group
-#    on the coordinator instead).
+# 1. Discover: one listing per prefix.
 data "redisstreamcoordinator_groups" "adopted" {
   for_each      = var.stream_prefixes
   stream_prefix = each.value
@@ -39,9 +34,7 @@ locals {
     }
   ]...)
 
-  # One shard count resource per prefix (a scale rescales every group of the
-  # prefix), held by a deterministic group: the first by name, as the data
-  # source lists them sorted.
+  # One shard count resource per prefix, held by its first group by name.
   shard_counts = {
     for prefix, listing in data.redisstreamcoordinator_groups.adopted :
     prefix => listing.groups[0] if length(listing.groups) > 0
@@ -61,7 +54,7 @@ import {
   id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
 }
 
-# 3. Describe them as they are: the plan shows every import and no change.
+# 3. Describe them as they are.
 resource "redisstreamcoordinator_group" "adopted" {
   for_each = local.groups
 
@@ -75,13 +68,12 @@ resource "redisstreamcoordinator_group_shard_count" "adopted" {
 
   stream_prefix  = each.key
   consumer_group = each.value.consumer_group
-  # Adopted as it is. To manage the counts from now on, replace this with
-  # your own values, e.g. var.shard_counts[each.key] filled from the
-  # adopted_shard_counts output: a change then plans a scale.
+  # Adopted as it is; to manage it, use your own values (e.g.
+  # var.shard_counts[each.key], filled from adopted_shard_counts).
   shard_count = each.value.shard_count
 }
 
 output "adopted_shard_counts" {
-  description = "Each adopted prefix's shard count, to copy into your own configuration."
+  description = "Each adopted prefix's shard count."
   value       = { for prefix, g in local.shard_counts : prefix => g.shard_count }
 }

@@ -1,8 +1,6 @@
-# After: the module call is gone. The same group is managed by the provider's
-# resources, adopted by import blocks; nothing is sent to the coordinator
-# except reads.
+# After: the same group, adopted by import blocks.
 terraform {
-  required_version = ">= 1.7"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {
@@ -17,9 +15,7 @@ provider "redisstreamcoordinator" {
   username = "terraform-ci"
 }
 
-# 1. Forget the module's terraform_data resource without destroying it.
-#    Replace the address with the one `terraform state list` shows for your
-#    module call (module.<name>.terraform_data.<resource name>).
+# 1. Forget the module's resource (the address `terraform state list` shows).
 removed {
   from = module.orders_stream.terraform_data.stream_group
 
@@ -28,8 +24,7 @@ removed {
   }
 }
 
-# 2. Adopt the existing group and its shard count. The import id is
-#    {stream_prefix}/{consumer_group}: the module's `id` output.
+# 2. Adopt the group and its shard count (the module's `id` output).
 import {
   to = redisstreamcoordinator_group.orders
   id = "orders/order-service"
@@ -40,8 +35,7 @@ import {
   id = "orders/order-service"
 }
 
-# 3. Describe the group as it is today, with the module's inputs: the plan
-#    must show the imports and no changes.
+# 3. The group as it is, with the module's inputs.
 resource "redisstreamcoordinator_group" "orders" {
   stream_prefix       = "orders"
   consumer_group      = "order-service"

@@ -1,10 +1,7 @@
-# The streams configuration of the pull-request workflow guide, as a pull
-# request changes it: the orders stream goes from 8 to 12 shards, and the
-# payment service moves to a new stream, payments-v2 (a re-creation of its
-# group). The provider block carries no credentials: each CI job sets the
-# principal it runs as (READ to plan, WRITE to apply) in the environment.
+# As a pull request changes it: orders goes from 8 to 12 shards, and
+# payment-service moves to payments-v2 (a re-creation of its group).
 terraform {
-  required_version = ">= 1.8"
+  required_version = ">= 1.11"
 
   required_providers {
     redisstreamcoordinator = {
@@ -34,8 +31,7 @@ resource "redisstreamcoordinator_group" "orders_analytics" {
   depends_on = [redisstreamcoordinator_group.orders]
 }
 
-# The change under review: 8 → 12 shards. It rescales both groups of the
-# orders stream; the plan's `resharding` attribute says so.
+# 8 → 12 shards: rescales both groups of orders (see `resharding`).
 resource "redisstreamcoordinator_group_shard_count" "orders" {
   stream_prefix  = redisstreamcoordinator_group.orders.stream_prefix
   consumer_group = redisstreamcoordinator_group.orders.consumer_group
@@ -47,9 +43,8 @@ resource "redisstreamcoordinator_group_shard_count" "orders" {
   }
 }
 
-# Was stream_prefix = "payments": changing it replaces the group. With the
-# default deletion_policy (ABANDON) the old group stays on the coordinator
-# until its consumers have moved and someone deletes it.
+# Was "payments": a replacement. Under ABANDON (the default) the old group
+# stays on the coordinator until someone deletes it.
 resource "redisstreamcoordinator_group" "payments" {
   stream_prefix       = "payments-v2"
   consumer_group      = "payment-service"

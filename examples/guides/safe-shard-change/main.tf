@@ -7,9 +7,7 @@ terraform {
   }
 }
 
-# Step 3 of the safe shard count change: scale, wait for completion, and
-# check the routing producers will pick up. Producers that cannot tolerate
-# duplicates are paused before this apply and resumed after it.
+# Steps 3 and 4: scale, wait, check the routing producers will pick up.
 variable "orders_shard_count" {
   type        = number
   description = "Shard count of the orders stream after the change."
@@ -22,20 +20,16 @@ resource "redisstreamcoordinator_group_shard_count" "orders" {
   shard_count    = var.orders_shard_count
   reason         = "scale orders to ${var.orders_shard_count} shards (CHG-4711)"
 
-  # Wait until every affected group's migration is DEPRECATED (the default).
-  wait_for = "COMPLETION"
+  wait_for = "COMPLETION" # the default
 
   timeouts {
-    # The first apply of a new shard count resource (one just added for a
-    # running group, as here) scales in Create; a change of an existing
-    # resource's shard_count runs in Update.
+    # A resource added for a running group scales in Create.
     create = "20m"
     update = "20m"
   }
 }
 
-# Read after the scale (depends_on defers the read to apply time when the
-# scale runs): fail the run unless routing shows the new count and no
+# Read after the scale (depends_on): routing shows the new count, and no
 # migration is still active.
 data "redisstreamcoordinator_producer_routing" "orders" {
   stream_prefix  = "orders"

@@ -1,6 +1,5 @@
-# Every consumer group on the coordinator (Terraform 1.14 or later; run
-# `terraform query`). Terraform returns at most `limit` results per list block,
-# 100 unless set: set it above the number of groups you expect.
+# Every consumer group (Terraform 1.14 or later; `terraform query`). `limit`
+# (100 unless set) must exceed the number of groups.
 list "redisstreamcoordinator_group" "all" {
   provider = redisstreamcoordinator
   limit    = 1000

@@ -1,6 +1,4 @@
-# The import id is {stream_prefix}/{consumer_group}. Run
-# `terraform plan -generate-config-out=generated.tf` to have Terraform write
-# the matching resource block.
+# The import id is {stream_prefix}/{consumer_group}.
 import {
   to = redisstreamcoordinator_group.orders
   id = "orders/order-service"

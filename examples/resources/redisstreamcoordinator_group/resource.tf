@@ -16,18 +16,13 @@ resource "redisstreamcoordinator_group" "orders" {
   reason              = "order-service consumes the orders stream (PLAT-1234)"
 }
 
-# A second consumer group reading the same stream. Without
-# initial_shard_count it takes the shard count of the groups already under
-# the prefix (8), because producers route with one count per stream prefix.
-# depends_on makes sure that sibling exists when this group is created.
+# Takes its sibling's count (8); depends_on creates the sibling first.
 resource "redisstreamcoordinator_group" "orders_analytics" {
   stream_prefix  = "orders"
   consumer_group = "order-analytics"
   reason         = "analytics reads the orders stream (PLAT-1240)"
 
-  # Destroying this resource deletes the group's metadata on the coordinator
-  # (an audited DELETE; the Redis streams stay). The default, ABANDON, only
-  # removes the group from Terraform state.
+  # Destroy deletes the group's metadata (the default, ABANDON, only forgets it).
   deletion_policy = "DELETE"
 
   timeouts {

@@ -7,8 +7,6 @@ terraform {
   }
 }
 
-# A new consumer group and the shard count of its stream, in one
-# configuration.
 resource "redisstreamcoordinator_group" "payments" {
   stream_prefix       = "payments"
   consumer_group      = "payment-service"
@@ -16,12 +14,7 @@ resource "redisstreamcoordinator_group" "payments" {
   reason              = "payment-service consumes the payments stream (PLAT-2400)"
 }
 
-# Start shard_count equal to initial_shard_count: the first apply creates the
-# group and scales nothing. Do not raise it in the same apply: a new group
-# has no consumers yet, so a scale-out's migration would stay ACTIVE until
-# one joins, and every further shard count change of the prefix would be
-# refused (409) until then. Raise it in a later change, once payment-service
-# consumers run; the plan of that change previews the resharding.
+# Equal to initial_shard_count: this apply scales nothing.
 resource "redisstreamcoordinator_group_shard_count" "payments" {
   stream_prefix  = redisstreamcoordinator_group.payments.stream_prefix
   consumer_group = redisstreamcoordinator_group.payments.consumer_group
