@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"sort"
 	"sync"
 
@@ -169,4 +170,20 @@ func (r *planRegistry) registerShardCount(p, g string) []string {
 	}
 	sort.Strings(all)
 	return all
+}
+
+// deletedAsPlanned is the group as the plan of this run saw it, for the
+// creates this apply plans again after deleting it (planBasisOfPrefix). The
+// refresh does not raise the shard_count attribute (scales through
+// redisstreamcoordinator_group_shard_count are not changes of this
+// resource), so the count the plan saw is the refresh's record in private
+// state (groupHighest), not the attribute: after a scale, the attribute
+// still has the count before it.
+func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, state groupResourceModel) client.Group {
+	grp := client.Group{StreamPrefix: p, ConsumerGroup: g,
+		ShardCount: int32(state.ShardCount.ValueInt64()), MetadataVersion: state.MetadataVersion.ValueInt64()}
+	if seen, _ := readGroupHighest(ctx, private); seen.MetadataVersion >= grp.MetadataVersion && seen.MetadataVersion > 0 {
+		grp.ShardCount, grp.MetadataVersion = int32(seen.ShardCount), seen.MetadataVersion
+	}
+	return grp
 }
