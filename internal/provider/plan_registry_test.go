@@ -50,3 +50,46 @@ func TestAccGroup_renameAfterScaleUsesCurrentCount(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroupShardCount_scaleInTheApplyThatDeletesASibling: one apply
+// removes a group of the prefix (deletion_policy DELETE) and changes the
+// prefix's count through redisstreamcoordinator_group_shard_count. The
+// delete runs first (the removed group depended on the shard count), so
+// Terraform's re-plan of the scale sees the prefix without it: the group
+// this apply deleted is put back into the preview's basis, as the plan saw
+// it, and the apply-time basis check does not take its delete for a change
+// behind the plan's back (campaign seed 417: "element "g2" has vanished").
+func TestAccGroupShardCount_scaleInTheApplyThatDeletesASibling(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("scaledel")
+	a.createConsumedGroupOutOfBand(t, p, "g1", 2)
+	two := groupHCL("two", p, "g2", `deletion_policy = "DELETE"`, "initial_shard_count = 2", "depends_on = [redisstreamcoordinator_group_shard_count.count]")
+	config := func(count int, withTwo bool) string {
+		c := a.env.ProviderConfig() + shardCountHCL("count", p, "g1", count, `wait_for = "ACCEPTED"`)
+		if withTwo {
+			c += two
+		}
+		return c
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(2, true)},
+			{
+				Config: config(3, false),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.two", plancheck.ResourceActionDestroy),
+					plancheck.ExpectKnownValue(shardCountAddr2, reshardingPath("affected_groups"), knownvalue.MapExact(map[string]knownvalue.Check{
+						"g1": knownvalue.Int64Exact(2), "g2": knownvalue.Int64Exact(2),
+					})),
+				}},
+				Check: a.expectGroup(p, "g1", shardCountIs(3)),
+			},
+		},
+	})
+	if _, err := a.group(t, p, "g2"); err == nil {
+		t.Fatal("group g2 still exists")
+	}
+}
+
+const shardCountAddr2 = "redisstreamcoordinator_group_shard_count.count"
