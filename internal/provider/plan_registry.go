@@ -126,6 +126,9 @@ type groupKey struct{ prefix, group string }
 // is nil when the count is not known at plan time.
 type plannedGroupCreate struct {
 	InitialShardCount *int64
+	// Unset: the configuration sets no initial_shard_count (the create
+	// inherits its siblings' count, or takes the coordinator's default).
+	Unset bool
 }
 
 // registerGroupCreate notes that this run plans to create group {p, g}.
@@ -135,7 +138,28 @@ func (r *planRegistry) registerGroupCreate(p, g string, initial *int64) {
 	if r.groupCreates == nil {
 		r.groupCreates = map[groupKey]plannedGroupCreate{}
 	}
-	r.groupCreates[groupKey{p, g}] = plannedGroupCreate{InitialShardCount: initial}
+	c := r.groupCreates[groupKey{p, g}]
+	c.InitialShardCount = initial
+	r.groupCreates[groupKey{p, g}] = c
+}
+
+// registerGroupCreateOfPrefix notes the planned create of group {p, g} and,
+// in the same step, returns the other creates of prefix p planned so far:
+// of two creates planned at once, the later one always sees the earlier.
+func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCreate) map[string]plannedGroupCreate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.groupCreates == nil {
+		r.groupCreates = map[groupKey]plannedGroupCreate{}
+	}
+	r.groupCreates[groupKey{p, g}] = c
+	out := map[string]plannedGroupCreate{}
+	for k, o := range r.groupCreates {
+		if k.prefix == p && k.group != g {
+			out[k.group] = o
+		}
+	}
+	return out
 }
 
 // plannedGroupCreate reports whether this run plans to create group {p, g}

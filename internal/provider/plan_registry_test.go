@@ -93,3 +93,26 @@ func TestAccGroupShardCount_scaleInTheApplyThatDeletesASibling(t *testing.T) {
 }
 
 const shardCountAddr2 = "redisstreamcoordinator_group_shard_count.count"
+
+// TestAccGroup_createdTogetherWithAndWithoutCount: one apply creates two
+// groups of a new stream prefix, one with initial_shard_count = 3 and one
+// without. Created in the wrong order, the one without would get the
+// coordinator's default (12) and split the prefix; the plan refuses, in
+// either planning order, saying what to set, and creates nothing.
+func TestAccGroup_createdTogetherWithAndWithoutCount(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("together")
+	config := a.env.ProviderConfig() + groupHCL("one", p, "g1", "initial_shard_count = 3") + groupHCL("two", p, "g2")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:      config,
+			ExpectError: diagRe("need one shard count", "Nothing was sent", `initial_shard_count = 3 on "g2" too`),
+		}},
+	})
+	for _, g := range []string{"g1", "g2"} {
+		if _, err := a.group(t, p, g); err == nil {
+			t.Fatalf("group %s was created", g)
+		}
+	}
+}
