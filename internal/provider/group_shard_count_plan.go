@@ -302,6 +302,16 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	plan.Resharding = m.object()
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, resp)
+	if seen == nil && takeOverMayComplete(snap.self, target) {
+		// A new resource taking over a migration that may complete by
+		// itself before Terraform's re-plan during apply, which then finds
+		// nothing to do: the preview is known after apply (the warning
+		// above has it as read now).
+		plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+		plan.PreviousShardCount = types.Int64Unknown()
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
+			takeOverDetail(p, g, *snap.self))
+	}
 }
 
 func joinClauses(a, b string) string {

@@ -104,3 +104,23 @@ func movesByItselfDetail(names []string, completes bool, blockedBy string) strin
 		"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
 		"it %s.", strings.Join(names, ", "), now, by)
 }
+
+// takeOverMayComplete reports a group whose migration to the target is under
+// way and moves by itself (not PREPARING): a new resource's plan takes it
+// over, and it may complete before the apply.
+func takeOverMayComplete(self *client.Group, target int32) bool {
+	if self == nil {
+		return false
+	}
+	am := self.ActiveMigration
+	return !am.Finished() && am.ToShardCount == target && am.State != client.MigrationPreparing
+}
+
+func takeOverDetail(p, g string, self client.Group) string {
+	am := self.ActiveMigration
+	return fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: this apply takes it "+
+		"over and sends no scale. It may complete by itself before the apply (Terraform plans this new resource again then, "+
+		"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply. "+
+		"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).", g, p,
+		describeMigrationOf(am), am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
+}

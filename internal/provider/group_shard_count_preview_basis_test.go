@@ -64,3 +64,32 @@ func TestAccPullRequestWorkflow_assessmentSurvivesConsumersJoining(t *testing.T)
 		})
 	}
 }
+
+// TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes:
+// a new shard count resource is planned while the group's migration to the
+// configured count is under way (started by someone else: the plan takes it
+// over), and the migration completes by itself before the apply. A migration
+// completing by itself never makes a plan fail (issue 23 §1): Terraform's
+// re-plan of the new resource during apply finds nothing to do, and agrees
+// with the plan.
+func TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("takeover"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	scaleOutOfBand(t, a, p, 4) // a scale-out with no consumer: stays ACTIVE
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				checkPlan(func(context.Context, *tfjson.Plan) error {
+					a.env.StartConsumer(t, p, g)
+					waitForMigrationDone(t, a, p, g)
+					return nil
+				}),
+			}},
+			Check: a.expectGroup(p, g, shardCountIs(4)),
+		}},
+	})
+}
