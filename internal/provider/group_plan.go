@@ -340,7 +340,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		// and is resolved by the create, under the prefix lock.
 		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
 		self := plannedGroupCreate{InitialShardCount: int64Ptr(plan.InitialShardCount), Unset: plan.InitialShardCount.IsNull() || plan.InitialShardCount.IsUnknown()}
-		checkUnsetNextToSet(p, g, self, r.pd.plans.registerGroupCreateOfPrefix(p, g, self), &resp.Diagnostics)
+		checkUnsetPlannedBefore(p, g, self, r.pd.plans.registerGroupCreateOfPrefix(p, g, self), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

@@ -90,7 +90,7 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			"blocked_by": schema.StringAttribute{
 				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way. " +
 					"Known only after apply in the same cases as `completes_by_itself`.",
-				Computed:            true,
+				Computed: true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. Applying the plan when " +

@@ -27,7 +27,7 @@ type planRegistry struct {
 	// created and deleted are the groups this provider created and deleted
 	// in this run (deleted with the shard count it had), so that an
 	// apply-time plan reconstructs what the plan saw.
-	created map[groupKey]bool
+	created map[groupKey]int32 // with the count created
 	deleted map[groupKey]client.Group
 }
 
@@ -63,14 +63,29 @@ func (r *planRegistry) registerDeleted(grp client.Group) {
 	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
 }
 
-// registerCreated notes a group this provider created in this run.
-func (r *planRegistry) registerCreated(p, g string) {
+// registerCreated notes a group this provider created in this run, with its
+// shard count.
+func (r *planRegistry) registerCreated(p, g string, shardCount int32) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.created == nil {
-		r.created = map[groupKey]bool{}
+		r.created = map[groupKey]int32{}
 	}
-	r.created[groupKey{p, g}] = true
+	r.created[groupKey{p, g}] = shardCount
+}
+
+// createdInRun is the groups of prefix p this provider created in this run,
+// with their counts.
+func (r *planRegistry) createdInRun(p string) map[string]int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int32{}
+	for k, c := range r.created {
+		if k.prefix == p {
+			out[k.group] = c
+		}
+	}
+	return out
 }
 
 // deletedInRun reports a group this provider deleted in this run.
@@ -99,7 +114,7 @@ func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
-		if grp.StreamPrefix == p && !r.created[groupKey{p, grp.ConsumerGroup}] {
+		if _, createdHere := r.created[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && !createdHere {
 			out[grp.ConsumerGroup] = grp
 		}
 	}

@@ -95,19 +95,22 @@ func TestAccGroupShardCount_scaleInTheApplyThatDeletesASibling(t *testing.T) {
 const shardCountAddr2 = "redisstreamcoordinator_group_shard_count.count"
 
 // TestAccGroup_createdTogetherWithAndWithoutCount: one apply creates two
-// groups of a new stream prefix, one with initial_shard_count = 3 and one
-// without. Created in the wrong order, the one without would get the
-// coordinator's default (12) and split the prefix; the plan refuses, in
-// either planning order, saying what to set, and creates nothing.
+// groups of a new stream prefix, "g1" with initial_shard_count = 3 and "g2"
+// without, and nothing makes Terraform create g1 first (here g1 even depends
+// on g2, so g2 would be created first, at the coordinator's default of 12,
+// splitting the prefix). The plan refuses, saying what to set, and creates
+// nothing. (TestAccGroup_siblingsCreatedInOneApplyAgree: with the groups
+// without a count depending on the one with it, they inherit it.)
 func TestAccGroup_createdTogetherWithAndWithoutCount(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("together")
-	config := a.env.ProviderConfig() + groupHCL("one", p, "g1", "initial_shard_count = 3") + groupHCL("two", p, "g2")
+	config := a.env.ProviderConfig() + groupHCL("one", p, "g1", "initial_shard_count = 3", "depends_on = [redisstreamcoordinator_group.two]") +
+		groupHCL("two", p, "g2")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			Config:      config,
-			ExpectError: diagRe("need one shard count", "Nothing was sent", `initial_shard_count = 3 on "g2" too`),
+			ExpectError: diagRe("need one shard count", "Nothing was sent", `initial_shard_count = 3 on "g2" too`, "depends_on"),
 		}},
 	})
 	for _, g := range []string{"g1", "g2"} {
