@@ -71,6 +71,9 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 			count = &c
 		}
 	}
+	if count != nil && !checkCreatedInRun(&r.pd.plans, p, g, *count, &resp.Diagnostics) {
+		return
+	}
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
 	// An interrupt while the create is in flight must not lose the group the
 	// coordinator made: the request and its read-back get a grace period
@@ -90,7 +93,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
 		return
 	}
-	r.pd.plans.registerCreated(p, g)
+	r.pd.plans.registerCreated(p, g, group.ShardCount)
 	if ctx.Err() != nil {
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+

@@ -339,6 +339,8 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		// sees the earlier one). A count that is not known stays unknown
 		// and is resolved by the create, under the prefix lock.
 		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
+		self := plannedGroupCreate{InitialShardCount: int64Ptr(plan.InitialShardCount), Unset: plan.InitialShardCount.IsNull() || plan.InitialShardCount.IsUnknown()}
+		checkUnsetPlannedBefore(p, g, self, r.pd.plans.registerGroupCreateOfPrefix(p, g, self), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}

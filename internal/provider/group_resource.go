@@ -370,8 +370,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	case err == nil, client.IsNotFound(err):
 		// A create this apply plans again after the delete (a rename or
 		// -replace) must plan what it planned while the group existed.
-		r.pd.plans.registerDeleted(client.Group{StreamPrefix: p, ConsumerGroup: g,
-			ShardCount: int32(state.ShardCount.ValueInt64()), MetadataVersion: state.MetadataVersion.ValueInt64()})
+		r.pd.plans.registerDeleted(deletedAsPlanned(ctx, req.Private, p, g, state))
 		return
 	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,

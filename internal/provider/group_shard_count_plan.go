@@ -195,7 +195,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	// Groups this run creates are left out: they do not exist while
 	// planning, and Terraform plans again during apply, after some exist.
-	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans)
+	// Groups it deleted are put back: they existed while planning
+	// (group_shard_count_preview_basis.go).
+	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans)
 	if seen != nil {
 		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, snap.self) {
 			return
@@ -274,6 +276,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"stays ACTIVE until a consumer joins (create the group first, start its consumers, then scale)", g))
 		}
 	}
+	// What moves by itself is known after apply (the plan's warning says
+	// what it is now): Terraform's re-plan during apply must agree.
+	moving := snap.movesByItself(seen != nil)
 	m := reshardingModel{
 		FromShardCount:       types.Int64Unknown(),
 		ToShardCount:         types.Int64Value(int64(target)),
@@ -292,8 +297,21 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	if blockedBy != "" {
 		m.BlockedBy = types.StringValue(blockedBy)
 	}
+	if len(moving) > 0 {
+		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
+	}
 	plan.Resharding = m.object()
-	r.warnAboutChange(ctx, snap, from, completes, blockedBy, resp)
+	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, resp)
+	if seen == nil && takeOverMayComplete(snap.self, target) {
+		// A new resource taking over a migration that may complete by
+		// itself before Terraform's re-plan during apply, which then finds
+		// nothing to do: the preview is known after apply (the warning
+		// above has it as read now).
+		plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+		plan.PreviousShardCount = types.Int64Unknown()
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
+			takeOverDetail(p, g, *snap.self))
+	}
 }
 
 func joinClauses(a, b string) string {
@@ -316,8 +334,12 @@ func groupNames(groups []client.Group) string {
 
 // warnAboutChange repeats the preview on the console: what producers must do
 // (the plan values cannot say that), and the groups it also rescales.
-func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, resp *resource.ModifyPlanResponse) {
+func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, moving []string, resp *resource.ModifyPlanResponse) {
 	if from < 0 {
+		if len(moving) > 0 {
+			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p),
+				fmt.Sprintf("Stream prefix %q is scaled to %d shards.", snap.p, snap.target)+movesByItselfDetail(moving, completes, blockedBy))
+		}
 		return
 	}
 	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: %.2f%% of partition keys move to another shard. "+
@@ -336,10 +358,13 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	if len(siblings) > 0 {
 		detail += fmt.Sprintf("\n\nThe stream-level scale also rescales the other groups of the prefix: %s.", strings.Join(siblings, ", "))
 	}
-	if blockedBy != "" {
+	switch {
+	case len(moving) > 0:
+		detail += movesByItselfDetail(moving, completes, blockedBy)
+	case blockedBy != "":
 		detail += "\n\nThe change " + blockedBy + "."
 	}
-	if !completes {
+	if len(moving) == 0 && !completes {
 		detail += " It does not complete by itself."
 	}
 	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": snap.p, "from": from, "to": snap.target})

@@ -133,14 +133,18 @@ func TestAccPullRequestWorkflow_previewOfACreateOnAnExistingPrefixWithSiblings(t
 				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"), knownvalue.MapExact(map[string]knownvalue.Check{
 					"billing": knownvalue.Int64Exact(8), "orders": knownvalue.Int64Exact(8),
 				})),
-				// Nobody consumes these groups: the scale-out cannot finish by itself.
-				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(false)),
-				plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
-					knownvalue.StringRegexp(regexp.MustCompile(`"billing", "orders", which have no live consumer`))),
+				// Nobody consumes these groups now, but a consumer may join
+				// before Terraform's re-plan of this new resource during
+				// apply: whether the scale-out finishes by itself is known
+				// after apply, and the plan's warning says it does not as read
+				// at plan time (issue 23 §1).
+				plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("completes_by_itself")),
+				plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("blocked_by")),
 				// A new resource's basis leaves out what churn moves.
 				plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("basis_metadata_version")),
 			}},
-			Check: a.expectGroup(p, "billing", shardCountIs(12)),
+			Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "billing", shardCountIs(12)),
+				a.diags.ExpectWarning("known after apply", `"billing", "orders", which have no live consumer`, "does not complete by itself")),
 		}},
 	})
 }

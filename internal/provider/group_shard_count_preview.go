@@ -77,12 +77,16 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			},
 			"completes_by_itself": schema.BoolAttribute{
 				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
-					"with no live consumer (it stays `ACTIVE` until one joins).",
+					"with no live consumer (it stays `ACTIVE` until one joins). Planned from the group as this resource's refresh " +
+					"recorded it; known only after apply when it depends on what moves by itself before the apply (whether another " +
+					"group, or the group of a new resource, has a live consumer, or a migration under way), and the plan's warning " +
+					"then says what it is at plan time.",
 				Computed: true,
 			},
 			"blocked_by": schema.StringAttribute{
-				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way.",
-				Computed:            true,
+				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way. " +
+					"Known only after apply in the same cases as `completes_by_itself`.",
+				Computed: true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. Applying the plan when " +

@@ -203,6 +203,9 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	for _, name := range sortedKeys(want) {
 		c, exists := now[name]
 		switch {
+		case !exists && name != s.g && r.pd.plans.deletedInRun(s.p, name):
+			// Deleted by this apply (the plan saw it, and its re-plan puts
+			// it back): not a change behind the plan's back.
 		case !exists && name != s.g:
 			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
 		case exists && int64(c) != want[name]:

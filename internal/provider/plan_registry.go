@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"sort"
 	"sync"
 
@@ -26,7 +27,7 @@ type planRegistry struct {
 	// created and deleted are the groups this provider created and deleted
 	// in this run (deleted with the shard count it had), so that an
 	// apply-time plan reconstructs what the plan saw.
-	created map[groupKey]bool
+	created map[groupKey]int32 // with the count created
 	deleted map[groupKey]client.Group
 }
 
@@ -62,14 +63,29 @@ func (r *planRegistry) registerDeleted(grp client.Group) {
 	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
 }
 
-// registerCreated notes a group this provider created in this run.
-func (r *planRegistry) registerCreated(p, g string) {
+// registerCreated notes a group this provider created in this run, with its
+// shard count.
+func (r *planRegistry) registerCreated(p, g string, shardCount int32) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.created == nil {
-		r.created = map[groupKey]bool{}
+		r.created = map[groupKey]int32{}
 	}
-	r.created[groupKey{p, g}] = true
+	r.created[groupKey{p, g}] = shardCount
+}
+
+// createdInRun is the groups of prefix p this provider created in this run,
+// with their counts.
+func (r *planRegistry) createdInRun(p string) map[string]int32 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]int32{}
+	for k, c := range r.created {
+		if k.prefix == p {
+			out[k.group] = c
+		}
+	}
+	return out
 }
 
 // deletedInRun reports a group this provider deleted in this run.
@@ -98,7 +114,7 @@ func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
-		if grp.StreamPrefix == p && !r.created[groupKey{p, grp.ConsumerGroup}] {
+		if _, createdHere := r.created[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && !createdHere {
 			out[grp.ConsumerGroup] = grp
 		}
 	}
@@ -125,6 +141,9 @@ type groupKey struct{ prefix, group string }
 // is nil when the count is not known at plan time.
 type plannedGroupCreate struct {
 	InitialShardCount *int64
+	// Unset: the configuration sets no initial_shard_count (the create
+	// inherits its siblings' count, or takes the coordinator's default).
+	Unset bool
 }
 
 // registerGroupCreate notes that this run plans to create group {p, g}.
@@ -134,7 +153,28 @@ func (r *planRegistry) registerGroupCreate(p, g string, initial *int64) {
 	if r.groupCreates == nil {
 		r.groupCreates = map[groupKey]plannedGroupCreate{}
 	}
-	r.groupCreates[groupKey{p, g}] = plannedGroupCreate{InitialShardCount: initial}
+	c := r.groupCreates[groupKey{p, g}]
+	c.InitialShardCount = initial
+	r.groupCreates[groupKey{p, g}] = c
+}
+
+// registerGroupCreateOfPrefix notes the planned create of group {p, g} and,
+// in the same step, returns the other creates of prefix p planned so far:
+// of two creates planned at once, the later one always sees the earlier.
+func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCreate) map[string]plannedGroupCreate {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.groupCreates == nil {
+		r.groupCreates = map[groupKey]plannedGroupCreate{}
+	}
+	r.groupCreates[groupKey{p, g}] = c
+	out := map[string]plannedGroupCreate{}
+	for k, o := range r.groupCreates {
+		if k.prefix == p && k.group != g {
+			out[k.group] = o
+		}
+	}
+	return out
 }
 
 // plannedGroupCreate reports whether this run plans to create group {p, g}
@@ -169,4 +209,20 @@ func (r *planRegistry) registerShardCount(p, g string) []string {
 	}
 	sort.Strings(all)
 	return all
+}
+
+// deletedAsPlanned is the group as the plan of this run saw it, for the
+// creates this apply plans again after deleting it (planBasisOfPrefix). The
+// refresh does not raise the shard_count attribute (scales through
+// redisstreamcoordinator_group_shard_count are not changes of this
+// resource), so the count the plan saw is the refresh's record in private
+// state (groupHighest), not the attribute: after a scale, the attribute
+// still has the count before it.
+func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, state groupResourceModel) client.Group {
+	grp := client.Group{StreamPrefix: p, ConsumerGroup: g,
+		ShardCount: int32(state.ShardCount.ValueInt64()), MetadataVersion: state.MetadataVersion.ValueInt64()}
+	if seen, _ := readGroupHighest(ctx, private); seen.MetadataVersion >= grp.MetadataVersion && seen.MetadataVersion > 0 {
+		grp.ShardCount, grp.MetadataVersion = int32(seen.ShardCount), seen.MetadataVersion
+	}
+	return grp
 }

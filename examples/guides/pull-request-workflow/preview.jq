@@ -45,7 +45,7 @@ def shard_count_change:
         + "  - completes by itself: "
         + (if $r.completes_by_itself == true then "yes"
            elif $r.completes_by_itself == false then "**no**: \($r.blocked_by // "reason unknown")"
-           else "unknown until apply" end) + "\n"
+           else "known after apply (it depends on consumers or migrations of groups that can change before the apply; the plan's warning has them as read at plan time)" end) + "\n"
         + "  - based on: metadataVersion \($r.basis_metadata_version | ornull("unknown")) (\($r.plan_check // "no plan check recorded"))"
     end;
 

@@ -1,0 +1,126 @@
+package provider
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// What the shard count's preview may and may not be built from (issue 23
+// §1, plan_basis.go).
+//
+// Terraform plans the resource again during apply and refuses planned
+// values that differ from the plan's ("Provider produced inconsistent final
+// plan"), so every known value of resharding must come out the same from
+// that re-plan. Two kinds of input do not:
+//
+//   - the groups this same apply deletes or creates before the re-plan
+//     (withDeletedInRun, withoutPlannedCreates): they are put back and left
+//     out, so the re-plan describes the prefix as the plan saw it;
+//   - what moves by itself: whether a group has a live consumer (EMPTY or
+//     not) and the state of a migration under way (ACTIVE, DRAINING,
+//     completed). Consumer churn or a migration completing by itself never
+//     makes a plan fail (only a change of the basis does), so
+//     completes_by_itself and blocked_by are planned only from records that
+//     do not move between plan and re-plan: this resource's own group as its
+//     refresh recorded it (group_seen), for an update. When they depend on
+//     anything else (a new resource's group, read afresh by the re-plan, or a
+//     sibling of the prefix), they are known after apply, and the plan's
+//     warning says what they are as read at plan time (movesByItself).
+
+// withDeletedInRun puts back the groups of the prefix this provider deleted
+// in this run (planBasisOfPrefix), as the plan's refresh saw them.
+func (s prefixSnapshot) withDeletedInRun(reg *planRegistry) prefixSnapshot {
+	reg.mu.Lock()
+	var back []client.Group
+	for k, grp := range reg.deleted {
+		if k.prefix == s.p && k.group != s.g {
+			back = append(back, grp)
+		}
+	}
+	reg.mu.Unlock()
+	if len(back) == 0 {
+		return s
+	}
+	out := s
+	out.groups = nil
+	have := map[string]bool{}
+	for _, gi := range s.groups {
+		have[gi.ConsumerGroup] = true
+		out.groups = append(out.groups, gi)
+	}
+	for _, grp := range back {
+		if !have[grp.ConsumerGroup] {
+			out.groups = append(out.groups, grp)
+		}
+	}
+	sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
+	out.self = nil
+	for i := range out.groups {
+		if out.groups[i].ConsumerGroup == s.g {
+			out.self = &out.groups[i]
+		}
+	}
+	return out
+}
+
+// movesByItself lists the groups whose liveness or migration under way the
+// assessment (completes_by_itself, blocked_by) depends on, and which may
+// change by themselves before Terraform's apply-time re-plan. Every group
+// but this resource's own when its refresh recorded it (selfRecorded)
+// counts when it has a migration under way that moves by itself (ACTIVE or
+// DRAINING; a PREPARING one never does, CONTRACT §4.6), or, with none, when
+// the scale takes it out (its liveness decides whether the scale-out
+// completes: prefixSnapshot.assess).
+func (s prefixSnapshot) movesByItself(selfRecorded bool) []string {
+	var names []string
+	for _, gi := range s.groups {
+		if selfRecorded && gi.ConsumerGroup == s.g {
+			continue
+		}
+		am := gi.ActiveMigration
+		if (!am.Finished() && am.State != client.MigrationPreparing) || (am.Finished() && gi.ShardCount < s.target) {
+			names = append(names, fmt.Sprintf("%q", gi.ConsumerGroup))
+		}
+	}
+	return names
+}
+
+// movesByItselfDetail is the plan warning's account of an assessment known
+// only after apply.
+func movesByItselfDetail(names []string, completes bool, blockedBy string) string {
+	now := "nothing stands in the way"
+	if blockedBy != "" {
+		now = "the change " + blockedBy
+	}
+	by := "completes by itself"
+	if !completes {
+		by = "does not complete by itself"
+	}
+	return fmt.Sprintf("\n\nresharding.completes_by_itself and resharding.blocked_by are known after apply: they depend on whether "+
+		"group(s) %s have a live consumer and on their migrations under way, which change by themselves between this plan and "+
+		"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
+		"it %s.", strings.Join(names, ", "), now, by)
+}
+
+// takeOverMayComplete reports a group whose migration to the target is under
+// way and moves by itself (not PREPARING): a new resource's plan takes it
+// over, and it may complete before the apply.
+func takeOverMayComplete(self *client.Group, target int32) bool {
+	if self == nil {
+		return false
+	}
+	am := self.ActiveMigration
+	return !am.Finished() && am.ToShardCount == target && am.State != client.MigrationPreparing
+}
+
+func takeOverDetail(p, g string, self client.Group) string {
+	am := self.ActiveMigration
+	return fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: this apply takes it "+
+		"over and sends no scale. It may complete by itself before the apply (Terraform plans this new resource again then, "+
+		"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply. "+
+		"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).", g, p,
+		describeMigrationOf(am), am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
+}

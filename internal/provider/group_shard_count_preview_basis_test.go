@@ -1,0 +1,95 @@
+package provider
+
+import (
+	"context"
+	"testing"
+
+	tfjson "github.com/hashicorp/terraform-json"
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+)
+
+// TestAccPullRequestWorkflow_assessmentSurvivesConsumersJoining: a scale-out
+// of a prefix whose groups have no live consumer is planned with -out, then
+// consumers join every group (EMPTY becomes live) before the apply. Nothing
+// the reviewer saw as the basis changed, so the apply goes through, for an
+// update and for a new shard count resource alike: completes_by_itself and
+// blocked_by depend on liveness, which moves by itself, so they are known
+// after apply (the plan's warning says what they were at plan time) and
+// Terraform's re-plan during apply cannot disagree with them ("Provider
+// produced inconsistent final plan … .resharding.blocked_by", campaign seed
+// 6, issue 23 §1).
+func TestAccPullRequestWorkflow_assessmentSurvivesConsumersJoining(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		existing bool // the shard count resource is already in state
+	}{{"update", true}, {"create", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			p, g := acctest.RandomName("joins"), "svc"
+			a.createGroupOutOfBand(t, p, g, 2)
+			a.createGroupOutOfBand(t, p, "other", 2)
+			config := func(n int) string {
+				return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, `wait_for = "ACCEPTED"`)
+			}
+			var steps []resource.TestStep
+			if tc.existing {
+				steps = append(steps, resource.TestStep{Config: config(2)})
+			}
+			steps = append(steps, resource.TestStep{
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(2)),
+					plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("completes_by_itself")),
+					plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("blocked_by")),
+					checkPlan(func(context.Context, *tfjson.Plan) error {
+						for _, name := range []string{g, "other"} {
+							a.env.StartConsumer(t, p, name)
+							waitForLiveMember(t, a, p, name)
+						}
+						return nil
+					}),
+				}},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(true)),
+				},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "other", shardCountIs(4)),
+					a.diags.ExpectWarning("known after apply", "no live consumer", "does not complete by itself")),
+			})
+			resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: steps})
+		})
+	}
+}
+
+// TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes:
+// a new shard count resource is planned while the group's migration to the
+// configured count is under way (started by someone else: the plan takes it
+// over), and the migration completes by itself before the apply. A migration
+// completing by itself never makes a plan fail (issue 23 §1): Terraform's
+// re-plan of the new resource during apply finds nothing to do, and agrees
+// with the plan.
+func TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("takeover"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	scaleOutOfBand(t, a, p, 4) // a scale-out with no consumer: stays ACTIVE
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				checkPlan(func(context.Context, *tfjson.Plan) error {
+					a.env.StartConsumer(t, p, g)
+					waitForMigrationDone(t, a, p, g)
+					return nil
+				}),
+			}},
+			Check: a.expectGroup(p, g, shardCountIs(4)),
+		}},
+	})
+}
