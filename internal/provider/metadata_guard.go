@@ -51,6 +51,9 @@ type metadataRegression struct {
 	// regression was recorded: an earlier acknowledgement, which does not
 	// accept this one.
 	StaleAck *int64 `json:"stale_ack,omitempty"`
+	// Stale are the ranges of earlier regressions that this one replaced
+	// before they were acknowledged.
+	Stale []versionRange `json:"stale,omitempty"`
 	// Epochs is set when the version is the same and the epochs went
 	// backwards (metadata_guard_epochs.go).
 	Epochs *epochRegression `json:"epochs,omitempty"`
@@ -116,10 +119,43 @@ const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored f
 	"  3. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
 	"  Never rebuild the metadata from clients' caches, never force clients down to a lower metadata version, and never repair by bumping the rolled-back version numbers.\n"
 
-// metadataWayOut is the explicit way out once the runbook was followed.
+// metadataWayOut is the explicit way out once the runbook was followed; %[1]d
+// is a value acknowledges accepts (acceptableAck).
 const metadataWayOut = "Once you have followed the runbook and accept metadataVersion %[1]d as the group's metadata, either:\n" +
 	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline; consumers rejoining and raising the version since do not invalidate it), or\n" +
 	"  - `terraform state rm` this resource and import it again (a new lifecycle)."
+
+// metadataWayOutStateRm is the way out when no acknowledgement can accept the
+// regression: every version since it was reported is one an earlier
+// acknowledgement was applied or written for.
+const metadataWayOutStateRm = "No acknowledged_metadata_version can acknowledge this regression: every version reported since it (%[1]d to %[2]d) " +
+	"is one an acknowledgement was applied or written for, for an earlier regression. Once you have followed the runbook, " +
+	"`terraform state rm` this resource and import it again (a new lifecycle)."
+
+// metadataWayOutText is the way out for reg: always one that works.
+func metadataWayOutText(reg *metadataRegression) string {
+	if a, ok := reg.acceptableAck(); ok {
+		return fmt.Sprintf(metadataWayOut, a)
+	}
+	return fmt.Sprintf(metadataWayOutStateRm, reg.Reported, reg.latest())
+}
+
+// ackRefusalText says why the configured acknowledgement a does not accept reg.
+func ackRefusalText(reg *metadataRegression, a int64) string {
+	r, why := reg.refusal(a)
+	switch why {
+	case "applied":
+		return fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", a)
+	case "stale":
+		return fmt.Sprintf("acknowledged_metadata_version = %d was written for an earlier regression (metadataVersion %d to %d), "+
+			"which this one replaced before it was applied; it does not acknowledge this one.\n", a, r[0], r[1])
+	case "below":
+		return fmt.Sprintf("acknowledged_metadata_version is %d, lower than %d, the version first reported after this regression: "+
+			"it can only acknowledge a version from %d to %d.\n", a, reg.Reported, reg.Reported, reg.latest())
+	}
+	return fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
+		"acknowledge a version the coordinator has reached.\n", a, reg.latest())
+}
 
 // checkMetadataRegression is the ModifyPlan-time rule: a recorded regression
 // fails the plan closed unless acknowledged accepts it (acknowledges).
@@ -128,13 +164,8 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 		return
 	}
 	ack := ""
-	switch {
-	case acknowledged.IsNull() || acknowledged.IsUnknown():
-	case reg.StaleAck != nil && *reg.StaleAck == acknowledged.ValueInt64():
-		ack = fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", acknowledged.ValueInt64())
-	default:
-		ack = fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
-			"acknowledge a version the coordinator has reached.\n", acknowledged.ValueInt64(), reg.latest())
+	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
+		ack = ackRefusalText(reg, acknowledged.ValueInt64())
 	}
 	since := ""
 	if reg.latest() != reg.Reported {
@@ -149,7 +180,7 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
 		fmt.Sprintf("%s%s\n", what, ack)+
-			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported)+"\n\n"+
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+metadataWayOutText(reg)+"\n\n"+
 			fmt.Sprintf("Acknowledge it before consumers rejoining lift metadataVersion back above %d: from then on the version alone no "+
 				"longer shows the regression.", reg.Seen),
 	)
