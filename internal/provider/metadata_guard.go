@@ -57,6 +57,10 @@ type metadataRegression struct {
 	// Epochs is set when the version is the same and the epochs went
 	// backwards (metadata_guard_epochs.go).
 	Epochs *epochRegression `json:"epochs,omitempty"`
+	// LostMigration is set when the version shows no regression but a
+	// migration recorded in state is unknown to the coordinator
+	// (group_part_not_found.go).
+	LostMigration string `json:"lost_migration,omitempty"`
 }
 
 // observeMetadataVersion is the Read-time rule: the version to store is the
@@ -114,9 +118,10 @@ func readMetadataRegression(ctx context.Context, private privateGetter) (*metada
 
 // metadataRunbook is the procedure for a group whose metadata regressed.
 const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored from an old backup):\n" +
-	"  1. Stop admin mutations for this group (no scale, no recreate) until it is repaired; this plan fails closed until then.\n" +
-	"  2. Restore the group's metadata from a backup taken at or after metadataVersion %[1]d if you can; then run `terraform apply -refresh-only` and plan again.\n" +
-	"  3. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
+	"  1. Run `terraform apply -refresh-only` now so the regression is recorded in state before consumer churn can hide it (a plan that fails closed saves nothing).\n" +
+	"  2. Stop admin mutations for this group (no scale, no recreate) until it is repaired; the plan fails closed until then.\n" +
+	"  3. Restore the group's metadata from a backup taken at or after metadataVersion %[1]d if you can; then run `terraform apply -refresh-only` and plan again.\n" +
+	"  4. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
 	"  Never rebuild the metadata from clients' caches, never force clients down to a lower metadata version, and never repair by bumping the rolled-back version numbers.\n"
 
 // metadataWayOut is the explicit way out once the runbook was followed; %[1]d
@@ -174,16 +179,26 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	what := fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
 		"but the coordinator then reported metadataVersion %d%s. The group's metadata was deleted, corrupted, or restored from an old backup; "+
 		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported, since)
-	if reg.Epochs != nil {
+	switch {
+	case reg.Epochs != nil:
 		what = epochsRegressionDetail(resourceType, p, g, reg)
+	case reg.LostMigration != "":
+		what = lostMigrationDetail(resourceType, p, g, reg)
 	}
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
 		fmt.Sprintf("%s%s\n", what, ack)+
-			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+metadataWayOutText(reg)+"\n\n"+
-			fmt.Sprintf("Acknowledge it before consumers rejoining lift metadataVersion back above %d: from then on the version alone no "+
-				"longer shows the regression.", reg.Seen),
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+metadataWayOutText(reg)+hiddenByChurn(reg),
 	)
+}
+
+// hiddenByChurn warns that churn hides a version regression not yet saved.
+func hiddenByChurn(reg *metadataRegression) string {
+	if reg.LostMigration != "" {
+		return ""
+	}
+	return fmt.Sprintf("\n\nRecord it (`terraform apply -refresh-only`) before consumers rejoining lift metadataVersion back above %d: "+
+		"from then on the version alone no longer shows the regression.", reg.Seen)
 }
 
 // checkPlanBasis is the apply-time regression guard, before any mutation:
