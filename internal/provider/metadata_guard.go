@@ -155,8 +155,7 @@ func ackRefusalText(reg *metadataRegression, a int64) string {
 		return fmt.Sprintf("acknowledged_metadata_version = %d was written for an earlier regression (metadataVersion %d to %d), "+
 			"which this one replaced before it was applied; it does not acknowledge this one.\n", a, r[0], r[1])
 	case "below":
-		return fmt.Sprintf("acknowledged_metadata_version is %d, lower than %d, the version first reported after this regression: "+
-			"it can only acknowledge a version from %d to %d.\n", a, reg.Reported, reg.Reported, reg.latest())
+		return fmt.Sprintf("acknowledged_metadata_version is %d: metadata versions start at 1.\n", a)
 	}
 	return fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
 		"acknowledge a version the coordinator has reached.\n", a, reg.latest())

@@ -11,14 +11,14 @@ import (
 // the value a user copies from the error is lower than the reported one by
 // the next plan. So:
 //
-//   - acknowledged_metadata_version = A accepts the regression when A is
-//     within the regression's own range: from the version first reported
-//     after it (Reported) to the one the coordinator reports now (latest):
-//     "I accept the metadata as restored, at version A; every version from
-//     A on, consumer churn included, is the group's new lifecycle". The
-//     value copied from the error stays valid while churn moves the version
-//     on; a value the coordinator has not reached (a typo), or one from
-//     before this regression, keeps the plan failing.
+//   - acknowledged_metadata_version = A accepts the regression when A is at
+//     most the version the coordinator reports now (latest): "I accept the
+//     metadata as restored, at version A; every version from A on, consumer
+//     churn included, is the group's new lifecycle". The value copied from
+//     the error stays valid while churn moves the version on, also when the
+//     record was first saved after more churn (by `apply -refresh-only`, so
+//     with a higher Reported than the error named); a value the coordinator
+//     has not reached (a typo) keeps the plan failing.
 //   - An acknowledgement already applied for an earlier regression (the
 //     value state still holds, StaleAck) never accepts a new one; nor does a
 //     value within the range of an unacknowledged regression that a newer
@@ -80,7 +80,7 @@ func (reg *metadataRegression) refusal(a int64) (versionRange, string) {
 	switch {
 	case reg.StaleAck != nil && *reg.StaleAck == a:
 		return versionRange{}, "applied"
-	case a < reg.Reported:
+	case a < 1:
 		return versionRange{}, "below"
 	case a > reg.latest():
 		return versionRange{}, "above"
