@@ -49,14 +49,6 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}
 	}
 	ctx = c.logContext(ctx)
-	if err := OperationEnded(ctx); err != nil && cl.mutation() {
-		// The interrupt rule (operation.go): nothing new after the end.
-		return &NotSentError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Err: err}
-	}
-	if err := ctx.Err(); err != nil {
-		// Never started: nothing can have reached the coordinator.
-		return fmt.Errorf("%s %s: not sent: %w", cl.method, c.apiPath+cl.path, err)
-	}
 	var body []byte
 	if cl.body != nil {
 		var err error
@@ -68,6 +60,11 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}, body)
 	}
 	for reauthed := false; ; reauthed = true {
+		// Every send, the first and the re-send after a re-login, starts
+		// here; transport retries are held to the same rule in checkRetry.
+		if err := c.mayStart(ctx, cl); err != nil {
+			return err
+		}
 		var auth authHeader
 		if cl.fixedAuth != nil {
 			auth = *cl.fixedAuth
@@ -137,6 +134,19 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}
 		return nil
 	}
+}
+
+// mayStart refuses a send that would start after its operation ended (the
+// interrupt rule, operation.go) or on a context already done: nothing of it
+// can have reached the coordinator.
+func (c *Client) mayStart(ctx context.Context, cl *call) error {
+	if err := OperationEnded(ctx); err != nil && cl.mutation() {
+		return &NotSentError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %s: not sent: %w", cl.method, c.apiPath+cl.path, err)
+	}
+	return nil
 }
 
 // send performs the transport attempts of one authenticated request. It

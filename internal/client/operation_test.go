@@ -96,3 +96,32 @@ func TestOperationEndedWithoutRecord(t *testing.T) {
 		t.Fatal("grace context of an ended operation not reported ended")
 	}
 }
+
+// TestMutationNotReSentAfterReloginOnceItsOperationEnded: a mutation refused
+// with a 401 (the token expired; nothing applied) is not sent again through
+// the re-login path once its operation has ended meanwhile.
+func TestMutationNotReSentAfterReloginOnceItsOperationEnded(t *testing.T) {
+	op, interrupt := context.WithCancel(context.Background())
+	lf := newLoginFake(t)
+	lf.accepted = func(token string) bool {
+		if token == "tok-1" {
+			interrupt() // Ctrl-C while the first attempt is answered
+			return false
+		}
+		return true
+	}
+	c := loginClient(t, lf.URL)
+	_, err := c.ScaleGroup(graceOf(op), "orders", "billing", 8, Mutation{})
+	if !IsNotSent(err) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("scale after the interrupt: %v, want a NotSentError wrapping context.Canceled", err)
+	}
+	posts := 0
+	for _, r := range lf.requests() {
+		if r.Method == http.MethodPost && r.RequestURI != "/coord/v1/auth/login" {
+			posts++
+		}
+	}
+	if posts != 1 {
+		t.Fatalf("scale sent %d times, want 1: nothing new is sent once the operation ended", posts)
+	}
+}

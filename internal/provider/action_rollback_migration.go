@@ -116,6 +116,9 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 			"Nothing was rolled back.")
 		return
 	}
+	if note := s.goneNote(); note != "" {
+		say.say("%s", strings.TrimSpace(note))
+	}
 	switch {
 	case s.refusedBeforeSending():
 		summary, detail := s.preview(cfg.requestedBy(api))

@@ -237,3 +237,43 @@ func TestAccRollbackMigrationAction_unknownProviderConfigSaysSo(t *testing.T) {
 		}},
 	})
 }
+
+// A group deleted between the listing and the read of its migrations (404
+// GROUP_NOT_FOUND) has nothing left to roll back: the survey skips it and
+// says so, and the rollback of the other groups goes on.
+func TestAccRollbackMigrationAction_groupDeletedWhileSurveyedIsSkipped(t *testing.T) {
+	skipUnlessActions(t)
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "deletes a group exactly when the action reads its migrations")
+	p := acctest.RandomName("rbgone")
+	a.createGroupOutOfBand(t, p, "a", 2)
+	a.createGroupOutOfBand(t, p, "b", 2)
+	scaleOutOfBand(t, a, p, 3) // no consumers: both stay ACTIVE
+	grp, err := a.group(t, p, "a")
+	if err != nil || grp.ActiveMigration == nil {
+		t.Fatalf("no active migration: %v", err)
+	}
+	// "a" rolled back by another actor: the survey reads its history.
+	if _, err := a.env.Client().RollbackMigration(ctxT(t), p, "a", grp.ActiveMigration.ReshardingID, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	c.InjectFault(coordinator.Fault{Method: "GET", Path: "/coord/v1/monitoring/streams/" + p + "/groups/a/migrations", Kind: coordinator.FaultDelay,
+		OnMatch: func() {
+			if _, err := a.env.Client().DeleteGroup(ctxT(t), p, "a", false, outOfBandMutation()); err != nil {
+				t.Errorf("deleting group a: %v", err)
+			}
+		}})
+	resource.ParallelTest(t, resource.TestCase{
+		TerraformVersionChecks:   actionsVersionChecks,
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + rollbackTriggerHCL("trigger", p, "", "test: a group goes meanwhile"),
+			Check: resource.ComposeTestCheckFunc(
+				a.expectGroup(p, "b", shardCountIs(2)),
+				a.diags.ExpectWarning(fmt.Sprintf("The invocation will roll back 1 migration(s) of stream prefix %q", p),
+					`Skipped, deleted while the action read the prefix (404 GROUP_NOT_FOUND for its migrations): group(s) ["a"]`),
+				a.diags.ExpectProgress(fmt.Sprintf("Rolled back stream prefix %q", p)),
+			),
+		}},
+	})
+}

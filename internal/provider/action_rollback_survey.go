@@ -30,6 +30,9 @@ type rollbackSurvey struct {
 	// siblings are, for a rollback of one named group with an ACTIVE
 	// migration, the prefix's other groups (leavesSplit).
 	siblings []groupMigration
+	// gone are groups listed but deleted before their migrations were read
+	// (404 GROUP_NOT_FOUND): skipped, and named in the preview and result.
+	gone []string
 }
 
 // groupMigration is one group's migration; M is nil for a group that was
@@ -99,6 +102,11 @@ func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*roll
 			continue
 		}
 		h, err := api.Migrations(ctx, p, gi.ConsumerGroup)
+		if client.ErrorCode(err) == client.CodeGroupNotFound {
+			// Deleted since it was read: it has nothing left to roll back.
+			s.gone = append(s.gone, gi.ConsumerGroup)
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -209,9 +217,19 @@ func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 			b.WriteString("\n\n" + split)
 		}
 	}
+	b.WriteString(s.goneNote())
 	fmt.Fprintf(&b, "\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+
 		"principal with the WRITE role, and is audited with requestedBy %q.", requestedBy)
 	return summary, b.String()
+}
+
+// goneNote names the groups deleted while the survey read them ("" if none).
+func (s *rollbackSurvey) goneNote() string {
+	if len(s.gone) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("\n\nSkipped, deleted while the action read the prefix (404 %s for its migrations): group(s) %q.",
+		client.CodeGroupNotFound, s.gone)
 }
 
 func (s *rollbackSurvey) nothingDetail() string {

@@ -118,7 +118,11 @@ func TestAccGroupShardCount_refreshSurvivesGroupRestored(t *testing.T) {
 
 // GROUP_NOT_FOUND on the read of a recorded migration (the group went
 // between the group's read and its migration's) is the same class: the
-// refresh records that the migration is unknown instead of failing.
+// refresh records that the migration is unknown instead of failing, and the
+// 404 alone, with a metadataVersion that only rose, is a regression: the plan
+// fails closed with the runbook (CONTRACT §4: only a delete-and-recreate or
+// a restore forgets a migration), and state rm and import gets out. (The
+// acknowledgement of such a record is TestAccMetadataGuard_lostMigrationIsARegression.)
 func TestAccGroupShardCount_refreshSurvivesGroupNotFoundOnMigrationRead(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "answers the migration read with 404 GROUP_NOT_FOUND")
@@ -131,7 +135,8 @@ func TestAccGroupShardCount_refreshSurvivesGroupNotFoundOnMigrationRead(t *testi
 			{Config: config, Check: resource.TestCheckResourceAttr(shardCountAddr, "migration_state", "ACTIVE")},
 			{
 				// Rolled back by another actor, so the refresh looks the
-				// migration up; that read finds no group.
+				// migration up; that read finds no group. The refresh
+				// succeeds (the plan's own check fails it).
 				PreConfig: func() {
 					grp, err := a.group(t, p, g)
 					if err != nil || grp.ActiveMigration == nil {
@@ -143,12 +148,17 @@ func TestAccGroupShardCount_refreshSurvivesGroupNotFoundOnMigrationRead(t *testi
 					c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMigration, Kind: coordinator.FaultRespond,
 						Status: 404, ErrorCode: "GROUP_NOT_FOUND", Message: "Group not found"})
 				},
-				RefreshState:       true,
-				ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(
-					a.diags.ExpectWarning("is unknown to the coordinator", "GROUP_NOT_FOUND"),
-					resource.TestCheckNoResourceAttr(shardCountAddr, "migration_state"),
-				),
+				Config: config,
+				ExpectError: diagRe("regressed: the plan fails closed", "recorded migration", "no longer knows it", "Runbook",
+					"set acknowledged_metadata_version = ", "terraform state rm"),
+			},
+			{
+				// The other way out: state rm and import again, a new lifecycle
+				// (an import into a fresh state here).
+				Config:        config,
+				ResourceName:  shardCountAddr,
+				ImportState:   true,
+				ImportStateId: p + "/" + g,
 			},
 		},
 	})

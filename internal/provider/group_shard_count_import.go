@@ -42,6 +42,18 @@ func readImportRead(ctx context.Context, private privateGetter) (bool, diag.Diag
 	return string(b) == "true", diags
 }
 
+// clearImportRead is the top of every plan of an existing shard count: the
+// mark is read from the prior private state (readImportRead) and never
+// carried into the planned one, whichever branch the plan takes (an import
+// whose plan also changes the count included), so no later plan, one with
+// -refresh=false included, mistakes itself for the import's.
+func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	if req.State.Raw.IsNull() || resp.Private == nil {
+		return
+	}
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, false)...)
+}
+
 // warnUnderWayAtImport is the import plan's part: the migration under way
 // is reported, not waited on, and the mark is cleared from the planned
 // private state.

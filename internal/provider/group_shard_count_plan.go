@@ -25,6 +25,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			"Destroying a redisstreamcoordinator_group_shard_count only removes it from Terraform state; the group keeps its current shard count.")
 		return
 	}
+	clearImportRead(ctx, req, resp)
 	var plan groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	if resp.Diagnostics.HasError() {

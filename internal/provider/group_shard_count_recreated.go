@@ -37,6 +37,10 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 		return false
 	}
 	plan.MetadataVersion = types.Int64Unknown()
+	// The new group has none of the old one's migrations: migration_state
+	// is cleared at apply, so no later refresh looks one up and takes the
+	// 404 for a restore (group_part_not_found.go).
+	plan.MigrationState = types.StringUnknown()
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateGroupRecreated, []byte("true"))...)
 	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is re-created by this apply", p, g), fmt.Sprintf(
 		"This configuration re-creates group %q of stream prefix %q (a replacement). The new group starts a new lifecycle at "+
@@ -64,6 +68,11 @@ func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req r
 	}
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	var planned groupShardCountModel
+	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &planned)...)
+	if planned.MigrationState.IsUnknown() {
+		plan.MigrationState = types.StringNull()
 	}
 	resp.Diagnostics.Append(recordNewLifecycle(ctx, resp.Private, group)...)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)

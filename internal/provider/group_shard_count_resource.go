@@ -404,9 +404,11 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if reg == nil {
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
+	if lost := r.followMigration(ctx, &state, group, resp.Private, &resp.Diagnostics); lost != "" && reg == nil {
+		reg = lostMigrationRegression(highest, group, lost, state.AckMetadataVersion)
+	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
-	r.followMigration(ctx, &state, group, resp.Private, &resp.Diagnostics)
 	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
@@ -414,36 +416,38 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 // followMigration updates migration_state from the group's own active
 // migration. Once it is no longer active, the group response cannot tell a
 // completed migration from a rolled-back one (both clear activeMigration),
-// so the migration itself is looked up, once.
-func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, private privateSetter, diags *diag.Diagnostics) {
+// so the migration itself is looked up, once. It returns the id of a recorded
+// migration the coordinator no longer knows (group_part_not_found.go), or "".
+func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, private privateSetter, diags *diag.Diagnostics) string {
 	if state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() || state.MigrationState.IsNull() {
-		return
+		return ""
 	}
 	ids := map[string]string{}
 	diags.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
 	id, ok := ids[group.ConsumerGroup]
 	if !ok {
-		return
+		return ""
 	}
 	if am := group.ActiveMigration; am != nil && am.ReshardingID == id {
 		state.MigrationState = types.StringValue(string(am.State))
-		return
+		return ""
 	}
 	switch client.MigrationState(state.MigrationState.ValueString()) {
 	case client.MigrationDeprecated, client.MigrationRolledBack:
-		return
+		return ""
 	}
 	m, err := r.pd.api.GetMigration(ctx, group.StreamPrefix, group.ConsumerGroup, id)
 	if client.IsNotFound(err) {
 		migrationForgotten(ctx, state, id, group, err, private, diags)
-		return
+		return id
 	}
 	if err != nil {
 		addAPIError(diags, fmt.Sprintf("Failed to read migration %s of group %q under stream prefix %q", id, group.ConsumerGroup, group.StreamPrefix), err,
 			"The group no longer reports it as active; the provider looks it up to tell a completed migration from a rolled-back one.")
-		return
+		return ""
 	}
 	state.MigrationState = types.StringValue(string(m.State))
+	return ""
 }
 
 // Delete only forgets the resource: a group always has a shard count.

@@ -51,9 +51,16 @@ type metadataRegression struct {
 	// regression was recorded: an earlier acknowledgement, which does not
 	// accept this one.
 	StaleAck *int64 `json:"stale_ack,omitempty"`
+	// Stale are the ranges of earlier regressions that this one replaced
+	// before they were acknowledged.
+	Stale []versionRange `json:"stale,omitempty"`
 	// Epochs is set when the version is the same and the epochs went
 	// backwards (metadata_guard_epochs.go).
 	Epochs *epochRegression `json:"epochs,omitempty"`
+	// LostMigration is set when the version shows no regression but a
+	// migration recorded in state is unknown to the coordinator
+	// (group_part_not_found.go).
+	LostMigration string `json:"lost_migration,omitempty"`
 }
 
 // observeMetadataVersion is the Read-time rule: the version to store is the
@@ -111,15 +118,48 @@ func readMetadataRegression(ctx context.Context, private privateGetter) (*metada
 
 // metadataRunbook is the procedure for a group whose metadata regressed.
 const metadataRunbook = "Runbook (metadata key deleted, corrupted, or restored from an old backup):\n" +
-	"  1. Stop admin mutations for this group (no scale, no recreate) until it is repaired; this plan fails closed until then.\n" +
-	"  2. Restore the group's metadata from a backup taken at or after metadataVersion %[1]d if you can; then run `terraform apply -refresh-only` and plan again.\n" +
-	"  3. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
+	"  1. Run `terraform apply -refresh-only` now so the regression is recorded in state before consumer churn can hide it (a plan that fails closed saves nothing).\n" +
+	"  2. Stop admin mutations for this group (no scale, no recreate) until it is repaired; the plan fails closed until then.\n" +
+	"  3. Restore the group's metadata from a backup taken at or after metadataVersion %[1]d if you can; then run `terraform apply -refresh-only` and plan again.\n" +
+	"  4. Otherwise recreate the group explicitly with the expected shard count and treat its consumers and producers as a new lifecycle (they rejoin as new).\n" +
 	"  Never rebuild the metadata from clients' caches, never force clients down to a lower metadata version, and never repair by bumping the rolled-back version numbers.\n"
 
-// metadataWayOut is the explicit way out once the runbook was followed.
+// metadataWayOut is the explicit way out once the runbook was followed; %[1]d
+// is a value acknowledges accepts (acceptableAck).
 const metadataWayOut = "Once you have followed the runbook and accept metadataVersion %[1]d as the group's metadata, either:\n" +
 	"  - set acknowledged_metadata_version = %[1]d on this resource and apply (that version becomes the new baseline; consumers rejoining and raising the version since do not invalidate it), or\n" +
 	"  - `terraform state rm` this resource and import it again (a new lifecycle)."
+
+// metadataWayOutStateRm is the way out when no acknowledgement can accept the
+// regression: every version since it was reported is one an earlier
+// acknowledgement was applied or written for.
+const metadataWayOutStateRm = "No acknowledged_metadata_version can acknowledge this regression: every version reported since it (%[1]d to %[2]d) " +
+	"is one an acknowledgement was applied or written for, for an earlier regression. Once you have followed the runbook, " +
+	"`terraform state rm` this resource and import it again (a new lifecycle)."
+
+// metadataWayOutText is the way out for reg: always one that works.
+func metadataWayOutText(reg *metadataRegression) string {
+	if a, ok := reg.acceptableAck(); ok {
+		return fmt.Sprintf(metadataWayOut, a)
+	}
+	return fmt.Sprintf(metadataWayOutStateRm, reg.Reported, reg.latest())
+}
+
+// ackRefusalText says why the configured acknowledgement a does not accept reg.
+func ackRefusalText(reg *metadataRegression, a int64) string {
+	r, why := reg.refusal(a)
+	switch why {
+	case "applied":
+		return fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", a)
+	case "stale":
+		return fmt.Sprintf("acknowledged_metadata_version = %d was written for an earlier regression (metadataVersion %d to %d), "+
+			"which this one replaced before it was applied; it does not acknowledge this one.\n", a, r[0], r[1])
+	case "below":
+		return fmt.Sprintf("acknowledged_metadata_version is %d: metadata versions start at 1.\n", a)
+	}
+	return fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
+		"acknowledge a version the coordinator has reached.\n", a, reg.latest())
+}
 
 // checkMetadataRegression is the ModifyPlan-time rule: a recorded regression
 // fails the plan closed unless acknowledged accepts it (acknowledges).
@@ -128,13 +168,8 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 		return
 	}
 	ack := ""
-	switch {
-	case acknowledged.IsNull() || acknowledged.IsUnknown():
-	case reg.StaleAck != nil && *reg.StaleAck == acknowledged.ValueInt64():
-		ack = fmt.Sprintf("acknowledged_metadata_version = %d was applied for an earlier regression; it does not acknowledge this one.\n", acknowledged.ValueInt64())
-	default:
-		ack = fmt.Sprintf("acknowledged_metadata_version is %d, higher than %d, the version the coordinator reports now: it can only "+
-			"acknowledge a version the coordinator has reached.\n", acknowledged.ValueInt64(), reg.latest())
+	if !acknowledged.IsNull() && !acknowledged.IsUnknown() {
+		ack = ackRefusalText(reg, acknowledged.ValueInt64())
 	}
 	since := ""
 	if reg.latest() != reg.Reported {
@@ -143,16 +178,26 @@ func checkMetadataRegression(diags *diag.Diagnostics, resourceType, p, g string,
 	what := fmt.Sprintf("%s %q: this resource had seen metadataVersion %d for group %q of stream prefix %q, "+
 		"but the coordinator then reported metadataVersion %d%s. The group's metadata was deleted, corrupted, or restored from an old backup; "+
 		"clients may hold newer routing than the coordinator.\n", resourceType, g, reg.Seen, g, p, reg.Reported, since)
-	if reg.Epochs != nil {
+	switch {
+	case reg.Epochs != nil:
 		what = epochsRegressionDetail(resourceType, p, g, reg)
+	case reg.LostMigration != "":
+		what = lostMigrationDetail(resourceType, p, g, reg)
 	}
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed: the plan fails closed", p, g),
 		fmt.Sprintf("%s%s\n", what, ack)+
-			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+fmt.Sprintf(metadataWayOut, reg.Reported)+"\n\n"+
-			fmt.Sprintf("Acknowledge it before consumers rejoining lift metadataVersion back above %d: from then on the version alone no "+
-				"longer shows the regression.", reg.Seen),
+			fmt.Sprintf(metadataRunbook, reg.Seen)+"\n"+metadataWayOutText(reg)+hiddenByChurn(reg),
 	)
+}
+
+// hiddenByChurn warns that churn hides a version regression not yet saved.
+func hiddenByChurn(reg *metadataRegression) string {
+	if reg.LostMigration != "" {
+		return ""
+	}
+	return fmt.Sprintf("\n\nRecord it (`terraform apply -refresh-only`) before consumers rejoining lift metadataVersion back above %d: "+
+		"from then on the version alone no longer shows the regression.", reg.Seen)
 }
 
 // checkPlanBasis is the apply-time regression guard, before any mutation:

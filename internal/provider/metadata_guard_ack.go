@@ -12,13 +12,19 @@ import (
 // the next plan. So:
 //
 //   - acknowledged_metadata_version = A accepts the regression when A is at
-//     most the version the coordinator reports now: "I accept the metadata
-//     as restored, at version A; every version from A on, consumer churn
-//     included, is the group's new lifecycle". The value copied from the
-//     error stays valid while churn moves the version on; a value the
-//     coordinator has not reached (a typo) keeps the plan failing.
+//     most the version the coordinator reports now (latest): "I accept the
+//     metadata as restored, at version A; every version from A on, consumer
+//     churn included, is the group's new lifecycle". The value copied from
+//     the error stays valid while churn moves the version on, also when the
+//     record was first saved after more churn (by `apply -refresh-only`, so
+//     with a higher Reported than the error named); a value the coordinator
+//     has not reached (a typo) keeps the plan failing.
 //   - An acknowledgement already applied for an earlier regression (the
-//     value state still holds, StaleAck) never accepts a new one.
+//     value state still holds, StaleAck) never accepts a new one; nor does a
+//     value within the range of an unacknowledged regression that a newer
+//     one replaced (Stale): it was written for the earlier one.
+//   - The error's way out names a value acknowledges accepts
+//     (acceptableAck), or, when none exists, `terraform state rm` and import.
 //   - Once applied, A is the new baseline of metadata_version; the next
 //     refresh raises it to whatever the coordinator reports.
 //   - A refresh whose result is saved keeps the record (nextRegression)
@@ -44,7 +50,10 @@ func nextRegression(prior *metadataRegression, highest, reported int64, ack type
 			return &next
 		}
 		// Lower again than the latest version seen since: a new regression.
-		return &metadataRegression{Seen: max(prior.Seen, latest), Reported: reported, Latest: reported, StaleAck: int64Ptr(ack)}
+		// The unacknowledged record's range is stale: an acknowledgement
+		// written for it (not applied yet) does not accept this one.
+		stale := append(append([]versionRange(nil), prior.Stale...), versionRange{prior.Reported, latest})
+		return &metadataRegression{Seen: max(prior.Seen, latest), Reported: reported, Latest: reported, StaleAck: int64Ptr(ack), Stale: stale}
 	}
 	if highest > 0 && reported < highest {
 		return &metadataRegression{Seen: highest, Reported: reported, Latest: reported, StaleAck: int64Ptr(ack)}
@@ -52,16 +61,52 @@ func nextRegression(prior *metadataRegression, highest, reported int64, ack type
 	return nil
 }
 
+// versionRange is the range of metadataVersions of one regression, from the
+// version first reported after it to the latest reported since.
+type versionRange [2]int64
+
 // acknowledges reports whether ack accepts the recorded regression.
 func (reg *metadataRegression) acknowledges(ack types.Int64) bool {
 	if reg == nil || ack.IsNull() || ack.IsUnknown() {
 		return false
 	}
-	a := ack.ValueInt64()
-	if reg.StaleAck != nil && *reg.StaleAck == a {
-		return false
+	_, why := reg.refusal(ack.ValueInt64())
+	return why == ""
+}
+
+// refusal says why a refuses the regression ("" = it accepts it) and, for a
+// stale value, the range it was written for.
+func (reg *metadataRegression) refusal(a int64) (versionRange, string) {
+	switch {
+	case reg.StaleAck != nil && *reg.StaleAck == a:
+		return versionRange{}, "applied"
+	case a < 1:
+		return versionRange{}, "below"
+	case a > reg.latest():
+		return versionRange{}, "above"
 	}
-	return a <= reg.latest()
+	for _, r := range reg.Stale {
+		if a >= r[0] && a <= r[1] {
+			return r, "stale"
+		}
+	}
+	return versionRange{}, ""
+}
+
+// acceptableAck is the lowest value acknowledges accepts, if any.
+func (reg *metadataRegression) acceptableAck() (int64, bool) {
+	for a := reg.Reported; a <= reg.latest(); {
+		r, why := reg.refusal(a)
+		switch why {
+		case "":
+			return a, true
+		case "stale":
+			a = r[1] + 1
+		default:
+			a++
+		}
+	}
+	return 0, false
 }
 
 // latest is the version the coordinator reported at the last refresh.

@@ -2,6 +2,8 @@ package provider
 
 import (
 	"context"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -226,7 +228,7 @@ func TestAcknowledgingARegression(t *testing.T) {
 	}{
 		{null, false}, {types.Int64Unknown(), false},
 		{types.Int64Value(2), true},  // the value from the error
-		{types.Int64Value(0), true},  // "every version from 0 on"
+		{types.Int64Value(0), false}, // from before this regression
 		{types.Int64Value(11), true}, // the latest reported
 		{types.Int64Value(12), false},
 		{types.Int64Value(1), false}, // applied for an earlier regression
@@ -234,5 +236,69 @@ func TestAcknowledgingARegression(t *testing.T) {
 		if got := next.acknowledges(tc.ack); got != tc.want {
 			t.Errorf("acknowledges(%v) = %v, want %v", tc.ack, got, tc.want)
 		}
+	}
+}
+
+// TestAcknowledgingARegression_unappliedAckForAnEarlierOneIsStale: an
+// acknowledgement written for regression #1 (recorded by `apply
+// -refresh-only`, churn since) and not applied yet does not accept regression
+// #2 (the same backup restored again before the apply).
+func TestAcknowledgingARegression_unappliedAckForAnEarlierOneIsStale(t *testing.T) {
+	first := nextRegression(nil, 20, 7, types.Int64Null())
+	first = nextRegression(first, 7, 12, types.Int64Null())
+	second := nextRegression(first, 12, 7, types.Int64Null())
+	if second == first || second.Reported != 7 {
+		t.Fatalf("want a new regression recorded: %+v", second)
+	}
+	for _, a := range []int64{7, 12} {
+		if second.acknowledges(types.Int64Value(a)) {
+			t.Errorf("acknowledged_metadata_version = %d, written for regression #1, accepts regression #2: %+v", a, second)
+		}
+	}
+	var diags diag.Diagnostics
+	checkMetadataRegression(&diags, "redisstreamcoordinator_group", "p", "g", second, types.Int64Value(7))
+	if !diags.HasError() || !strings.Contains(diags[0].Detail(), "written for an earlier regression (metadataVersion 7 to 12)") {
+		t.Fatalf("want the plan to fail and say why the value is stale: %v", diags)
+	}
+	// Churn after the second restore: the new versions acknowledge it.
+	third := nextRegression(second, 12, 13, types.Int64Null())
+	if !third.acknowledges(types.Int64Value(13)) || third.acknowledges(types.Int64Value(12)) {
+		t.Fatalf("after churn past regression #1's range: %+v", third)
+	}
+}
+
+// TestAcknowledgingARegression_wayOutIsAccepted: the way out the error
+// names always works: a value acknowledges accepts, or state rm and import
+// when none exists (ack 7 applied for regression #1, the same backup restored
+// again, nothing reported since but 7).
+func TestAcknowledgingARegression_wayOutIsAccepted(t *testing.T) {
+	for name, reg := range map[string]*metadataRegression{
+		"applied ack is the only version": nextRegression(nil, 30, 7, types.Int64Value(7)),
+		"churn since":                     nextRegression(nextRegression(nil, 30, 7, types.Int64Value(7)), 30, 9, types.Int64Null()),
+		"stale range covers all": nextRegression(nextRegression(nextRegression(nil, 20, 7, types.Int64Null()), 7, 12, types.Int64Null()),
+			12, 7, types.Int64Null()),
+		"fresh": nextRegression(nil, 30, 7, types.Int64Null()),
+	} {
+		t.Run(name, func(t *testing.T) {
+			var diags diag.Diagnostics
+			checkMetadataRegression(&diags, "redisstreamcoordinator_group", "p", "g", reg, types.Int64Null())
+			detail := diags[0].Detail()
+			m := regexp.MustCompile(`set acknowledged_metadata_version = (\d+)`).FindStringSubmatch(detail)
+			if m == nil {
+				if !strings.Contains(detail, "No acknowledged_metadata_version can acknowledge") || !strings.Contains(detail, "terraform state rm") {
+					t.Fatalf("no way out named:\n%s", detail)
+				}
+				if _, ok := reg.acceptableAck(); ok {
+					t.Fatalf("state rm named although a value is accepted:\n%s", detail)
+				}
+				return
+			}
+			a, _ := strconv.ParseInt(m[1], 10, 64)
+			var after diag.Diagnostics
+			checkMetadataRegression(&after, "redisstreamcoordinator_group", "p", "g", reg, types.Int64Value(a))
+			if after.HasError() {
+				t.Fatalf("the value the error tells the user to set (%d) is refused:\n%s", a, after[0].Detail())
+			}
+		})
 	}
 }
