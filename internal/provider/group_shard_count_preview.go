@@ -89,13 +89,9 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed: true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. Applying the plan when " +
-					"the coordinator reports a lower version fails before any change (a metadata regression). A higher one is no stale " +
-					"plan by itself: the coordinator raises the version on every change of the group, consumers joining and leaving " +
-					"included. The plan's basis is the group's shard count, its migration under way (or none), the prefix's groups " +
-					"with their counts (`affected_groups`) and this version; any of it changed makes the saved plan stale. Known only " +
-					"after apply for a new resource (Terraform plans it again during apply from a fresh read); null when the group " +
-					"does not exist yet.",
+				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. A lower version at " +
+					"apply fails before any change; a higher one alone (consumers joining and leaving) does not. Known after apply for a " +
+					"new resource; null when the group does not exist yet.",
 				Computed: true,
 			},
 			"plan_check": schema.StringAttribute{
