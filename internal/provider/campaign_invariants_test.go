@@ -106,7 +106,7 @@ func mutationsShown(plan *tfjson.Plan) shownMutations {
 				s.allowed[coordinator.ActionDeleteGroup+" "+fmt.Sprint(before["stream_prefix"])+"/"+fmt.Sprint(before["consumer_group"])] = true
 			}
 		case "redisstreamcoordinator_group_shard_count":
-			if !(a.Create() || a.Update() || a.Replace()) || after == nil {
+			if (!a.Create() && !a.Update() && !a.Replace()) || after == nil {
 				continue
 			}
 			p := fmt.Sprint(after["stream_prefix"])

@@ -126,7 +126,7 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if s.checkBasis != nil && !s.checkBasis(ctx, group) {
 		return nil
 	}
-	if s.waitOnly && !(group.ShardCount == s.target && (group.ActiveMigration.Finished() || group.ActiveMigration.ToShardCount == s.target)) {
+	if s.waitOnly && (group.ShardCount != s.target || (!group.ActiveMigration.Finished() && group.ActiveMigration.ToShardCount != s.target)) {
 		s.refuseWaitOnly(group)
 		return nil
 	}
