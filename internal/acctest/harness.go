@@ -78,6 +78,10 @@ type Options struct {
 	RateLimitManualReset bool
 	// MemberLeaseTTL defaults to 3 s so silent consumers expire quickly.
 	MemberLeaseTTL time.Duration
+	// RebalanceTimeout defaults to 5 s so members that never converge are
+	// fenced quickly; a test whose silent member must stay live across
+	// terraform runs sets it far beyond any machine's pace.
+	RebalanceTimeout time.Duration
 	// StreamProvisioning turns on the in-repo coordinator's Redis stream
 	// provisioning (keys p:i, see Coordinator.RedisKeys).
 	StreamProvisioning bool
@@ -114,6 +118,10 @@ func New(t testing.TB, opts Options) *Env {
 	if leaseTTL == 0 {
 		leaseTTL = 3 * time.Second
 	}
+	rebalance := opts.RebalanceTimeout
+	if rebalance == 0 {
+		rebalance = 5 * time.Second
+	}
 	var numbering coordinator.Numbering
 	switch v := os.Getenv(EnvNumbering); v {
 	case "":
@@ -138,7 +146,7 @@ func New(t testing.TB, opts Options) *Env {
 		TickInterval:         50 * time.Millisecond,
 		HeartbeatInterval:    100 * time.Millisecond,
 		MemberLeaseTTL:       leaseTTL,
-		RebalanceTimeout:     5 * time.Second,
+		RebalanceTimeout:     rebalance,
 	})
 	if err := c.Start("127.0.0.1:0"); err != nil {
 		t.Fatalf("start in-repo coordinator: %v", err)

@@ -86,8 +86,9 @@ func TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn(t *testing.T) {
 // after that migration was rolled back: the apply refuses it as stale and
 // sends nothing; it never sends the scale nobody reviewed (issue 23 §1).
 func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.T) {
-	// The silent member must stay live through plan and apply.
-	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	// The silent member must stay live (neither expired nor fenced for not
+	// converging) through plan and apply, however slow the machine.
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour, RebalanceTimeout: time.Hour})
 	p, g := acctest.RandomName("waitrb"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
 	// A member that never converges keeps a scale-out ACTIVE, under way.
