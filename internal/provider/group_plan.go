@@ -300,7 +300,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	// the same values: the groups this provider created in this run are left
 	// out, the ones it deleted are put back with the count they had
 	// (planBasisOfPrefix).
-	planned := plannedCreatesOfPrefix(&r.pd.plans, p, g)
 	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, groups, p, g)
 	self, selfExists := prefix[g]
 	delete(prefix, g)
@@ -338,9 +337,16 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		// must agree where their counts are known (the later one planned
 		// sees the earlier one). A count that is not known stays unknown
 		// and is resolved by the create, under the prefix lock.
-		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
+		// Registering and reading the others is one locked step, so of two
+		// creates planned at once the later always sees the earlier.
 		self := plannedGroupCreate{InitialShardCount: int64Ptr(plan.InitialShardCount), Unset: plan.InitialShardCount.IsNull() || plan.InitialShardCount.IsUnknown()}
-		checkUnsetPlannedBefore(p, g, self, r.pd.plans.registerGroupCreateOfPrefix(p, g, self), &resp.Diagnostics)
+		before := r.pd.plans.registerGroupCreateOfPrefix(p, g, self)
+		planned := make(map[string]*int64, len(before))
+		for name, c := range before {
+			planned[name] = c.InitialShardCount
+		}
+		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
+		checkUnsetPlannedBefore(p, g, self, before, &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -375,20 +381,6 @@ func checkPlannedSiblings(p, g string, planned map[string]*int64, configured typ
 		"This configuration creates %s under stream prefix %q, and group %q with initial_shard_count = %d. Producers route with one "+
 			"shard count per prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count "+
 			"on every group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, want))
-}
-
-// plannedCreatesOfPrefix lists the other groups of prefix p this run plans to
-// create, with their counts (nil when unknown).
-func plannedCreatesOfPrefix(reg *planRegistry, p, g string) map[string]*int64 {
-	reg.mu.Lock()
-	defer reg.mu.Unlock()
-	out := map[string]*int64{}
-	for k, c := range reg.groupCreates {
-		if k.prefix == p && k.group != g {
-			out[k.group] = c.InitialShardCount
-		}
-	}
-	return out
 }
 
 func int64Ptr(v types.Int64) *int64 {

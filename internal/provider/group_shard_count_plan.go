@@ -25,6 +25,10 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			"Destroying a redisstreamcoordinator_group_shard_count only removes it from Terraform state; the group keeps its current shard count.")
 		return
 	}
+	// The import mark is read before it is cleared: the planned private
+	// state may be the prior one itself.
+	importing, diags := readImportRead(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	clearImportRead(ctx, req, resp)
 	var plan groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -81,8 +85,6 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
-		importing, diags := readImportRead(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
 		if importing {
 			warnUnderWayAtImport(ctx, plan, seen, resp)
 		} else if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
