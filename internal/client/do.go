@@ -75,6 +75,11 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 				return err
 			}
 			ctx = maskSecrets(ctx, auth.secret)
+			// A login can take a round trip, or wait on another caller's:
+			// an interrupt during it still stops the send.
+			if err := c.mayStart(ctx, cl); err != nil {
+				return err
+			}
 		}
 		resp, st, err := c.send(ctx, cl, body, auth)
 		if err != nil {

@@ -125,3 +125,27 @@ func TestMutationNotReSentAfterReloginOnceItsOperationEnded(t *testing.T) {
 		t.Fatalf("scale sent %d times, want 1: nothing new is sent once the operation ended", posts)
 	}
 }
+
+// TestMutationNotSentWhenItsOperationEndsDuringTheLogin: the interrupt
+// arrives while the client logs in for the mutation's token (a round trip,
+// or a wait on another caller's login): the mutation is not sent.
+func TestMutationNotSentWhenItsOperationEndsDuringTheLogin(t *testing.T) {
+	op, interrupt := context.WithCancel(context.Background())
+	lf := newLoginFake(t)
+	lf.release = make(chan struct{})
+	c := loginClient(t, lf.URL)
+	go func() {
+		<-lf.entered // the login is under way
+		interrupt()
+		close(lf.release)
+	}()
+	_, err := c.ScaleGroup(graceOf(op), "orders", "billing", 8, Mutation{})
+	if !IsNotSent(err) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("scale after an interrupt during its login: %v, want a NotSentError wrapping context.Canceled", err)
+	}
+	for _, r := range lf.requests() {
+		if r.Method == http.MethodPost && r.RequestURI != "/coord/v1/auth/login" {
+			t.Fatalf("the scale was sent after the interrupt: %s %s", r.Method, r.RequestURI)
+		}
+	}
+}

@@ -130,8 +130,8 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was changed by this apply.\n",
 			basisVersion, g, p, group.MetadataVersion, group.ShardCount)+
 			fmt.Sprintf(metadataRunbook, basisVersion)+"\n"+
-			"Then run `terraform apply -refresh-only` and `terraform plan` again; the plan will fail closed until the regression is acknowledged:\n"+
-			fmt.Sprintf(metadataWayOut, group.MetadataVersion),
+			"Then run `terraform apply -refresh-only` and `terraform plan` again: the plan fails closed until the regression is acknowledged, "+
+			"and its error names the acknowledged_metadata_version value that works (or, when none does, `terraform state rm` and import).",
 	)
 }
 
