@@ -91,15 +91,20 @@ func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.
 	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour, RebalanceTimeout: time.Hour})
 	p, g := acctest.RandomName("waitrb"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
-	// A member that never converges keeps a scale-out ACTIVE, under way.
-	a.env.JoinSilentMember(t, p, g)
 	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 8)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
 			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
 			{
-				PreConfig: func() { scaleOutOfBand(t, a, p, 8) },
+				PreConfig: func() {
+					// A member that never converges keeps the scale-out ACTIVE,
+					// under way. It joins here, not before the test case: a
+					// parallel test may wait its turn longer than a real
+					// coordinator's lease (15 s) or rebalance timeout.
+					a.env.JoinSilentMember(t, p, g)
+					scaleOutOfBand(t, a, p, 8)
+				},
 				Config:    config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
