@@ -105,7 +105,7 @@ func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.
 					a.env.JoinSilentMember(t, p, g)
 					scaleOutOfBand(t, a, p, 8)
 				},
-				Config:    config,
+				Config: config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
 					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("plan_check"), knownvalue.StringExact(planCheckUnderWay)),
