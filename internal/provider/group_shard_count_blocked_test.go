@@ -23,9 +23,9 @@ import (
 // producers, routing with one count per prefix, cannot follow. The take-over
 // refuses before it sends anything.
 func TestAccGroupShardCount_blockedTakeOverLeavesThePrefixAtOneCount(t *testing.T) {
-	// The lease outlasts the test: the stalled member stays live however
-	// slow the machine is.
-	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour})
+	// The lease and the rebalance timeout outlast the test: the stalled
+	// member stays live, neither expired nor fenced, however slow the machine.
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour, RebalanceTimeout: time.Hour})
 	c := a.env.RequireInRepo(t, "reads the audit log")
 	p := acctest.RandomName("blocked")
 	a.createConsumedGroupOutOfBand(t, p, "a", 1) // converges: its migration completes
