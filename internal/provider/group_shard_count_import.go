@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -22,24 +23,31 @@ import (
 // The import's refresh is the one Read whose prior state has no shard_count
 // (ImportState sets only the identity and the defaults); it marks the
 // private state, the plan that follows sees the mark, and every later
-// refresh clears it.
+// refresh clears it. The mark names the provider instance that wrote it
+// (providerData.configuration): the import's refresh and its plan run in one
+// instance, while an import that plans nothing has its refreshed private
+// state saved as it is (Terraform writes no planned private state for a
+// no-op), so a later `plan -refresh=false`, in another instance, finds the
+// mark and must not take itself for the import's plan.
 
 // privateImportRead marks the state the import's own refresh read.
 const privateImportRead = "import_read"
 
-func setImportRead(ctx context.Context, private privateSetter, importing bool) diag.Diagnostics {
-	if !importing {
+func setImportRead(ctx context.Context, private privateSetter, pd *providerData, importing bool) diag.Diagnostics {
+	if !importing || pd == nil {
 		return private.SetKey(ctx, privateImportRead, nil)
 	}
-	return private.SetKey(ctx, privateImportRead, []byte("true"))
+	return private.SetKey(ctx, privateImportRead, []byte(strconv.Quote(pd.configuration)))
 }
 
-func readImportRead(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
-	if private == nil {
+// readImportRead says whether this provider instance's own import refresh
+// wrote the prior private state.
+func readImportRead(ctx context.Context, private privateGetter, pd *providerData) (bool, diag.Diagnostics) {
+	if private == nil || pd == nil {
 		return false, nil
 	}
 	b, diags := private.GetKey(ctx, privateImportRead)
-	return string(b) == "true", diags
+	return string(b) == strconv.Quote(pd.configuration), diags
 }
 
 // clearImportRead is the top of every plan of an existing shard count: the
@@ -51,14 +59,14 @@ func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	if req.State.Raw.IsNull() || resp.Private == nil {
 		return
 	}
-	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, false)...)
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, nil, false)...)
 }
 
 // warnUnderWayAtImport is the import plan's part: the migration under way
 // is reported, not waited on, and the mark is cleared from the planned
 // private state.
 func warnUnderWayAtImport(ctx context.Context, plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, false)...)
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, nil, false)...)
 	if seen == nil || seen.ActiveMigration.Finished() {
 		return
 	}

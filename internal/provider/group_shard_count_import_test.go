@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // TestAccGroupShardCount_importThatScalesLeavesNoImportMark: an import block
@@ -51,5 +52,62 @@ import {
 	}
 	if strings.Contains(out, "Importing the shard count") {
 		t.Fatalf("a plan after the import's apply is planned as the import's own:\n%s", out)
+	}
+}
+
+// TestAccGroupShardCount_importOfMigrationUnderWayLeavesNoImportMark: an
+// import block of a DRAINING migration to the configured count plans and
+// applies nothing but the import. Terraform saves the import's refreshed
+// private state as it is (a no-op has no planned private state), so the
+// import mark survives into state; a later `plan -refresh=false`, in another
+// provider instance, is still no import's plan: it waits for the migration
+// the import recorded, like the refreshing plan after it. Under every CLI.
+func TestAccGroupShardCount_importOfMigrationUnderWayLeavesNoImportMark(t *testing.T) {
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
+	t.Parallel()
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds a migration DRAINING through the in-repo coordinator's hook")
+	p, g := acctest.RandomName("impdrain"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	c.SetUndrainedShard(p, g, 3, true)
+	scaleOutOfBand(t, a, p, 3)
+	waitForGroup(t, a, p, g, migrationIn(client.MigrationDraining))
+	cli := newActionCLI(t, a.env, fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = { source = %q }
+  }
+}
+
+provider "redisstreamcoordinator" {}
+
+import {
+  to = redisstreamcoordinator_group_shard_count.test
+  id = "%s/%s"
+}
+`, acctest.ProviderSource, p, g)+shardCountHCL("test", p, g, 3, ""))
+	audited := len(c.AuditEvents())
+	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
+	if code != 0 {
+		t.Fatalf("apply of the import exited %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "Importing the shard count") || !strings.Contains(out, "1 imported, 0 added, 0 changed") {
+		t.Fatalf("the import's apply is not an import that reports the migration under way:\n%s", out)
+	}
+	if events := c.AuditEvents(); len(events) != audited {
+		t.Fatalf("the import sent %d audited mutation(s), want none", len(events)-audited)
+	}
+	for _, args := range [][]string{{"plan", "-refresh=false", "-detailed-exitcode"}, {"plan", "-detailed-exitcode"}} {
+		code, out := cli.run(a.env.Writer, args...)
+		if code != 2 || strings.Contains(out, "Importing the shard count") || !strings.Contains(out, "is already under way") {
+			t.Fatalf("%v after the import exited %d; want 2, an update that waits for the DRAINING migration, not the import's plan:\n%s", args, code, out)
+		}
+	}
+	c.SetUndrainedShard(p, g, 3, false)
+	waitForMigrationDone(t, a, p, g)
+	if code, out := cli.run(a.env.Writer, "plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan once the migration completed exited %d, want 0:\n%s", code, out)
 	}
 }

@@ -27,7 +27,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	// The import mark is read before it is cleared: the planned private
 	// state may be the prior one itself.
-	importing, diags := readImportRead(ctx, req.Private)
+	importing, diags := readImportRead(ctx, req.Private, r.pd)
 	resp.Diagnostics.Append(diags...)
 	clearImportRead(ctx, req, resp)
 	var plan groupShardCountModel

@@ -386,7 +386,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
 	// The import's own refresh is the one with no shard_count yet.
-	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, state.ShardCount.IsNull())...)
+	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, r.pd, state.ShardCount.IsNull())...)
 	state.ID = types.StringValue(groupID(p, g))
 	state.ShardCount = types.Int64Value(int64(group.ShardCount))
 	seen := state.MetadataVersion

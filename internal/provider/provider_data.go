@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,10 +30,21 @@ type providerData struct {
 	// time; api is nil then. Set only during a plan whose provider block
 	// depends on resources not yet created.
 	configUnknown []string
+	// configuration is random, one per configured provider instance: what
+	// this instance wrote into a private state, a later instance (the next
+	// command, or the apply after a plan) does not take for its own
+	// (group_shard_count_import.go).
+	configuration string
+}
+
+func newConfiguration() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return hex.EncodeToString(b)
 }
 
 func newUnknownProviderData(unknown []string) *providerData {
-	return &providerData{prefixLocks: &keyedMutex{}, configUnknown: unknown}
+	return &providerData{prefixLocks: &keyedMutex{}, configUnknown: unknown, configuration: newConfiguration()}
 }
 
 // unknownConfigDetail explains why a plan-time check could not run.
@@ -44,7 +57,7 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client) *providerData {
-	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}}
+	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}, configuration: newConfiguration()}
 }
 
 // providerDataFrom type-asserts ProviderData; nil data (the provider is not
