@@ -25,6 +25,7 @@ type Consumer struct {
 	meta     int64
 	owned    []client.ShardID
 	silent   bool
+	stalled  bool
 }
 
 // StartConsumer starts a fake member of group {p,g}; it leaves the group when
@@ -39,6 +40,49 @@ func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
 	if err != nil {
 		t.Fatalf("consumer client: %v", err)
 	}
+	t.Cleanup(c.Stop)
+	return c
+}
+
+// StartStalledConsumer starts a member of group {p,g} that heartbeats, so its
+// lease never lapses (against a coordinator with the real 15 s leases too),
+// but never takes a shard: it echoes the epochs and reports owning nothing,
+// like a consumer whose workers hung after it joined. It has nothing to
+// revoke, so the rebalance timeout never fences it, and a migration that
+// waits for its shards to be taken stays under way until the test stops it
+// (or its cleanup, which leaves the group). It returns once the coordinator
+// has accepted the member.
+func (e *Env) StartStalledConsumer(t testing.TB, p, g string) *Consumer {
+	t.Helper()
+	creds := e.Member
+	if creds.Username == "" {
+		creds = e.Writer
+	}
+	api, err := client.New(client.Config{
+		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
+		RunID: "tfacc", MaxRetries: 3, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond,
+		RequestTimeout: 5 * time.Second,
+	})
+	if err != nil {
+		t.Fatalf("stalled consumer client: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	c := &Consumer{MemberID: RandomName("tfacc-stalled"), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{}), stalled: true}
+	// The join is this goroutine's, so the member exists when this returns.
+	c.beat(ctx)
+	c.mu.Lock()
+	last := c.last
+	c.mu.Unlock()
+	if last == nil {
+		cancel()
+		t.Fatalf("stalled consumer %s could not join %s/%s", c.MemberID, p, g)
+	}
+	switch last.Status {
+	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest, client.HeartbeatUnsupportedProtocol:
+		cancel()
+		t.Fatalf("stalled consumer %s was not accepted by %s/%s: %s", c.MemberID, p, g, last.Status)
+	}
+	go c.run(ctx)
 	t.Cleanup(c.Stop)
 	return c
 }
@@ -99,7 +143,7 @@ func (c *Consumer) beat(ctx context.Context) time.Duration {
 		c.epoch, c.meta, c.owned = 0, 0, nil
 	default:
 		c.epoch, c.meta = resp.MemberEpoch, resp.MetadataVersion
-		if resp.Status != client.HeartbeatSyncMetadata {
+		if resp.Status != client.HeartbeatSyncMetadata && !c.stalled {
 			c.owned = append([]client.ShardID(nil), resp.Assignment.AssignedShards...)
 		}
 	}

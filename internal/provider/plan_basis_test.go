@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -86,9 +85,7 @@ func TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn(t *testing.T) {
 // after that migration was rolled back: the apply refuses it as stale and
 // sends nothing; it never sends the scale nobody reviewed (issue 23 §1).
 func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.T) {
-	// The silent member must stay live (neither expired nor fenced for not
-	// converging) through plan and apply, however slow the machine.
-	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Hour, RebalanceTimeout: time.Hour})
+	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("waitrb"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
 	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 8)
@@ -98,11 +95,11 @@ func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.
 			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
 			{
 				PreConfig: func() {
-					// A member that never converges keeps the scale-out ACTIVE,
-					// under way. It joins here, not before the test case: a
-					// parallel test may wait its turn longer than a real
-					// coordinator's lease (15 s) or rebalance timeout.
-					a.env.JoinSilentMember(t, p, g)
+					// A member that heartbeats but never takes a shard keeps the
+					// scale-out ACTIVE, under way, through plan and apply however
+					// slow the machine: its lease never lapses, and with nothing
+					// to revoke it is never fenced.
+					a.env.StartStalledConsumer(t, p, g)
 					scaleOutOfBand(t, a, p, 8)
 				},
 				Config: config,
