@@ -121,13 +121,14 @@ func migrationClause(g *client.Group) string {
 	return ", with no migration under way"
 }
 
-// addBasisRegression is the apply-time regression: the coordinator reports a
-// lower metadataVersion than the plan was based on.
+// addBasisRegression is the regression a basis check finds, at apply or in
+// a `plan -refresh=false`: the coordinator reports a lower metadataVersion
+// than the plan (or the state) was based on.
 func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) {
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed since the plan", p, g),
 		fmt.Sprintf("The plan was based on metadataVersion %d of group %q (stream prefix %q), but the coordinator now reports the lower metadataVersion %d "+
-			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was changed by this apply.\n",
+			"(shard count %d): the group's metadata was deleted, corrupted, or restored from an old backup. Nothing was sent to the coordinator.\n",
 			basisVersion, g, p, group.MetadataVersion, group.ShardCount)+
 			fmt.Sprintf(metadataRunbook, basisVersion)+"\n"+
 			"Then run `terraform apply -refresh-only` and `terraform plan` again: the plan fails closed until the regression is acknowledged, "+
