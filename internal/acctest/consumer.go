@@ -32,11 +32,7 @@ type Consumer struct {
 // the test ends (or on Stop).
 func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
 	t.Helper()
-	creds := e.Member
-	if creds.Username == "" {
-		creds = e.Writer
-	}
-	c, err := newConsumer(e.Endpoint, creds, "tfacc-member", p, g)
+	c, err := newConsumer(e.Endpoint, e.memberCredentials(), "tfacc-member", p, g)
 	if err != nil {
 		t.Fatalf("consumer client: %v", err)
 	}
@@ -54,15 +50,7 @@ func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
 // has accepted the member.
 func (e *Env) StartStalledConsumer(t testing.TB, p, g string) *Consumer {
 	t.Helper()
-	creds := e.Member
-	if creds.Username == "" {
-		creds = e.Writer
-	}
-	api, err := client.New(client.Config{
-		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
-		RunID: "tfacc", MaxRetries: 3, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond,
-		RequestTimeout: 5 * time.Second,
-	})
+	api, err := newMemberClient(e.Endpoint, e.memberCredentials())
 	if err != nil {
 		t.Fatalf("stalled consumer client: %v", err)
 	}
@@ -87,14 +75,28 @@ func (e *Env) StartStalledConsumer(t testing.TB, p, g string) *Consumer {
 	return c
 }
 
+// memberCredentials is the MEMBER principal heartbeats need, or the WRITE
+// one where the coordinator does not authenticate the member API.
+func (e *Env) memberCredentials() Credentials {
+	if e.Member.Username == "" {
+		return e.Writer
+	}
+	return e.Member
+}
+
+// newMemberClient is the client of a fake member's heartbeats.
+func newMemberClient(endpoint string, creds Credentials) (*client.Client, error) {
+	return client.New(client.Config{
+		Endpoint: endpoint, Username: creds.Username, Password: creds.Password,
+		RunID: "tfacc", MaxRetries: 3, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond,
+		RequestTimeout: 5 * time.Second,
+	})
+}
+
 // newConsumer starts the heartbeat loop of a member whose id is idPrefix
 // plus a random suffix.
 func newConsumer(endpoint string, creds Credentials, idPrefix, p, g string) (*Consumer, error) {
-	api, err := client.New(client.Config{
-		Endpoint: endpoint, Username: creds.Username, Password: creds.Password,
-		RunID: "tfacc", MaxRetries: 2, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 100 * time.Millisecond,
-		RequestTimeout: 5 * time.Second,
-	})
+	api, err := newMemberClient(endpoint, creds)
 	if err != nil {
 		return nil, err
 	}
@@ -200,14 +202,7 @@ func (c *Consumer) Stop() {
 // behind its back. It returns the member id.
 func (e *Env) JoinSilentMember(t testing.TB, p, g string) string {
 	t.Helper()
-	creds := e.Member
-	if creds.Username == "" {
-		creds = e.Writer
-	}
-	api, err := client.New(client.Config{
-		Endpoint: e.Endpoint, Username: creds.Username, Password: creds.Password,
-		RunID: "tfacc", MaxRetries: 3, RetryWaitMin: 20 * time.Millisecond, RetryWaitMax: 200 * time.Millisecond,
-	})
+	api, err := newMemberClient(e.Endpoint, e.memberCredentials())
 	if err != nil {
 		t.Fatalf("silent member client: %v", err)
 	}
