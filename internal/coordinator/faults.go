@@ -47,8 +47,11 @@ const (
 	// body cannot be decoded.
 	FaultGarbleAfterApply
 	// FaultHangAfterApply applies the request and then sends nothing until
-	// the client gives up (closes the connection), Delay passes, or the
-	// coordinator closes: an answer delayed past the client's deadline.
+	// the client gives up (closes the connection), Delay passes, Until
+	// reports true, or the coordinator closes, and then resets the
+	// connection: an answer delayed past the client's deadline, or one that
+	// is lost after the change took effect while the test makes something
+	// happen in between.
 	FaultHangAfterApply
 )
 
@@ -74,7 +77,7 @@ type Fault struct {
 	ContentType string
 
 	Delay time.Duration // FaultDelay
-	// Until, when set, ends a FaultDelay early: the request is served as soon
+	// Until, when set, ends a FaultDelay (or a FaultHangAfterApply) early: the request is served as soon
 	// as Until reports true (asked at once, then every untilPollInterval), or
 	// after Delay at the latest. Tests hold requests with it until something
 	// the coordinator cannot see has happened, such as a consumer joining.
@@ -151,10 +154,26 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 		}
 		t := time.NewTimer(delay)
 		defer t.Stop()
-		select {
-		case <-r.Context().Done():
-		case <-t.C:
-		case <-c.closing:
+		var poll <-chan time.Time
+		if f.Until != nil {
+			tick := time.NewTicker(untilPollInterval)
+			defer tick.Stop()
+			poll = tick.C
+		}
+	hang:
+		for {
+			select {
+			case <-r.Context().Done():
+				break hang
+			case <-t.C:
+				break hang
+			case <-c.closing:
+				break hang
+			case <-poll:
+				if f.Until() {
+					break hang
+				}
+			}
 		}
 		resetConnection(w)
 	case FaultStoreError:
