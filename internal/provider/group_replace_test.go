@@ -119,6 +119,63 @@ func TestAccGroup_replaceWithOtherCreatesUsesListingAfterDelete(t *testing.T) {
 	})
 }
 
+// TestAccGroup_replaceWithOtherCreatesWhileTheDeleteIsAnswered: the same
+// apply, with the other creates planned and sent while the coordinator has
+// already applied the delete and its answer has not reached the provider
+// (it is then lost, and read back). Their apply-time plans and their
+// pre-create sibling checks find the replaced group gone: that is this
+// apply's own delete, not a changed sibling, so they create at the planned
+// count instead of failing with "Stale plan" or "inconsistent final plan".
+func TestAccGroup_replaceWithOtherCreatesWhileTheDeleteIsAnswered(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "applies the delete and holds its answer until the other creates have landed")
+	p, g := acctest.RandomName("repans"), "svc"
+	one := a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy)
+	more := one + groupHCL("a", p, "a") + groupHCL("b", p, "b")
+	exists := func(name string) bool { _, ok := c.BackupGroup(p, name); return ok }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: one + replaceTrigger(1)},
+			{
+				Config: more + replaceTrigger(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						betweenPlanAndApply(func() {
+							// The other creates' apply starts only once the delete has
+							// taken effect (their plans list the groups, their sibling
+							// checks read the replaced group)...
+							c.InjectFault(coordinator.Fault{
+								Method: http.MethodGet, Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, Times: 2,
+								Delay: time.Minute, Until: func() bool { return !exists(g) },
+							})
+							c.InjectFault(coordinator.Fault{
+								Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay, Times: 2,
+								Delay: time.Minute, Until: func() bool { return !exists(g) },
+							})
+							// ...and the delete's answer waits until both have landed.
+							c.InjectFault(coordinator.Fault{
+								Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultHangAfterApply,
+								Delay: time.Minute, // a bound only: Until releases it
+								Until: func() bool { return exists("a") && exists("b") },
+							})
+						}),
+					},
+				},
+				Check: resource.ComposeTestCheckFunc(
+					a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "a", shardCountIs(2)), a.expectGroup(p, "b", shardCountIs(2)),
+					func(*terraform.State) error {
+						if deletes := auditEvents(c, p, "DELETE_GROUP"); len(deletes) != 1 {
+							return fmt.Errorf("want one delete, got %d", len(deletes))
+						}
+						return nil
+					}),
+			},
+		},
+	})
+}
+
 // TestAccGroup_replacingOnlyGroupWithProvisioningRefusedAtPlan: with stream
 // provisioning on, renaming (or replacing) the only group of a prefix would
 // delete it and then meet 409 STREAM_PREFIX_ALREADY_EXISTS, since the delete

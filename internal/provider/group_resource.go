@@ -364,13 +364,21 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	api := r.pd.api
 	force := state.ForceDelete.ValueBool()
 	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
+	// A create this apply plans again after the delete (a rename or
+	// -replace) must plan what it planned while the group existed, and a
+	// sibling check of another create must take the group's absence for this
+	// delete. Registered before the request is sent: the coordinator applies
+	// the delete before its answer arrives, and other resources of the apply
+	// plan and create in between.
+	r.pd.plans.registerDeleted(deletedAsPlanned(ctx, req.Private, p, g, state))
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteDelete(p)
+	if err != nil && !client.IsNotFound(err) && !client.IsAmbiguous(err) {
+		// Refused: the group is still there.
+		r.pd.plans.unregisterDeleted(p, g)
+	}
 	switch {
 	case err == nil, client.IsNotFound(err):
-		// A create this apply plans again after the delete (a rename or
-		// -replace) must plan what it planned while the group existed.
-		r.pd.plans.registerDeleted(deletedAsPlanned(ctx, req.Private, p, g, state))
 		return
 	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,

@@ -52,8 +52,8 @@ func (r *planRegistry) registerReplaced(p, g string) {
 	r.replaced[groupKey{p, g}] = true
 }
 
-// registerDeleted notes a group this provider deleted in this run, as the
-// refresh before the delete saw it.
+// registerDeleted notes a group this provider deletes in this run, as the
+// refresh before the delete saw it, before the delete is sent.
 func (r *planRegistry) registerDeleted(grp client.Group) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -61,6 +61,14 @@ func (r *planRegistry) registerDeleted(grp client.Group) {
 		r.deleted = map[groupKey]client.Group{}
 	}
 	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
+}
+
+// unregisterDeleted forgets a delete registerDeleted noted before it was
+// sent, once the coordinator refused it.
+func (r *planRegistry) unregisterDeleted(p, g string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.deleted, groupKey{p, g})
 }
 
 // registerCreated notes a group this provider created in this run, with its
@@ -88,7 +96,8 @@ func (r *planRegistry) createdInRun(p string) map[string]int32 {
 	return out
 }
 
-// deletedInRun reports a group this provider deleted in this run.
+// deletedInRun reports a group this provider deleted in this run (or is
+// deleting: consulted only for a group found gone).
 func (r *planRegistry) deletedInRun(p, g string) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
