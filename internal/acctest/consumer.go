@@ -41,13 +41,15 @@ func (e *Env) StartConsumer(t testing.TB, p, g string) *Consumer {
 }
 
 // StartStalledConsumer starts a member of group {p,g} that heartbeats, so its
-// lease never lapses (against a coordinator with the real 15 s leases too),
-// but never takes a shard: it echoes the epochs and reports owning nothing,
-// like a consumer whose workers hung after it joined. It has nothing to
-// revoke, so the rebalance timeout never fences it, and a migration that
-// waits for its shards to be taken stays under way until the test stops it
-// (or its cleanup, which leaves the group). It returns once the coordinator
-// has accepted the member.
+// lease does not lapse however long the test takes (against a coordinator
+// with the real 15 s leases too), but never takes a shard: it echoes the
+// epochs and reports owning nothing, like a consumer whose workers hung after
+// it joined. It has nothing to revoke, so the rebalance timeout does not
+// fence it, and it never converges, so a scale-out stays ACTIVE, under way,
+// until the test stops it (or its cleanup, which leaves the group). Should a
+// slow heartbeat still let its lease lapse, it rejoins, and the migration
+// stays ACTIVE either way (CONTRACT §7: a scale-out with no live member stays
+// ACTIVE). It returns once the coordinator has accepted the member.
 func (e *Env) StartStalledConsumer(t testing.TB, p, g string) *Consumer {
 	t.Helper()
 	api, err := newMemberClient(e.Endpoint, e.memberCredentials())

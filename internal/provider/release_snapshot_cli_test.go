@@ -100,9 +100,12 @@ func TestAccReleaseSnapshot_mirror(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// Offline: the single-target build needs only the modules the provider
-	// builds with (scripts/release-snapshot.sh drops the `go mod download`
-	// hook, which fetches the whole module graph, from its copy).
+	// goreleaser itself comes from the Go module proxy on first use, as make
+	// test builds it; the release build is offline: the single-target build
+	// needs only the modules the provider builds with
+	// (scripts/release-snapshot.sh drops the `go mod download` hook, which
+	// fetches the whole module graph, from its copy).
+	runMake(t, nil, "goreleaser")
 	runMake(t, []string{"GOOS=" + runtime.GOOS, "GOARCH=" + runtime.GOARCH, "GOPROXY=off"},
 		"release-snapshot", "SNAPSHOT_SINGLE_TARGET=1")
 	dist := filepath.Join("..", "..", "dist")
