@@ -98,11 +98,17 @@ provider "echo" {
 
 resource "echo" "tokens" {}
 
-# The reader's token authenticates a second provider instance.
+# The reader's token authenticates a second provider instance. Its
+# requested_by refers to the writer's token only to order it after the
+# writer's: the test harness serves both provider configurations from one
+# in-process server, where the configuration done last is the one every
+# call uses (Terraform runs one plugin process per configuration), so the
+# writer's login must not come after this instance is configured.
 provider "redisstreamcoordinator" {
-  alias    = "reader_token"
-  endpoint = %[1]q
-  token    = ephemeral.redisstreamcoordinator_token.reader.token
+  alias        = "reader_token"
+  endpoint     = %[1]q
+  token        = ephemeral.redisstreamcoordinator_token.reader.token
+  requested_by = "tfacc-${ephemeral.redisstreamcoordinator_token.writer.token_type}"
 }
 
 data "redisstreamcoordinator_group" "via_token" {
