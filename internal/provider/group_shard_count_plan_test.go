@@ -6,7 +6,6 @@ import (
 	"net"
 	"regexp"
 	"testing"
-	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -316,36 +315,43 @@ provider "redisstreamcoordinator" {
 func TestAccPullRequestWorkflow_unreachableEndpointFailsFast(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	// A port nothing listens on: the coordinator cannot be reached at all.
+	// The only provider configuration points there (a second, aliased one
+	// would share the harness's in-process server with it, where the
+	// configuration done last serves every call).
 	endpoint := closedLoopbackEndpoint(t)
-	// Measured from here, not while the test waits for its parallel turn.
-	t.Parallel()
-	started := time.Now()
-	resource.Test(t, resource.TestCase{
+	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config: a.env.ProviderConfig() + `` + fmt.Sprintf(`
+			Config: fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = {
+      source = %q
+    }
+  }
+}
+
 provider "redisstreamcoordinator" {
-  alias    = "down"
   endpoint = %q
   username = "u"
   password = "p"
 }
-`, endpoint) + `
+
 resource "redisstreamcoordinator_group_shard_count" "test" {
-  provider       = redisstreamcoordinator.down
   stream_prefix  = "orders"
   consumer_group = "svc"
   shard_count    = 8
 }
-`,
-			PlanOnly:    true,
-			ExpectError: regexp.MustCompile(`(?s)Cannot plan the shard count.*(refused|reach)`),
+`, acctest.ProviderSource, endpoint),
+			PlanOnly: true,
+			// The requirement (issue 10): a user waits seconds, not minutes. A
+			// refusal is retried only within the short connection budget
+			// (client.TestConnectionBudgetBoundsRetries), not max_retries ×
+			// backoff, and the error says so, with what to check.
+			ExpectError: regexp.MustCompile(`(?s)Cannot plan the shard count.*` + words("Nothing accepted a connection") + ".*" +
+				words("check the endpoint's host and port") + ".*" + words("Refused connections are retried only briefly")),
 		}},
 	})
-	// The requirement itself (issue 10): a user waits seconds, not minutes.
-	if elapsed := time.Since(started); elapsed > 10*time.Second {
-		t.Fatalf("an unreachable endpoint took %s to fail the plan; want under 10 s", elapsed)
-	}
 }
 
 func TestAccGroupShardCount_twoResourcesOnOnePrefixFailThePlan(t *testing.T) {
