@@ -89,33 +89,14 @@ func TestAccGroup_replaceWithOtherCreatesUsesListingAfterDelete(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds the delete until another create's plan has listed the groups")
 	p, g := acctest.RandomName("replist"), "svc"
-	one := a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy)
-	more := one + groupHCL("a", p, "a") + groupHCL("b", p, "b")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: a.factories(),
-		Steps: []resource.TestStep{
-			{Config: one + replaceTrigger(1)},
-			{
-				Config: more + replaceTrigger(2),
-				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{
-						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
-						plancheck.ExpectResourceAction("redisstreamcoordinator_group.a", plancheck.ResourceActionCreate),
-						betweenPlanAndApply(func() {
-							// The apply's delete waits for the apply's first listing.
-							listed := c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups)
-							c.InjectFault(coordinator.Fault{
-								Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay,
-								Delay: time.Minute, // a bound only: Until releases it
-								Until: func() bool { return c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups) > listed },
-							})
-						}),
-					},
-				},
-				Check: resource.ComposeTestCheckFunc(
-					a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "a", shardCountIs(2)), a.expectGroup(p, "b", shardCountIs(2))),
-			},
-		},
+	testReplaceWithOtherCreates(t, a, p, g, func() {
+		// The apply's delete waits for the apply's first listing.
+		listed := c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups)
+		c.InjectFault(coordinator.Fault{
+			Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay,
+			Delay: time.Minute, // a bound only: Until releases it
+			Until: func() bool { return c.RequestCount(http.MethodGet, coordinator.RouteMonitoringGroups) > listed },
+		})
 	})
 }
 
@@ -130,9 +111,44 @@ func TestAccGroup_replaceWithOtherCreatesWhileTheDeleteIsAnswered(t *testing.T) 
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "applies the delete and holds its answer until the other creates have landed")
 	p, g := acctest.RandomName("repans"), "svc"
+	exists := func(name string) bool { _, ok := c.BackupGroup(p, name); return ok }
+	testReplaceWithOtherCreates(t, a, p, g, func() {
+		// The other creates' apply starts only once the delete has taken
+		// effect (their plans list the groups, their sibling checks read the
+		// replaced group)...
+		c.InjectFault(coordinator.Fault{
+			Method: http.MethodGet, Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, Times: 2,
+			Delay: time.Minute, Until: func() bool { return !exists(g) },
+		})
+		c.InjectFault(coordinator.Fault{
+			Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay, Times: 2,
+			Delay: time.Minute, Until: func() bool { return !exists(g) },
+		})
+		// ...and the delete's answer waits until both have landed.
+		c.InjectFault(coordinator.Fault{
+			Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultHangAfterApply,
+			Delay: time.Minute, // a bound only: Until releases it
+			Until: func() bool { return exists("a") && exists("b") },
+		})
+	}, func(*terraform.State) error {
+		if deletes := auditEvents(c, p, "DELETE_GROUP"); len(deletes) != 1 {
+			return fmt.Errorf("want one delete, got %d", len(deletes))
+		}
+		return nil
+	})
+}
+
+// testReplaceWithOtherCreates creates group g of prefix p (deletion_policy
+// DELETE, 2 shards), then replaces it in an apply that also creates groups
+// "a" and "b" of p without a count; between runs after that apply's plan.
+// Every group ends at the prefix's 2 shards.
+func testReplaceWithOtherCreates(t *testing.T, a *accTest, p, g string, between func(), checks ...resource.TestCheckFunc) {
+	t.Helper()
 	one := a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy)
 	more := one + groupHCL("a", p, "a") + groupHCL("b", p, "b")
-	exists := func(name string) bool { _, ok := c.BackupGroup(p, name); return ok }
+	checks = append([]resource.TestCheckFunc{
+		a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "a", shardCountIs(2)), a.expectGroup(p, "b", shardCountIs(2)),
+	}, checks...)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -142,35 +158,11 @@ func TestAccGroup_replaceWithOtherCreatesWhileTheDeleteIsAnswered(t *testing.T) 
 				ConfigPlanChecks: resource.ConfigPlanChecks{
 					PreApply: []plancheck.PlanCheck{
 						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
-						betweenPlanAndApply(func() {
-							// The other creates' apply starts only once the delete has
-							// taken effect (their plans list the groups, their sibling
-							// checks read the replaced group)...
-							c.InjectFault(coordinator.Fault{
-								Method: http.MethodGet, Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, Times: 2,
-								Delay: time.Minute, Until: func() bool { return !exists(g) },
-							})
-							c.InjectFault(coordinator.Fault{
-								Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultDelay, Times: 2,
-								Delay: time.Minute, Until: func() bool { return !exists(g) },
-							})
-							// ...and the delete's answer waits until both have landed.
-							c.InjectFault(coordinator.Fault{
-								Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/" + g, Kind: coordinator.FaultHangAfterApply,
-								Delay: time.Minute, // a bound only: Until releases it
-								Until: func() bool { return exists("a") && exists("b") },
-							})
-						}),
+						plancheck.ExpectResourceAction("redisstreamcoordinator_group.a", plancheck.ResourceActionCreate),
+						betweenPlanAndApply(between),
 					},
 				},
-				Check: resource.ComposeTestCheckFunc(
-					a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "a", shardCountIs(2)), a.expectGroup(p, "b", shardCountIs(2)),
-					func(*terraform.State) error {
-						if deletes := auditEvents(c, p, "DELETE_GROUP"); len(deletes) != 1 {
-							return fmt.Errorf("want one delete, got %d", len(deletes))
-						}
-						return nil
-					}),
+				Check: resource.ComposeTestCheckFunc(checks...),
 			},
 		},
 	})

@@ -24,20 +24,7 @@ func TestAccGroupShardCount_importThatScalesLeavesNoImportMark(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("impscale"), "svc"
 	a.createGroupOutOfBand(t, p, g, 2)
-	cli := newActionCLI(t, a.env, fmt.Sprintf(`
-terraform {
-  required_providers {
-    redisstreamcoordinator = { source = %q }
-  }
-}
-
-provider "redisstreamcoordinator" {}
-
-import {
-  to = redisstreamcoordinator_group_shard_count.test
-  id = "%s/%s"
-}
-`, acctest.ProviderSource, p, g)+shardCountHCL("test", p, g, 3, `wait_for = "ACCEPTED"`))
+	cli := newActionCLI(t, a.env, shardCountImportConfig(p, g)+shardCountHCL("test", p, g, 3, `wait_for = "ACCEPTED"`))
 	// No consumer: the scale-out stays ACTIVE, under way, after the apply.
 	if code, out := cli.run(a.env.Writer, "apply", "-auto-approve"); code != 0 {
 		t.Fatalf("apply of the import with a scale exited %d:\n%s", code, out)
@@ -74,20 +61,7 @@ func TestAccGroupShardCount_importOfMigrationUnderWayLeavesNoImportMark(t *testi
 	c.SetUndrainedShard(p, g, 3, true)
 	scaleOutOfBand(t, a, p, 3)
 	waitForGroup(t, a, p, g, migrationIn(client.MigrationDraining))
-	cli := newActionCLI(t, a.env, fmt.Sprintf(`
-terraform {
-  required_providers {
-    redisstreamcoordinator = { source = %q }
-  }
-}
-
-provider "redisstreamcoordinator" {}
-
-import {
-  to = redisstreamcoordinator_group_shard_count.test
-  id = "%s/%s"
-}
-`, acctest.ProviderSource, p, g)+shardCountHCL("test", p, g, 3, ""))
+	cli := newActionCLI(t, a.env, shardCountImportConfig(p, g)+shardCountHCL("test", p, g, 3, ""))
 	audited := len(c.AuditEvents())
 	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
 	if code != 0 {
@@ -110,4 +84,24 @@ import {
 	if code, out := cli.run(a.env.Writer, "plan", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan once the migration completed exited %d, want 0:\n%s", code, out)
 	}
+}
+
+// shardCountImportConfig is a configuration for the terraform CLI (the
+// provider from the environment, newActionCLI) with an import block of
+// group {p, g} into redisstreamcoordinator_group_shard_count.test.
+func shardCountImportConfig(p, g string) string {
+	return fmt.Sprintf(`
+terraform {
+  required_providers {
+    redisstreamcoordinator = { source = %q }
+  }
+}
+
+provider "redisstreamcoordinator" {}
+
+import {
+  to = redisstreamcoordinator_group_shard_count.test
+  id = "%s/%s"
+}
+`, acctest.ProviderSource, p, g)
 }
