@@ -77,8 +77,8 @@ type Fault struct {
 	ContentType string
 
 	Delay time.Duration // FaultDelay
-	// Until, when set, ends a FaultDelay (or a FaultHangAfterApply) early: the request is served as soon
-	// as Until reports true (asked at once, then every untilPollInterval), or
+	// Until, when set, ends a FaultDelay (or a FaultHangAfterApply) early:
+	// the request is served (or its connection reset) as soon as Until reports true (asked at once, then every untilPollInterval), or
 	// after Delay at the latest. Tests hold requests with it until something
 	// the coordinator cannot see has happened, such as a consumer joining.
 	Until func() bool
@@ -129,7 +129,7 @@ func (q *faultQueue) take(method, rawPath, route string) (Fault, bool) {
 func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request, m *match, rawPath, rawQuery string) bool {
 	switch f.Kind {
 	case FaultDelay:
-		if c.delay(f) {
+		if c.wait(f, nil) {
 			return true
 		}
 		resetConnection(w)
@@ -148,33 +148,10 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 		buf.copyTo(w)
 	case FaultHangAfterApply:
 		c.serve(discardWriter{h: http.Header{}}, r, m, rawPath, rawQuery)
-		delay := f.Delay
-		if delay <= 0 {
-			delay = time.Minute
+		if f.Delay <= 0 {
+			f.Delay = time.Minute
 		}
-		t := time.NewTimer(delay)
-		defer t.Stop()
-		var poll <-chan time.Time
-		if f.Until != nil {
-			tick := time.NewTicker(untilPollInterval)
-			defer tick.Stop()
-			poll = tick.C
-		}
-	hang:
-		for {
-			select {
-			case <-r.Context().Done():
-				break hang
-			case <-t.C:
-				break hang
-			case <-c.closing:
-				break hang
-			case <-poll:
-				if f.Until() {
-					break hang
-				}
-			}
-		}
+		c.wait(f, r.Context().Done())
 		resetConnection(w)
 	case FaultStoreError:
 		c.serveWith(w, r, m, rawPath, rawQuery, storeFailBeforeCommit)
@@ -186,10 +163,12 @@ func (c *Coordinator) applyFault(f Fault, w http.ResponseWriter, r *http.Request
 	return false
 }
 
-// delay waits out a FaultDelay; false means Close cut it short. The real
-// server keeps working on a request whose client gave up, so only shutdown
-// (or Until) ends the wait before Delay.
-func (c *Coordinator) delay(f Fault) bool {
+// wait waits until f.Delay has passed, f.Until reports true (asked at once,
+// then every untilPollInterval), or done is closed; false means Close cut it
+// short. A FaultDelay passes no done: the real server keeps working on a
+// request whose client gave up, so only shutdown (or Until) ends its wait
+// before Delay.
+func (c *Coordinator) wait(f Fault, done <-chan struct{}) bool {
 	t := time.NewTimer(f.Delay)
 	defer t.Stop()
 	var poll <-chan time.Time
@@ -204,6 +183,8 @@ func (c *Coordinator) delay(f Fault) bool {
 	for {
 		select {
 		case <-t.C:
+			return true
+		case <-done:
 			return true
 		case <-poll:
 			if f.Until() {
