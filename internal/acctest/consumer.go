@@ -67,14 +67,23 @@ func (e *Env) StartStalledConsumer(t testing.TB, p, g string) *Consumer {
 		cancel()
 		t.Fatalf("stalled consumer %s could not join %s/%s", c.MemberID, p, g)
 	}
-	switch last.Status {
-	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest, client.HeartbeatUnsupportedProtocol:
+	if joinRefused(last.Status) {
 		cancel()
 		t.Fatalf("stalled consumer %s was not accepted by %s/%s: %s", c.MemberID, p, g, last.Status)
 	}
 	go c.run(ctx)
 	t.Cleanup(c.Stop)
 	return c
+}
+
+// joinRefused says whether a joining heartbeat's status means the
+// coordinator did not accept the member.
+func joinRefused(status client.HeartbeatStatus) bool {
+	switch status {
+	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest, client.HeartbeatUnsupportedProtocol:
+		return true
+	}
+	return false
 }
 
 // memberCredentials is the MEMBER principal heartbeats need, or the WRITE
@@ -218,8 +227,7 @@ func (e *Env) JoinSilentMember(t testing.TB, p, g string) string {
 	if err != nil {
 		t.Fatalf("silent member %s could not join %s/%s: %v", id, p, g, err)
 	}
-	switch resp.Status {
-	case client.HeartbeatUnknownMemberID, client.HeartbeatFencedMemberEpoch, client.HeartbeatInvalidRequest, client.HeartbeatUnsupportedProtocol:
+	if joinRefused(resp.Status) {
 		t.Fatalf("silent member %s was not accepted by %s/%s: %s", id, p, g, resp.Status)
 	}
 	return id
