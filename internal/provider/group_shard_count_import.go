@@ -33,6 +33,8 @@ import (
 // privateImportRead marks the state the import's own refresh read.
 const privateImportRead = "import_read"
 
+// setImportRead marks (importing) or clears the mark in a Read's private
+// state.
 func setImportRead(ctx context.Context, private privateSetter, pd *providerData, importing bool) diag.Diagnostics {
 	if !importing || pd == nil {
 		return private.SetKey(ctx, privateImportRead, nil)
@@ -59,14 +61,13 @@ func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	if req.State.Raw.IsNull() || resp.Private == nil {
 		return
 	}
-	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, nil, false)...)
+	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImportRead, nil)...)
 }
 
 // warnUnderWayAtImport is the import plan's part: the migration under way
-// is reported, not waited on, and the mark is cleared from the planned
-// private state.
-func warnUnderWayAtImport(ctx context.Context, plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
-	resp.Diagnostics.Append(setImportRead(ctx, resp.Private, nil, false)...)
+// is reported, not waited on (clearImportRead has already cleared the mark
+// from the planned private state).
+func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
 	if seen == nil || seen.ActiveMigration.Finished() {
 		return
 	}

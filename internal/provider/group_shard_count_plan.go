@@ -86,7 +86,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			return
 		}
 		if importing {
-			warnUnderWayAtImport(ctx, plan, seen, resp)
+			warnUnderWayAtImport(plan, seen, resp)
 		} else if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"sync"
@@ -37,11 +36,7 @@ type providerData struct {
 	configuration string
 }
 
-func newConfiguration() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
-	return hex.EncodeToString(b)
-}
+func newConfiguration() string { return rand.Text() }
 
 func newUnknownProviderData(unknown []string) *providerData {
 	return &providerData{prefixLocks: &keyedMutex{}, configUnknown: unknown, configuration: newConfiguration()}
