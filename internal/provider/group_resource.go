@@ -369,14 +369,13 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	// sibling check of another create must take the group's absence for this
 	// delete. Registered before the request is sent: the coordinator applies
 	// the delete before its answer arrives, and other resources of the apply
-	// plan and create in between.
+	// plan and create in between. A refused delete leaves it registered: the
+	// group is then still there, and the registry is consulted for a group
+	// found gone, or for the plan-time view of it, which a refusal does not
+	// change.
 	r.pd.plans.registerDeleted(deletedAsPlanned(ctx, req.Private, p, g, state))
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteDelete(p)
-	if err != nil && !client.IsNotFound(err) && !client.IsAmbiguous(err) {
-		// Refused: the group is still there.
-		r.pd.plans.unregisterDeleted(p, g)
-	}
 	switch {
 	case err == nil, client.IsNotFound(err):
 		return

@@ -63,14 +63,6 @@ func (r *planRegistry) registerDeleted(grp client.Group) {
 	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
 }
 
-// unregisterDeleted forgets a delete registerDeleted noted before it was
-// sent, once the coordinator refused it.
-func (r *planRegistry) unregisterDeleted(p, g string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.deleted, groupKey{p, g})
-}
-
 // registerCreated notes a group this provider created in this run, with its
 // shard count.
 func (r *planRegistry) registerCreated(p, g string, shardCount int32) {
