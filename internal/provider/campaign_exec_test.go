@@ -242,17 +242,31 @@ func (w *campaignRun) importStep(s campaignStep) {
 		w.oob("oob_delete", g.Prefix, g.Name, 0)
 		w.countsBefore()
 	}
-	if code, _ := w.run("state", "rm", addr); code != 0 {
-		w.t.Fatalf("terraform state rm %s exited %d", addr, code)
+	// The prefix's anchor group brings its shard count resource along: one
+	// import block each, in the same apply.
+	addrs := []string{addr}
+	if sc := "redisstreamcoordinator_group_shard_count." + scAddr(g.Prefix); w.m.inConfig(g.Prefix)[0] == g {
+		if _, ok := w.state()[sc]; ok {
+			addrs = append(addrs, sc)
+		}
 	}
-	block := fmt.Sprintf("import {\n  to = %s\n  id = %q\n}\n", addr, g.Prefix+"/"+g.Name)
+	var block strings.Builder
 	how := "by id"
 	if s.Variant&1 != 0 && w.cli.identity {
-		block = fmt.Sprintf("import {\n  to = %s\n  identity = {\n    stream_prefix  = %q\n    consumer_group = %q\n  }\n}\n", addr, g.Prefix, g.Name)
 		how = "by identity"
 	}
+	for _, a := range addrs {
+		if code, _ := w.run("state", "rm", a); code != 0 {
+			w.t.Fatalf("terraform state rm %s exited %d", a, code)
+		}
+		if how == "by identity" {
+			fmt.Fprintf(&block, "import {\n  to = %s\n  identity = {\n    stream_prefix  = %q\n    consumer_group = %q\n  }\n}\n", a, g.Prefix, g.Name)
+		} else {
+			fmt.Fprintf(&block, "import {\n  to = %s\n  id = %q\n}\n", a, g.Prefix+"/"+g.Name)
+		}
+	}
 	importFile := filepath.Join(w.tf.Dir, "import.tf")
-	if err := os.WriteFile(importFile, []byte(block), 0o600); err != nil {
+	if err := os.WriteFile(importFile, []byte(block.String()), 0o600); err != nil {
 		w.t.Fatal(err)
 	}
 	defer func() { _ = os.Remove(importFile) }()
@@ -272,6 +286,13 @@ func (w *campaignRun) importStep(s campaignStep) {
 	}
 	if code == 0 && !vanished {
 		w.afterApply(w.clean)
+		// Only the import's own plan reports what the import found: a plan
+		// from the state it left, without a refresh, is no import's plan.
+		if len(addrs) > 1 {
+			if _, out := w.run("plan", "-refresh=false"); strings.Contains(out, "Importing the shard count") {
+				w.violate("import_plan_only_once", "terraform plan -refresh=false after the import of %s took itself for the import's plan", addrs[1])
+			}
+		}
 	} else {
 		w.clean = false
 	}

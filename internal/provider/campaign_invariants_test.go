@@ -24,6 +24,7 @@ var campaignInvariants = map[string]string{
 	"state_matches":          "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
 	"nothing_after_sigint":   "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
 	"import_never_creates":   "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
+	"import_plan_only_once":  "only an import's own plan reports what the import found (a migration under way is reported, not waited on); a later plan, -refresh=false included, plans from state [24.1, 24.7]",
 	"query_plans":            "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
 	"no_split_prefix":        "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
 	"acknowledge_recovers":   "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
