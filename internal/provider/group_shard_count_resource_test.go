@@ -384,6 +384,65 @@ func TestAccGroupShardCount_updateTimeoutThenNextPlanResumes(t *testing.T) {
 	})
 }
 
+// An unfinished wait whose migrations completed before the next plan: that
+// plan resumes the wait with the resharding record of the last change
+// (affected_groups as they were before it), which is not this plan's basis.
+// Its apply sends nothing and finishes; it is never refused as stale because
+// the prefix's groups now have the count the last change gave them.
+func TestAccGroupShardCount_resumedWaitOfAFinishedStreamScaleIsNotStale(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards")
+	p, g, other := acctest.RandomName("resumed"), "svc", "audit"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.createGroupOutOfBand(t, p, other, 4)
+	config := func(n int) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \"2s\"\n  }")
+	}
+	finish := func() {
+		c.SetUndrainedShard(p, g, 3, false)
+		for i := 0; i < 100; i++ {
+			gs, err := a.group(t, p, g)
+			ot, oerr := a.group(t, p, other)
+			if err == nil && oerr == nil && gs.ActiveMigration == nil && ot.ActiveMigration == nil {
+				return
+			}
+			c.Tick()
+		}
+		t.Errorf("the migrations of %s did not finish", p)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				PreConfig:   func() { c.SetUndrainedShard(p, g, 3, true) },
+				Config:      config(3),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*is DRAINING.*` + p + `:3 still hold undrained entries`),
+			},
+			{
+				PreConfig: finish,
+				Config:    config(3),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: expectShardCountState(3, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 3),
+					a.migrationFinished(p, other, 3),
+					a.diags.ExpectWarning("Resuming an unfinished resharding wait"),
+					func(*terraform.State) error {
+						if scales := len(auditEvents(c, p, "SCALE_STREAM")); scales != 1 {
+							return fmt.Errorf("want the one scale of the timed-out apply; got %d SCALE_STREAM events", scales)
+						}
+						return nil
+					},
+				),
+			},
+			{Config: config(3), PlanOnly: true},
+		},
+	})
+}
+
 func TestAccGroupShardCount_importAndDrift(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("imported"), "svc"

@@ -185,7 +185,13 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 			return false
 		}
 	}
-	if !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
+	if s.waitOnly || !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
+		// A plan that only waits sends no stream-level scale, so the
+		// siblings' counts are not part of what it changes; and a resumed
+		// wait carries the resharding record of the last change, whose
+		// affected_groups are the counts from before it, not this plan's
+		// basis. The wait refuses a group of the prefix that is not where
+		// waiting brings it (refuseWaitOnly).
 		return true
 	}
 	// The stream-level scale rescales the siblings too: their counts are
