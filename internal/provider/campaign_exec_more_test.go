@@ -22,6 +22,16 @@ import (
 // read-back of a mutation whose answer was lost (lost_answer) is held in the
 // coordinator; the held request is released once the provider logged the
 // interrupt. Afterwards nothing new may have been sent.
+//
+// The apply runs with -parallelism=1, so that when the hold is taken
+// nothing else runs: the held GET is the lost mutation's own read-back, and
+// no other resource can send a mutation between the SIGINT and the moment
+// the provider learns of it (Terraform's StopProvider), which the provider
+// cannot refuse and the audit log cannot tell from one sent after it. With
+// other resources running beside it, the hold could take another resource's
+// GET (a wait's poll of the groups listing), and the lost mutation's
+// read-back and re-send, both before the provider knew of the interrupt,
+// would look like a send after it (seeds 618826757 and 618826792).
 func (w *campaignRun) interrupt(s campaignStep) {
 	w.clean = false
 	route := mutationRoute(s.Change)
@@ -50,7 +60,7 @@ func (w *campaignRun) interrupt(s campaignStep) {
 	w.tf.Stdout, w.tf.Stderr = &out, &out
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	proc, err := w.tf.Start(ctx, "apply", "-auto-approve", "-no-color", "-input=false")
+	proc, err := w.tf.Start(ctx, "apply", "-auto-approve", "-no-color", "-input=false", "-parallelism=1")
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -59,7 +69,7 @@ func (w *campaignRun) interrupt(s campaignStep) {
 	var code int
 	select {
 	case code = <-exited:
-		w.record([]string{"apply", "-auto-approve", "(no request to hold: not interrupted)"}, code, out.String())
+		w.record([]string{"apply", "-auto-approve", "-parallelism=1", "(no request to hold: not interrupted)"}, code, out.String())
 		return
 	case <-reached:
 	}
@@ -74,7 +84,7 @@ func (w *campaignRun) interrupt(s campaignStep) {
 	}
 	released.Store(true)
 	code = <-exited
-	w.record([]string{"apply", "-auto-approve", "(SIGINT while " + s.Fault + " " + route + ")"}, code, out.String())
+	w.record([]string{"apply", "-auto-approve", "-parallelism=1", "(SIGINT while " + s.Fault + " " + route + ")"}, code, out.String())
 	sent := w.terraformEvents(n)
 	allowed := 0
 	if s.Fault == "hold" {
@@ -200,27 +210,47 @@ func distinct(m map[string]int32) int {
 }
 
 // acknowledgeStep follows the metadata runbook: acknowledged_metadata_version
-// set to what the coordinator reports now on the group and on its prefix's
-// shard count resource, a consumer (re)joining meanwhile, then apply.
+// set to what the coordinator reports now on the step's group, on its
+// prefix's shard count resource, and on every other resource whose group
+// regressed (a plan fails closed on each of them, and the user acknowledges
+// each one the errors name), a consumer (re)joining meanwhile, then apply.
 func (w *campaignRun) acknowledgeStep(s campaignStep) {
 	g := w.m.group(s.Addr)
-	anchorName := w.m.inConfig(g.Prefix)[0].Name
-	for name, grp := range map[string]string{g.Addr: g.Name, scAddr(g.Prefix): anchorName} {
-		if cur, err := w.getGroup(g.Prefix, grp); err == nil {
-			w.ack[name] = cur.MetadataVersion
+	acked := map[string]string{} // resource address → "prefix/group" it acknowledges
+	var regressed []string
+	for _, p := range campaignPrefixes {
+		groups := w.m.inConfig(p)
+		for i, grp := range groups {
+			key := p + "/" + grp.Name
+			if grp.Addr != g.Addr && !w.regressed[key] {
+				continue
+			}
+			acked[grp.Addr] = key
+			if i == 0 || p == g.Prefix {
+				acked[scAddr(p)] = p + "/" + groups[0].Name
+			}
+			if w.regressed[key] {
+				regressed = append(regressed, key)
+			}
+		}
+	}
+	for addr, key := range acked {
+		prefix, name, _ := strings.Cut(key, "/")
+		if cur, err := w.getGroup(prefix, name); err == nil {
+			w.ack[addr] = cur.MetadataVersion
 		}
 	}
 	w.writeConfig()
 	w.churn(g.Prefix, g.Name, "restart") // consumers rejoin after a restore
 	code, out := w.run("apply", "-auto-approve")
-	regressed := w.regressed[g.Prefix+"/"+g.Name] || w.regressed[g.Prefix+"/"+anchorName]
-	if code != 0 && regressed && campaignRegression.MatchString(out) {
-		w.violate("acknowledge_recovers", "the apply with acknowledged_metadata_version as the coordinator reported it exited %d", code)
+	if code != 0 && len(regressed) > 0 && campaignRegression.MatchString(out) {
+		w.violate("acknowledge_recovers", "the apply with acknowledged_metadata_version as the coordinator reported it on %v exited %d", regressed, code)
 		return
 	}
 	if code == 0 {
-		delete(w.regressed, g.Prefix+"/"+g.Name)
-		delete(w.regressed, g.Prefix+"/"+anchorName)
+		for _, key := range regressed {
+			delete(w.regressed, key)
+		}
 		w.ack = map[string]int64{}
 		w.writeConfig()
 		w.afterApply(false) // the acknowledgement is still to be removed from the configuration

@@ -45,7 +45,14 @@ type campaignRun struct {
 	deleted map[string]bool
 	// clean: the last apply succeeded and nothing but consumers changed
 	// on the coordinator since.
-	clean           bool
+	clean bool
+	// reverting: the running step sets a prefix's count back to where a
+	// migration still under way started (one an apply with wait_for
+	// ACCEPTED or ROUTING left running). Without rollback_on_revert the
+	// provider refuses that at plan time, rightly: the coordinator refuses a
+	// scale while a migration is active (409 ACTIVE_MIGRATION_EXISTS), even
+	// one back to where it came from.
+	reverting       bool
 	unknownProvider int // > 0: the provider block is unknown at plan time
 	// oobBetween: an out-of-band change happened between the saved plan
 	// being made and its apply.
@@ -346,13 +353,25 @@ func (w *campaignRun) terraformEvents(n int) []coordinator.AuditEvent {
 	return out
 }
 
+// revertsUnfinished reports whether a group of prefix p has a migration
+// under way that started at count.
+func (w *campaignRun) revertsUnfinished(p string, count int) bool {
+	for _, g := range w.m.inConfig(p) {
+		if cur, err := w.getGroup(p, g.Name); err == nil && !cur.ActiveMigration.Finished() && int(cur.ActiveMigration.FromShardCount) == count {
+			return true
+		}
+	}
+	return false
+}
+
 func (w *campaignRun) audited() int { return len(w.c.AuditEvents()) }
 
 // mustSucceed: the last apply succeeded, nothing changed out of band since,
-// and every group has a healthy consumer (without one a scale-out stays
+// the running step does not revert a migration under way (reverting), and
+// every group has a healthy consumer (without one a scale-out stays
 // ACTIVE, and the provider rightly refuses a scale that would wait for it).
 func (w *campaignRun) mustSucceed() bool {
-	if !w.clean {
+	if !w.clean || w.reverting {
 		return false
 	}
 	for _, g := range w.m.inConfig("") {
