@@ -32,7 +32,9 @@ import (
 // GET (a wait's poll of the groups listing), and the lost mutation's
 // read-back and re-send, both before the provider knew of the interrupt,
 // would look like a send after it (seeds 618826757 and 618826792).
-func (w *campaignRun) interrupt(s campaignStep) {
+//
+// It reports whether the apply was interrupted, with nothing sent after it.
+func (w *campaignRun) interrupt(s campaignStep) bool {
 	w.clean = false
 	route := mutationRoute(s.Change)
 	reached := make(chan struct{})
@@ -70,7 +72,7 @@ func (w *campaignRun) interrupt(s campaignStep) {
 	select {
 	case code = <-exited:
 		w.record([]string{"apply", "-auto-approve", "-parallelism=1", "(no request to hold: not interrupted)"}, code, out.String())
-		return
+		return false
 	case <-reached:
 	}
 	n := w.audited()
@@ -97,7 +99,45 @@ func (w *campaignRun) interrupt(s campaignStep) {
 		}
 		w.violate("nothing_after_sigint", "after SIGINT (%s of POST %s) terraform sent %d mutation(s), at most %d was in flight: %s",
 			s.Fault, route, len(sent), allowed, strings.Join(what, "; "))
+		return false
 	}
+	return true
+}
+
+// resumeInterrupted: the next apply of the configuration an interrupted
+// apply left unfinished (nothing out of band before it) finishes it: it
+// resumes the unfinished wait, or sends what was not sent. In every other
+// such step (by seed and step), the migrations the interrupted apply left
+// under way finish before that apply plans, so it resumes a wait whose
+// migrations are already done.
+func (w *campaignRun) resumeInterrupted() {
+	if (w.seed+uint64(w.cur))%2 == 0 {
+		w.settleMigrations()
+	}
+	code, _ := w.run("apply", "-auto-approve")
+	if code != 0 {
+		w.violate("interrupted_apply_resumes", "terraform apply after the interrupted one exited %d, with only consumer churn since", code)
+		return
+	}
+	w.afterApply(true)
+}
+
+// settleMigrations waits, for at most 20 s, until no group of the campaign
+// has a migration under way. Nothing is judged by whether they finished.
+func (w *campaignRun) settleMigrations() {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		under := false
+		for _, g := range w.m.inConfig("") {
+			if cur, err := w.getGroup(g.Prefix, g.Name); err == nil && !cur.ActiveMigration.Finished() {
+				under = true
+			}
+		}
+		if !under {
+			w.note("the migrations left under way finished")
+			return
+		}
+	}
+	w.note("migrations still under way after 20 s")
 }
 
 // campaignInvalid is a validator refusing a value.

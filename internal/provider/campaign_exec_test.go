@@ -99,8 +99,11 @@ func (w *campaignRun) execStep(s campaignStep) {
 			w.clean = false
 		}
 	case "interrupt":
+		wasClean := w.mustSucceed()
 		w.applyChange(s)
-		w.interrupt(s)
+		if w.interrupt(s) && wasClean {
+			w.resumeInterrupted()
+		}
 	case "unknown_provider":
 		w.applyChange(s)
 		w.unknownProvider = w.cur + 1
