@@ -289,6 +289,15 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
 	}
 	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
+	if s.waitOnly {
+		s.resumed = map[string]string{}
+		if !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {
+			diags.Append(resumed.MigrationIDs.ElementsAs(ctx, &s.resumed, false)...)
+		}
+		if !resumed.PreviousShardCount.IsNull() && !resumed.PreviousShardCount.IsUnknown() {
+			s.resumedFrom = int32(resumed.PreviousShardCount.ValueInt64())
+		}
+	}
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		plan.MigrationIDs = out.migrationIDsValue()

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"net/http"
 	"regexp"
 	"strings"
 	"testing"
@@ -439,6 +440,73 @@ func TestAccGroupShardCount_resumedWaitOfAFinishedStreamScaleIsNotStale(t *testi
 				),
 			},
 			{Config: config(3), PlanOnly: true},
+		},
+	})
+}
+
+// The same resumed wait when only the resource's own group has finished: the
+// wait it resumes covers every group of the prefix, so its apply waits for the
+// sibling still under way (and sends nothing) instead of reporting the
+// resharding complete. The sibling's consumer stalls until something reads
+// the sibling's own group record, which only a wait for it does (plans and
+// refreshes read the prefix's listing).
+func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "injects a hook on a request")
+	p, g, other := acctest.RandomName("resumed"), "svc", "audit"
+	a.createGroupOutOfBand(t, p, g, 2)
+	a.createGroupOutOfBand(t, p, other, 2)
+	a.env.StartConsumer(t, p, g)
+	stalled := a.env.StartStalledConsumer(t, p, other)
+	config := func(n int, timeout string) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \""+timeout+"\"\n  }")
+	}
+	ownFinished := func() {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			gs, err := a.group(t, p, g)
+			ot, oerr := a.group(t, p, other)
+			if err != nil || oerr != nil || gs.ActiveMigration != nil {
+				continue
+			}
+			if ot.ActiveMigration == nil {
+				t.Errorf("group %s/%s should still be under way", p, other)
+			}
+			c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + other, Kind: coordinator.FaultDelay, OnMatch: func() {
+				stalled.Stop()
+				a.env.StartConsumer(t, p, other)
+			}})
+			return
+		}
+		t.Errorf("the migration of %s/%s did not finish", p, g)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(2, "2s")},
+			{
+				Config:      config(4, "2s"),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*group "audit".*is ACTIVE`),
+			},
+			{
+				PreConfig: ownFinished,
+				Config:    config(4, "60s"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate)},
+				},
+				ConfigStateChecks: append(expectShardCountState(4, "DEPRECATED"),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(2))),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 4),
+					a.migrationFinished(p, other, 4),
+					func(*terraform.State) error {
+						if scales := len(auditEvents(c, p, "SCALE_STREAM", "SCALE_GROUP")); scales != 1 {
+							return fmt.Errorf("want the one scale of the timed-out apply; got %d scale events", scales)
+						}
+						return nil
+					},
+				),
+			},
+			{Config: config(4, "60s"), PlanOnly: true},
 		},
 	})
 }
