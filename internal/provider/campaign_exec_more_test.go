@@ -119,6 +119,16 @@ func (w *campaignRun) resumeInterrupted() {
 		w.violate("interrupted_apply_resumes", "terraform apply after the interrupted one exited %d, with only consumer churn since", code)
 		return
 	}
+	if w.m.WaitFor == "COMPLETION" {
+		// It finished what it started: every group's migration completed.
+		for _, g := range w.m.inConfig("") {
+			if cur, err := w.getGroup(g.Prefix, g.Name); err == nil && !cur.ActiveMigration.Finished() {
+				w.violate("interrupted_apply_resumes", "terraform apply after the interrupted one (wait_for COMPLETION) succeeded, but group %s/%s still has %s",
+					g.Prefix, g.Name, describeMigrationOf(cur.ActiveMigration))
+				return
+			}
+		}
+	}
 	w.afterApply(true)
 }
 

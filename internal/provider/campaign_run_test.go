@@ -47,8 +47,8 @@ type campaignRun struct {
 	// on the coordinator since.
 	clean bool
 	// reverting: the running step sets a prefix's count back to where a
-	// migration still under way started (one an apply with wait_for
-	// ACCEPTED or ROUTING left running). Without rollback_on_revert the
+	// migration still under way started (one an apply with wait_for =
+	// "ACCEPTED" left running). Without rollback_on_revert the
 	// provider refuses that at plan time, rightly: the coordinator refuses a
 	// scale while a migration is active (409 ACTIVE_MIGRATION_EXISTS), even
 	// one back to where it came from.
