@@ -87,9 +87,13 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 		if importing {
 			warnUnderWayAtImport(plan, seen, resp)
-		} else if !r.pd.unconfigured() && known && r.planUnderWay(ctx, &plan, seen, pending, resp) {
-			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-			return
+		} else if !r.pd.unconfigured() && known {
+			siblings, d := readSiblingsSeen(ctx, req.Private)
+			resp.Diagnostics.Append(d...)
+			if r.planUnderWay(ctx, &plan, seen, siblings, pending, resp) {
+				resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+				return
+			}
 		}
 		if pending && plan.WaitFor.ValueString() == waitForCompletion {
 			resp.Diagnostics.AddWarning("Resuming an unfinished resharding wait", fmt.Sprintf(

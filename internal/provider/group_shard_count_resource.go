@@ -289,18 +289,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
 	}
 	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
-	if s.waitOnly {
-		s.resumed = map[string]string{}
-		if !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {
-			diags.Append(resumed.MigrationIDs.ElementsAs(ctx, &s.resumed, false)...)
-		}
-		if !resumed.PreviousShardCount.IsNull() && !resumed.PreviousShardCount.IsUnknown() {
-			s.resumedFrom = int32(resumed.PreviousShardCount.ValueInt64())
-		}
-	}
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
-		plan.MigrationIDs = out.migrationIDsValue()
+		if plan.MigrationIDs.IsUnknown() {
+			// A resumed wait planned the ids it resumes as they were: it
+			// keeps them (the migrations it tracks are among them).
+			plan.MigrationIDs = out.migrationIDsValue()
+		}
 		plan.MigrationState = out.stateValue()
 		if plan.PreviousShardCount.IsUnknown() {
 			plan.PreviousShardCount = out.previousValue()
@@ -309,6 +304,8 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
+		// The prefix as a refresh saw it no longer holds after this apply.
+		diags.Append(private.SetKey(ctx, privateSiblingsSeen, nil)...)
 		if s.self != nil {
 			// The group as this apply last read it: a plan without a
 			// refresh must not see the migration it waited for as under way.
@@ -418,6 +415,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
+	resp.Diagnostics.Append(r.recordSiblingsSeen(ctx, resp.Private, group)...)
 	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }

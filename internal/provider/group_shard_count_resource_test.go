@@ -449,7 +449,9 @@ func TestAccGroupShardCount_resumedWaitOfAFinishedStreamScaleIsNotStale(t *testi
 // sibling still under way (and sends nothing) instead of reporting the
 // resharding complete. The sibling's consumer stalls until something reads
 // the sibling's own group record, which only a wait for it does (plans and
-// refreshes read the prefix's listing).
+// refreshes read the prefix's listing). A third group, deleted by the same
+// apply, is no longer waited for, and the migration ids the plan showed stay
+// as planned.
 func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "injects a hook on a request")
@@ -458,8 +460,14 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 	a.createGroupOutOfBand(t, p, other, 2)
 	a.env.StartConsumer(t, p, g)
 	stalled := a.env.StartStalledConsumer(t, p, other)
+	// A third group, managed here, is deleted by the apply that resumes.
+	gone := groupHCL("gone", p, "gone", `initial_shard_count = 2`, `deletion_policy = "DELETE"`, `force_delete = true`)
 	config := func(n int, timeout string) string {
-		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \""+timeout+"\"\n  }")
+		c := a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \""+timeout+"\"\n  }")
+		if timeout == "2s" {
+			c += gone
+		}
+		return c
 	}
 	ownFinished := func() {
 		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
@@ -472,8 +480,14 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 				t.Errorf("group %s/%s should still be under way", p, other)
 			}
 			c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + other, Kind: coordinator.FaultDelay, OnMatch: func() {
+				// The new consumer joins before the stalled one leaves: the
+				// group never lacks a live consumer (a scale-out without one
+				// ends the wait with a warning).
+				joined := a.env.StartConsumer(t, p, other)
+				for deadline := time.Now().Add(time.Minute); !joined.Joined() && time.Now().Before(deadline); {
+					time.Sleep(10 * time.Millisecond)
+				}
 				stalled.Stop()
-				a.env.StartConsumer(t, p, other)
 			}})
 			return
 		}
@@ -494,7 +508,8 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate)},
 				},
 				ConfigStateChecks: append(expectShardCountState(4, "DEPRECATED"),
-					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(2))),
+					// The ids the plan resumed, the deleted group's included.
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(3))),
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, g, 4),
 					a.migrationFinished(p, other, 4),

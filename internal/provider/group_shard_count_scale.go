@@ -31,11 +31,6 @@ type scaler struct {
 	// unfinished wait) and said it sends no scale; nothing is sent, and a
 	// group that would need one stops the apply.
 	waitOnly bool
-	// resumed are the migrations (group → id) of the unfinished wait a
-	// wait-only apply resumes: the wait covers every group they name.
-	resumed map[string]string
-	// resumedFrom is the count those migrations started at.
-	resumedFrom int32
 	// self is the group as last read.
 	self *client.Group
 	// pace bounds the reads its waits send for the prefix, and gives them
@@ -326,10 +321,11 @@ func orNone(items []string) string {
 
 // resumeFinishedOwn is a wait-only apply whose own group's migration has
 // finished: the wait it resumes covers every group of the prefix, so it waits
-// for the migrations it resumes (s.resumed) in the groups that still exist,
-// and for any other migration under way to the target; a wait whose
-// migration was rolled back ends with the wait's own error. A group at
-// another count, or heading elsewhere, is refused: nothing is sent.
+// for the migrations still under way to the target in the other groups. A
+// group at another count, or heading elsewhere (a migration rolled back, a
+// group scaled since), is refused: nothing is sent. A group at the target
+// with nothing under way is done, whether it finished the migration the wait
+// tracked or was created again since (its old migration is then unknown).
 func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok {
@@ -342,17 +338,8 @@ func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
 			out.track(gi.ConsumerGroup, *am)
 		case am != nil && !am.Finished(), gi.ShardCount != s.target:
-			if id, resumed := s.resumed[gi.ConsumerGroup]; resumed && gi.ShardCount == s.resumedFrom && (am == nil || am.Finished()) {
-				// Rolled back (or ended otherwise): the wait reports it.
-				out.track(gi.ConsumerGroup, client.Migration{ReshardingID: id, FromShardCount: s.resumedFrom, ToShardCount: s.target, State: client.MigrationActive})
-				continue
-			}
 			s.refuseWaitOnly(&gi)
 			return nil
-		default:
-			if id, resumed := s.resumed[gi.ConsumerGroup]; resumed {
-				out.track(gi.ConsumerGroup, client.Migration{ReshardingID: id, FromShardCount: s.resumedFrom, ToShardCount: s.target, State: client.MigrationDeprecated})
-			}
 		}
 	}
 	return out

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"time"
 
@@ -48,6 +49,46 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 	return am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && !hasLiveConsumer(*g)
 }
 
+// privateSiblingsSeen holds, in private state, the counts of the prefix's
+// groups as the refresh that saw a migration under way read them (the
+// listing): the siblings of planUnderWay's preview, so that Terraform's
+// re-plan during apply, which has no refresh, computes the same values.
+// Without a migration under way it is absent.
+const privateSiblingsSeen = "siblings_seen"
+
+// recordSiblingsSeen is Read's part: with a migration under way, the
+// prefix's counts from the listing (nothing is recorded when listing fails:
+// the plan lists for itself).
+func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
+	if underWayMigration(group) == nil {
+		return private.SetKey(ctx, privateSiblingsSeen, nil)
+	}
+	all, err := r.pd.groupsForPlan(ctx)
+	if err != nil {
+		return private.SetKey(ctx, privateSiblingsSeen, nil)
+	}
+	counts := map[string]int32{}
+	for _, gi := range all {
+		if gi.StreamPrefix == group.StreamPrefix {
+			counts[gi.ConsumerGroup] = gi.ShardCount
+		}
+	}
+	b, _ := json.Marshal(counts)
+	return private.SetKey(ctx, privateSiblingsSeen, b)
+}
+
+func readSiblingsSeen(ctx context.Context, private privateGetter) (map[string]int32, diag.Diagnostics) {
+	b, diags := private.GetKey(ctx, privateSiblingsSeen)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var counts map[string]int32
+	if json.Unmarshal(b, &counts) != nil {
+		return nil, diags
+	}
+	return counts, diags
+}
+
 // recordUnderWay is Read's part: state tracks the migration under way.
 func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
 	am := underWayMigration(group)
@@ -72,14 +113,22 @@ func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *cli
 // the plan becomes an update that waits for it (the pending wait is set in
 // the planned private state), with a resharding preview that says so. It
 // reports whether it planned such an update.
-func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, pending bool, resp *resource.ModifyPlanResponse) bool {
 	am := underWayMigration(seen)
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || waitsForConsumer(seen, am) {
 		return false
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	affected := map[string]attr.Value{g: types.Int64Value(int64(seen.ShardCount))}
-	if all, err := r.pd.groupsForPlan(ctx); err == nil {
+	if siblings != nil {
+		// The prefix as the refresh that saw the migration under way read
+		// it: Terraform's re-plan during apply computes the same values.
+		for name, c := range siblings {
+			if name != g {
+				affected[name] = types.Int64Value(int64(c))
+			}
+		}
+	} else if all, err := r.pd.groupsForPlan(ctx); err == nil {
 		for _, gi := range newPrefixSnapshot(all, p, g, am.ToShardCount).groups {
 			if gi.ConsumerGroup != g {
 				affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))

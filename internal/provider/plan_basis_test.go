@@ -129,6 +129,52 @@ func TestAccPullRequestWorkflow_savedWaitRefusesARolledBackMigration(t *testing.
 	}
 }
 
+// The same with a sibling: the plan waits for the migration under way in
+// both groups, and the sibling's is rolled back between plan and apply.
+// Terraform's re-plan during apply (no refresh) builds the preview's
+// affected_groups from what the refresh recorded, as the plan did, so the
+// apply is refused as stale by the wait, never "Provider produced
+// inconsistent final plan".
+func TestAccPullRequestWorkflow_savedWaitRefusesASiblingRolledBack(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g, other := acctest.RandomName("waitsib"), "svc", "audit"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.createGroupOutOfBand(t, p, other, 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				PreConfig: func() {
+					a.env.StartStalledConsumer(t, p, g)
+					a.env.StartStalledConsumer(t, p, other)
+					scaleOutOfBand(t, a, p, 8)
+				},
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 8),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("plan_check"), knownvalue.StringExact(planCheckUnderWay)),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.Int64Exact(8), other: knownvalue.Int64Exact(8)})),
+					checkPlan(func(ctx context.Context, _ *tfjson.Plan) error {
+						grp, err := a.group(t, p, other)
+						if err != nil || grp.ActiveMigration == nil {
+							return fmt.Errorf("want a migration under way: %+v %v", grp, err)
+						}
+						_, err = a.env.Client().RollbackMigration(ctx, p, other, grp.ActiveMigration.ReshardingID, outOfBandMutation())
+						return err
+					}),
+				}},
+				ExpectError: diagRe("Stale plan", "no longer under way", `group "audit" now has 4 shards`),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+			t.Fatalf("the refused apply sent a mutation: %+v", sent)
+		}
+	}
+}
+
 // TestBasisChanges: a version that only moved forward is no change; the
 // count, a migration that appeared or was replaced, one rolled back or no
 // longer known are; a completed one is not; a lower version is a regression.
