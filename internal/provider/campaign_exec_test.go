@@ -192,7 +192,14 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 		w.clean = false
 		return
 	}
-	shown := mutationsShown(w.showPlan(w.tf, "tfplan"))
+	planned := w.showPlan(w.tf, "tfplan")
+	shown := mutationsShown(planned)
+	w.savedCreates = map[string]bool{}
+	for _, rc := range planned.ResourceChanges {
+		if rc.Change != nil && (rc.Change.Actions.Create() || rc.Change.Actions.Replace()) {
+			w.savedCreates[rc.Address] = true
+		}
+	}
 	p, g := s.Prefix, anchorName
 	if grp := w.m.group(s.Addr); grp != nil {
 		p, g = grp.Prefix, grp.Name
