@@ -289,6 +289,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
 	}
 	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
+	if s.waitOnly && !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {
+		diags.Append(resumed.MigrationIDs.ElementsAs(ctx, &s.resumed, false)...)
+	}
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		if plan.MigrationIDs.IsUnknown() {

@@ -526,6 +526,45 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 	})
 }
 
+// A resumed wait whose sibling's migration was rolled back out of band since
+// the wait timed out: the apply ends with the wait's own rolled-back error
+// and ends the unfinished wait, so the next plan does not resume (and refuse)
+// again and again.
+func TestAccGroupShardCount_resumedWaitOfARolledBackSiblingEnds(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g, other := acctest.RandomName("resumedrb"), "svc", "audit"
+	a.createGroupOutOfBand(t, p, g, 2)
+	a.createGroupOutOfBand(t, p, other, 2)
+	a.env.StartConsumer(t, p, g)
+	a.env.StartStalledConsumer(t, p, other)
+	config := func(n int, timeout string) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \""+timeout+"\"\n  }")
+	}
+	rollBackOther := func() {
+		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+			gs, err := a.group(t, p, g)
+			ot, oerr := a.group(t, p, other)
+			if err != nil || oerr != nil || gs.ActiveMigration != nil || ot.ActiveMigration == nil {
+				continue
+			}
+			if _, err := a.env.Client().RollbackMigration(ctxT(t), p, other, ot.ActiveMigration.ReshardingID, outOfBandMutation()); err != nil {
+				t.Errorf("rollback: %v", err)
+			}
+			return
+		}
+		t.Errorf("the migration of %s/%s did not finish", p, g)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(2, "2s")},
+			{Config: config(4, "2s"), ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*group "audit".*is ACTIVE`)},
+			{PreConfig: rollBackOther, Config: config(4, "60s"), ExpectError: regexp.MustCompile(`(?s)did not complete.*group "audit".*was\s+rolled\s+back`)},
+			{Config: config(4, "60s"), PlanOnly: true},
+		},
+	})
+}
+
 func TestAccGroupShardCount_importAndDrift(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g := acctest.RandomName("imported"), "svc"

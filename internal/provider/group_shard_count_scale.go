@@ -31,6 +31,9 @@ type scaler struct {
 	// unfinished wait) and said it sends no scale; nothing is sent, and a
 	// group that would need one stops the apply.
 	waitOnly bool
+	// resumed are the migrations (group → id) of the unfinished wait a
+	// wait-only apply resumes.
+	resumed map[string]string
 	// self is the group as last read.
 	self *client.Group
 	// pace bounds the reads its waits send for the prefix, and gives them
@@ -337,6 +340,13 @@ func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
 		switch {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
 			out.track(gi.ConsumerGroup, *am)
+		case (am == nil || am.Finished()) && gi.ShardCount != s.target && s.resumed[gi.ConsumerGroup] != "":
+			// The migration the wait resumes for this group ended away from
+			// the target (rolled back): the wait reads it and ends with its
+			// own error, which also ends the unfinished wait, so the next
+			// plan does not resume (and refuse) again.
+			out.track(gi.ConsumerGroup, client.Migration{ReshardingID: s.resumed[gi.ConsumerGroup], ToShardCount: s.target,
+				FromShardCount: gi.ShardCount, State: client.MigrationActive})
 		case am != nil && !am.Finished(), gi.ShardCount != s.target:
 			s.refuseWaitOnly(&gi)
 			return nil
