@@ -470,28 +470,20 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 		return c
 	}
 	ownFinished := func() {
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			gs, err := a.group(t, p, g)
-			ot, oerr := a.group(t, p, other)
-			if err != nil || oerr != nil || gs.ActiveMigration != nil {
-				continue
-			}
-			if ot.ActiveMigration == nil {
-				t.Errorf("group %s/%s should still be under way", p, other)
-			}
-			c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + other, Kind: coordinator.FaultDelay, OnMatch: func() {
-				// The new consumer joins before the stalled one leaves: the
-				// group never lacks a live consumer (a scale-out without one
-				// ends the wait with a warning).
-				joined := a.env.StartConsumer(t, p, other)
-				for deadline := time.Now().Add(time.Minute); !joined.Joined() && time.Now().Before(deadline); {
-					time.Sleep(10 * time.Millisecond)
-				}
-				stalled.Stop()
-			}})
-			return
+		waitForMigrationDone(t, a, p, g)
+		if ot, err := a.group(t, p, other); err != nil || ot.ActiveMigration == nil {
+			t.Fatalf("group %s/%s should still be under way: %+v %v", p, other, ot, err)
 		}
-		t.Errorf("the migration of %s/%s did not finish", p, g)
+		c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + other, Kind: coordinator.FaultDelay, OnMatch: func() {
+			// The new consumer joins before the stalled one leaves: the
+			// group never lacks a live consumer (a scale-out without one
+			// ends the wait with a warning).
+			joined := a.env.StartConsumer(t, p, other)
+			for deadline := time.Now().Add(time.Minute); !joined.Joined() && time.Now().Before(deadline); {
+				time.Sleep(10 * time.Millisecond)
+			}
+			stalled.Stop()
+		}})
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -541,18 +533,14 @@ func TestAccGroupShardCount_resumedWaitOfARolledBackSiblingEnds(t *testing.T) {
 		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \""+timeout+"\"\n  }")
 	}
 	rollBackOther := func() {
-		for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-			gs, err := a.group(t, p, g)
-			ot, oerr := a.group(t, p, other)
-			if err != nil || oerr != nil || gs.ActiveMigration != nil || ot.ActiveMigration == nil {
-				continue
-			}
-			if _, err := a.env.Client().RollbackMigration(ctxT(t), p, other, ot.ActiveMigration.ReshardingID, outOfBandMutation()); err != nil {
-				t.Errorf("rollback: %v", err)
-			}
-			return
+		waitForMigrationDone(t, a, p, g)
+		ot, err := a.group(t, p, other)
+		if err != nil || ot.ActiveMigration == nil {
+			t.Fatalf("group %s/%s should still be under way: %+v %v", p, other, ot, err)
 		}
-		t.Errorf("the migration of %s/%s did not finish", p, g)
+		if _, err := a.env.Client().RollbackMigration(ctxT(t), p, other, ot.ActiveMigration.ReshardingID, outOfBandMutation()); err != nil {
+			t.Fatalf("rollback: %v", err)
+		}
 	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
