@@ -51,6 +51,9 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	defer r.pd.prefixLocks.Lock(p)()
 
 	var count *int32
+	// rescale: this apply's own stream scale took the siblings to its
+	// target before this create (verifySiblingBasis).
+	var rescale *int32
 	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() || plan.InitialShardCount.IsUnknown() {
 		// The plan could not resolve the count (provider configuration
 		// unknown at plan time, or a new prefix whose other groups this run
@@ -63,7 +66,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		}
 		count = c
 	} else {
-		if !r.verifySiblingBasis(ctx, p, g, plan, &resp.Diagnostics) {
+		if !r.verifySiblingBasis(ctx, p, g, plan, &rescale, &resp.Diagnostics) {
 			return
 		}
 		if !plan.InitialShardCount.IsNull() && !plan.InitialShardCount.IsUnknown() {
@@ -100,6 +103,9 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"finished it within its %s grace period: the group exists and is recorded in state, so the next apply continues from it.",
 			ctx.Err(), g, p, m.RequestID, cancelGrace))
 	}
+	if rescale != nil && group.ShardCount != *rescale {
+		r.rescaleCreated(ctx, p, g, *rescale, group, m, &resp.Diagnostics)
+	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
@@ -128,7 +134,12 @@ func isAmbiguousCreate(err error) bool {
 // than siblingBasisGetLimit) and must still exist with the same shard count;
 // a plan that saw no sibling re-reads nothing. Groups of the prefix created
 // since the plan by this apply were checked against each other at plan time.
-func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, plan groupResourceModel, diags *diag.Diagnostics) bool {
+//
+// A sibling this apply's own stream scale took to its target
+// (planRegistry.registerScaled, sent before this create under the prefix
+// lock) is no stale basis: the plan showed that scale. rescale is then set
+// to its target, so the create brings the new group there too.
+func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, plan groupResourceModel, rescale **int32, diags *diag.Diagnostics) bool {
 	basis := map[string]int64{}
 	for name, v := range plan.SiblingShardCounts.Elements() {
 		if iv, ok := v.(types.Int64); ok {
@@ -171,12 +182,17 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 		}
 	}
 	var changes []string
+	sc, scaled := r.pd.plans.scaledInRun(p)
 	for _, n := range names {
 		c, ok := now[n]
 		switch {
 		case !ok && r.pd.plans.deletedInRun(p, n):
 			// This apply deleted it, for a -replace or a rename: its own
 			// create (if any) is checked against its own plan.
+		case ok && c != basis[n] && scaled && c == int64(sc.target) && plannedAt(sc, n, basis[n]):
+			// This apply's own stream scale, which the plan showed.
+			target := sc.target
+			*rescale = &target
 		case !ok:
 			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
 		case c != basis[n]:
@@ -192,6 +208,13 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 			"Run `terraform plan` again and review the new plan before applying it.",
 		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; ")))
 	return false
+}
+
+// plannedAt reports that the stream scale's plan saw group n at count (or
+// could not preview the prefix).
+func plannedAt(sc prefixScale, n string, count int64) bool {
+	was, ok := sc.planned[n]
+	return sc.planned == nil || (ok && was == count)
 }
 
 func int64String(v types.Int64) string {

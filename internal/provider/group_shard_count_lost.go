@@ -30,7 +30,15 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 	defer done()
 	for resends := 0; ; resends++ {
 		unlock := s.locks.Lock(s.p)
+		if s.plans != nil {
+			// Under the prefix lock, so a create of the prefix in this apply
+			// either precedes the scale or sees it (verifySiblingBasis).
+			s.plans.registerScaled(s.p, s.target, s.planned)
+		}
 		resp, err := s.api.ScaleStream(mctx, s.p, s.target, m)
+		if s.plans != nil && err != nil && resends == 0 && !client.IsAmbiguous(err) {
+			s.plans.forgetScaled(s.p) // certainly not applied
+		}
 		unlock()
 		switch {
 		case err == nil:

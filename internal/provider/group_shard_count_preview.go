@@ -407,14 +407,22 @@ func (s prefixSnapshot) without(g string) prefixSnapshot {
 	return out
 }
 
-// withoutPlannedCreates drops the other groups this run plans to create.
+// withoutPlannedCreates drops the other groups this run plans to create,
+// but for the replacement of a group in state that this run has not deleted
+// yet (a -replace with deletion_policy DELETE): that group exists when the
+// plan is made and again when the scale is sent, so the stream-level scale
+// rescales it. Kept from the listing until its delete, and put back as the
+// plan saw it after (withDeletedInRun), it is in the preview whichever of
+// the replacement's steps the plan and Terraform's re-plan during apply meet.
 func (s prefixSnapshot) withoutPlannedCreates(reg *planRegistry) prefixSnapshot {
 	out := s
 	for _, gi := range s.groups {
 		if gi.ConsumerGroup == s.g {
 			continue
 		}
-		if _, planned := reg.plannedGroupCreate(s.p, gi.ConsumerGroup); planned {
+		_, planned := reg.plannedGroupCreate(s.p, gi.ConsumerGroup)
+		replacedLater := reg.deletedBeforeCreate(s.p, gi.ConsumerGroup) && !reg.deletedInRun(s.p, gi.ConsumerGroup)
+		if planned && !replacedLater {
 			out = out.without(gi.ConsumerGroup)
 		}
 	}

@@ -281,6 +281,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
+		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
 	}
 	// Every plan's apply checks its basis, a resumed wait's included; a
 	// resumed wait (an unfinished wait, or a migration under way the plan
@@ -292,11 +293,14 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	if s.waitOnly && !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {
 		diags.Append(resumed.MigrationIDs.ElementsAs(ctx, &s.resumed, false)...)
 	}
+	// A resumed wait planned the ids it resumes as they were: it keeps them
+	// (the migrations it tracks are among them). Otherwise they are the
+	// migrations tracked, as of each record (a group this apply deleted
+	// while its migration was awaited is no longer among them).
+	idsPlanned := !plan.MigrationIDs.IsUnknown()
 	record := func(out *scaleOutcome, pending bool) {
 		plan.ID = types.StringValue(groupID(p, g))
-		if plan.MigrationIDs.IsUnknown() {
-			// A resumed wait planned the ids it resumes as they were: it
-			// keeps them (the migrations it tracks are among them).
+		if !idsPlanned {
 			plan.MigrationIDs = out.migrationIDsValue()
 		}
 		plan.MigrationState = out.stateValue()
@@ -474,4 +478,21 @@ func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.
 	importGroup(ctx, req, resp, map[string]any{
 		"wait_for": waitForCompletion, "rollback_on_revert": false, "migration_ids": types.MapValueMust(types.StringType, nil),
 	})
+}
+
+// plannedAffectedGroups is the plan's resharding.affected_groups, nil when
+// the plan could not preview them.
+func plannedAffectedGroups(ctx context.Context, resharding types.Object) map[string]int64 {
+	if resharding.IsNull() || resharding.IsUnknown() {
+		return nil
+	}
+	v, ok := resharding.Attributes()["affected_groups"].(types.Map)
+	if !ok || v.IsNull() || v.IsUnknown() {
+		return nil
+	}
+	out := map[string]int64{}
+	if diags := v.ElementsAs(ctx, &out, false); diags.HasError() {
+		return nil
+	}
+	return out
 }

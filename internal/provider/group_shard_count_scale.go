@@ -39,6 +39,18 @@ type scaler struct {
 	// pace bounds the reads its waits send for the prefix, and gives them
 	// their clock (see pacer).
 	pace *pacer
+	// plans, when set, is the run's registry: a stream scale is registered
+	// there before it is sent (registerScaled, with planned: the prefix's
+	// groups as the plan showed them), and a group this run deleted is no
+	// longer waited for.
+	plans   *planRegistry
+	planned map[string]int64
+}
+
+// deletedInRun reports a group of the prefix this run deleted (a
+// replacement's delete, or a destroy, in the same apply).
+func (s *scaler) deletedInRun(g string) bool {
+	return s.plans != nil && s.plans.deletedInRun(s.p, g)
 }
 
 // scaleOutcome is what the scaler started or adopted: one migration per

@@ -44,6 +44,10 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 			if err != nil {
 				return false, err
 			}
+			if _, tracked := out.migrations[name]; !tracked {
+				delete(finished, name) // deleted by this apply (observe)
+				continue
+			}
 			finished[name] = done
 		}
 		out.state = aggregateState(out.migrations)
@@ -157,6 +161,9 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, ro
 		return false, err
 	}
 	group, err := s.api.GetGroup(ctx, s.p, name)
+	if client.IsNotFound(err) && s.deletedInRun(name) {
+		return s.untrackDeleted(ctx, out, name), nil
+	}
 	if client.IsNotFound(err) {
 		return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d) was in progress (deleted out of band?)",
 			errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
@@ -172,6 +179,11 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, ro
 			return false, err
 		}
 		final, err := s.api.GetMigration(ctx, s.p, name, m.ReshardingID)
+		if client.IsNotFound(err) && s.deletedInRun(name) {
+			// Deleted and created again by this apply (a replacement): the
+			// new group does not know the old one's migration.
+			return s.untrackDeleted(ctx, out, name), nil
+		}
 		if err != nil {
 			return false, err
 		}
@@ -208,6 +220,21 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, ro
 		delete(out.waitingForConsumer, name)
 	}
 	return false, nil
+}
+
+// untrackDeleted stops waiting for the migration of a group this apply
+// deleted (the delete of a replacement or a destroy, sent by this provider
+// after the scale rescaled it): its migration ended with the group. It is
+// dropped from the migrations recorded in state, whose next refresh would
+// otherwise take the migration it no longer finds for a restored group.
+func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name string) bool {
+	m := out.migrations[name]
+	tflog.Info(ctx, "group deleted by this apply while its migration was awaited; no longer waiting for it", map[string]any{
+		"stream_prefix": s.p, "consumer_group": name, "resharding_id": m.ReshardingID,
+	})
+	delete(out.migrations, name)
+	delete(out.waitingForConsumer, name)
+	return true
 }
 
 // reportViolations warns, once each, about invariant violations the

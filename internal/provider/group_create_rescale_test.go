@@ -1,0 +1,200 @@
+package provider
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// A -replace of one group of a prefix (deletion_policy DELETE) in the apply
+// that also changes the prefix's count through another group's shard count
+// (campaign seed 815614843). Terraform orders the two only when the
+// configuration does, so each order is driven here: the replacement first
+// (the scale rescales the new group), the scale first (the new group is
+// created with its planned count and brought to the prefix's), the scale
+// while the replaced group's migration is awaited, and the scale between the
+// replacement's delete and its create. Every one completes, the prefix ends
+// at one count, and the next plan is empty.
+
+const rescaleCountAddr = "redisstreamcoordinator_group_shard_count.count"
+
+// scaleThenReplace: g2's first create, the stream scale, then g2's
+// replacement and its per-group scale.
+var scaleThenReplace = []string{"CREATE_GROUP", "SCALE_STREAM", "DELETE_GROUP", "CREATE_GROUP", "SCALE_GROUP"}
+
+// rescaleConfig: groups g1 (the anchor, 4 shards, with the prefix's shard
+// count) and g2 (deletion_policy DELETE, inheriting, replaced when n
+// changes); extra goes into g2's block, countExtra into the shard count's.
+func rescaleConfig(a *accTest, p string, count, n int, extra, countExtra string) string {
+	return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 4") +
+		groupHCL("test", p, "g2", `deletion_policy = "DELETE"`, "force_delete = true", replacedBy,
+			"depends_on = [redisstreamcoordinator_group.anchor"+extra+"]") +
+		shardCountHCL("count", p, "g1", count, "depends_on = [redisstreamcoordinator_group.anchor"+countExtra+"]") +
+		replaceTrigger(n)
+}
+
+// rescaleSteps: create at 4 shards, then replace g2 and scale the prefix
+// to 2 in one apply (between runs after its plan); the plan counts g2 among
+// the scale's groups, at the count it has, and both groups end at 2.
+func rescaleSteps(a *accTest, p, extra, countExtra string, between func(), checks ...resource.TestCheckFunc) []resource.TestStep {
+	checks = append([]resource.TestCheckFunc{a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))}, checks...)
+	if between == nil {
+		between = func() {}
+	}
+	return []resource.TestStep{
+		{Config: rescaleConfig(a, p, 4, 1, extra, countExtra)},
+		{
+			// A scale-in: groups with no consumer complete it by themselves.
+			Config: rescaleConfig(a, p, 2, 2, extra, countExtra),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
+					plancheck.ExpectKnownValue(rescaleCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"g1": knownvalue.Int64Exact(4), "g2": knownvalue.Int64Exact(4)})),
+					betweenPlanAndApply(between),
+				},
+				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				// What the group was created with, as planned.
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
+			},
+			Check: resource.ComposeTestCheckFunc(checks...),
+		},
+		{Config: rescaleConfig(a, p, 2, 2, extra, countExtra), PlanOnly: true},
+	}
+}
+
+// rescaledAfterCreate checks the audit trail of a g2 created after the
+// stream scale (want: the prefix's and g2's mutations in order, the first
+// create included): its create, then its per-group scale to 2, and a
+// warning.
+func rescaledAfterCreate(a *accTest, p string, want ...string) resource.TestCheckFunc {
+	return func(s *terraform.State) error {
+		if err := a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 scaled to its stream prefix's new count after its create", p),
+			"then scaled to 2 with the per-group scale")(s); err != nil {
+			return err
+		}
+		c := a.env.Coordinator
+		if c == nil {
+			return nil
+		}
+		var seq []string
+		for _, e := range terraformMutations(c, p) {
+			if e.ConsumerGroup == nil || *e.ConsumerGroup == "g2" {
+				seq = append(seq, e.Action)
+			}
+		}
+		if fmt.Sprint(seq) != fmt.Sprint(want) {
+			return fmt.Errorf("g2's and the prefix's mutations: %v, want %v", seq, want)
+		}
+		return nil
+	}
+}
+
+// TestAccGroupRescale_replacementFirst: the shard count depends on g2, so
+// Terraform re-creates g2 first and the stream scale rescales it. Before,
+// the plan (made after g2's create was planned) left g2 out of
+// affected_groups and the apply-time re-plan put it back: "Provider produced
+// inconsistent final plan".
+func TestAccGroupRescale_replacementFirst(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsfirst")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: rescaleSteps(a, p, "", ", redisstreamcoordinator_group.test", nil,
+			a.diags.ExpectNoWarning("scaled to its stream prefix's new count after its create")),
+	})
+}
+
+// TestAccGroupRescale_scaleFirst: g2 depends on the shard count, so
+// Terraform deletes g2, updates the shard count (the scale and its wait),
+// then creates g2: with the 4 shards its plan showed, and then scaled to 2.
+// Before, its create was refused as a stale plan after its delete: the group
+// was gone.
+func TestAccGroupRescale_scaleFirst(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsscale")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		// Terraform deletes g2 before it updates what g2 depends on.
+		Steps: rescaleSteps(a, p, ", redisstreamcoordinator_group_shard_count.count", "", nil,
+			rescaledAfterCreate(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP", "SCALE_GROUP")),
+	})
+}
+
+// TestAccGroupRescale_replacedWhileItsMigrationIsAwaited: no order in the
+// configuration; g2's delete waits until the stream scale was applied, and
+// g2's old migration cannot complete (a member that never converges), so
+// the shard count's wait is still following it when the replacement deletes
+// it. That delete is this apply's own: the wait stops following g2 instead of
+// failing with "group disappeared" (or, for the new g2, a migration not
+// found), and state keeps no migration the next refresh would miss.
+func TestAccGroupRescale_replacedWhileItsMigrationIsAwaited(t *testing.T) {
+	a := newAccTest(t, acctest.Options{RebalanceTimeout: time.Hour})
+	c := a.env.RequireInRepo(t, "holds the replacement's delete until the stream scale was applied")
+	p := acctest.RandomName("rsawait")
+	scaled := func() bool { return len(auditEvents(c, p, coordinator.ActionScaleStream)) > 0 }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: rescaleSteps(a, p, "", "", func() {
+			a.env.JoinSilentMember(t, p, "g2")
+			c.InjectFault(coordinator.Fault{
+				Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/g2", Kind: coordinator.FaultDelay,
+				Delay: time.Minute, // a bound only: Until releases it
+				Until: scaled,
+			})
+		}, rescaledAfterCreate(a, p, scaleThenReplace...), resource.TestCheckResourceAttr(rescaleCountAddr, "migration_ids.%", "1"),
+			resource.TestCheckResourceAttrSet(rescaleCountAddr, "migration_ids.g1")),
+	})
+}
+
+// TestAccGroupRescale_scaleBetweenDeleteAndCreate: no order in the
+// configuration; the stream scale is answered only once g2's delete was
+// applied, and it holds the prefix while it is sent, so g2's create follows
+// it: the scale rescales g1 alone (g2 missing is this apply's own delete),
+// and the new g2 is brought to 2 after its create.
+func TestAccGroupRescale_scaleBetweenDeleteAndCreate(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds the stream scale until the replacement's delete was applied")
+	p := acctest.RandomName("rsgap")
+	deleted := func() bool { _, ok := c.BackupGroup(p, "g2"); return !ok }
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: rescaleSteps(a, p, "", "", func() {
+			// The delete waits for the scale to arrive (the provider then
+			// holds the prefix), the scale for the delete to be applied.
+			sent := c.RequestCount(http.MethodPost, coordinator.RouteStreamScale)
+			c.InjectFault(coordinator.Fault{
+				Method: http.MethodDelete, Path: "/coord/v1/streams/" + p + "/groups/g2", Kind: coordinator.FaultDelay,
+				Delay: time.Minute, // a bound only: Until releases it
+				Until: func() bool { return c.RequestCount(http.MethodPost, coordinator.RouteStreamScale) > sent },
+			})
+			c.InjectFault(coordinator.Fault{
+				Method: http.MethodPost, Path: "/coord/v1/streams/" + p + "/scale", Kind: coordinator.FaultDelay,
+				Delay: time.Minute, // a bound only: Until releases it
+				Until: deleted,
+			})
+		}, rescaledAfterCreate(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP", "SCALE_GROUP"),
+			func(*terraform.State) error {
+				scales := auditEvents(c, p, coordinator.ActionScaleStream)
+				if len(scales) != 1 || scales[0].Status != http.StatusAccepted {
+					return fmt.Errorf("want one accepted stream scale, got %+v", scales)
+				}
+				return nil
+			}),
+	})
+}
