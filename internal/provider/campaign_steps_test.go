@@ -235,7 +235,7 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 		}
 	case "import", "replace":
 		s.Addr = anyGroup()
-		s.Variant = r.IntN(4) // import: bit 0 by identity, bit 1 the group vanished first
+		s.Variant = r.IntN(4) // import: bit 0 by identity, bit 1 the group vanished first; replace: bit 0 with a count change
 	case "rename":
 		s.Addr = pick(r, m.nonAnchors()...).Addr
 	case "query":
@@ -253,6 +253,12 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 	}
 	if g := m.group(s.Addr); g != nil {
 		s.Prefix = g.Prefix
+	}
+	if kind == "replace" && s.Variant&1 != 0 {
+		// The replacement in the apply that also changes its prefix's
+		// count: Terraform orders the two as it likes (campaign seed
+		// 815614843, group_create_rescale.go).
+		s.Change, s.Count = "count", m.Counts[s.Prefix]%5+1
 	}
 	// With wait_for = COMPLETION a scale-out waits for a consumer: the
 	// generator keeps one healthy consumer in every group.

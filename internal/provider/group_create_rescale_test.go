@@ -198,3 +198,44 @@ func TestAccGroupRescale_scaleBetweenDeleteAndCreate(t *testing.T) {
 			}),
 	})
 }
+
+// TestAccGroupRescale_replacedOwnGroup: a -replace of the shard count's own
+// group in the apply that changes the prefix's count. The shard count
+// depends on its group, so Terraform re-creates the group first; the shard
+// count's re-plan then finds the new group (metadataVersion 1, below the
+// version its refresh recorded) and describes it as created, as the plan
+// did, instead of refusing with "Stale plan: group … no longer exists" or a
+// metadata regression (campaign seed 924925679); the scale rescales both
+// groups and the next plan is empty.
+func TestAccGroupRescale_replacedOwnGroup(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsown")
+	config := func(count, n int) string {
+		return a.env.ProviderConfig() +
+			groupHCL("anchor", p, "g1", "initial_shard_count = 4", `deletion_policy = "DELETE"`, "force_delete = true", replacedBy) +
+			groupHCL("other", p, "g2", "depends_on = [redisstreamcoordinator_group.anchor]") +
+			shardCountHCL("count", p, "g1", count, "depends_on = [redisstreamcoordinator_group.anchor, redisstreamcoordinator_group.other]") +
+			replaceTrigger(n)
+	}
+	anchor := "redisstreamcoordinator_group.anchor"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, 1)},
+			{
+				Config: config(2, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(anchor, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionUpdate),
+						plancheck.ExpectKnownValue(rescaleCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+							knownvalue.MapExact(map[string]knownvalue.Check{"g1": knownvalue.Int64Exact(4), "g2": knownvalue.Int64Exact(4)})),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
+			},
+			{Config: config(2, 2), PlanOnly: true},
+		},
+	})
+}

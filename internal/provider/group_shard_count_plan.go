@@ -205,7 +205,11 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	// Groups it deleted are put back: they existed while planning
 	// (group_shard_count_preview_basis.go).
 	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans)
-	if seen != nil {
+	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
+	if seen != nil && !createdHere && !r.pd.plans.deletedInRun(p, g) {
+		// (A group this run replaces is described as created, below: the
+		// refresh's record is the old group's, which Terraform's re-plan
+		// during apply no longer finds.)
 		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, snap.self) {
 			return
 		}
@@ -215,7 +219,6 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	from := int32(-1)
 	extra := map[string]int32{}
 	basis := types.Int64Null()
-	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
 	if createdHere {
 		// Terraform plans again during apply, after the group exists:
 		// describe it the same way then as now.

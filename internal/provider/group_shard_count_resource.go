@@ -237,6 +237,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	if r.pd.plans.deletedInRun(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()) {
+		// This apply replaced the group (a -replace with deletion_policy
+		// DELETE): the refresh's record is the old group's, and the plan,
+		// which described the group as created, is the new one's basis.
+		seen = nil
+	}
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
