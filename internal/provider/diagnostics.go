@@ -111,6 +111,12 @@ func addAPIError(diags *diag.Diagnostics, summary string, err error, next string
 	diags.AddError(summary, apiErrorDetail(err, next))
 }
 
+// addAPIWarning is addAPIError's warning, for a failed call whose operation
+// still stands (what it owes is recorded, and the next plan shows it).
+func addAPIWarning(diags *diag.Diagnostics, summary string, err error, next string) {
+	diags.AddWarning(summary, apiErrorDetail(err, next))
+}
+
 // transportHint explains failures that never got a coordinator answer, or
 // got one that is not the coordinator's JSON.
 func transportHint(err error) string {

@@ -2,9 +2,14 @@ package provider
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
+	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -25,14 +30,47 @@ import (
 // new count. Either way the prefix ends at the count the plan showed for it.
 //
 // The per-group scale is a new mutation: after an interrupt it is not sent
-// (the client's rule), and the create then fails with what is left, so
-// Terraform marks the group tainted and the next apply re-creates it with
-// the prefix's count.
+// (the client's rule). The create stands (the group exists and is recorded
+// in state, untainted: a tainted group's replacement would be planned as a
+// create of a group that exists), and what it owes is recorded in private
+// state (privateRescaleOwed): the next plan shows an update that sends the
+// per-group scale, to the count the prefix's other groups then share, and
+// the apply warns until then.
+
+// privateRescaleOwed holds the count a group created after its prefix's
+// stream scale still has to be brought to (rescaleOwed).
+const privateRescaleOwed = "rescale_owed"
+
+type rescaleOwed struct {
+	Target          int32  `json:"target"`
+	CreateRequestID string `json:"create_request_id"`
+}
+
+func readRescaleOwed(ctx context.Context, private privateGetter) (*rescaleOwed, diag.Diagnostics) {
+	b, diags := private.GetKey(ctx, privateRescaleOwed)
+	if diags.HasError() || len(b) == 0 {
+		return nil, diags
+	}
+	var o rescaleOwed
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, diags
+	}
+	return &o, diags
+}
+
+func setRescaleOwed(ctx context.Context, private privateSetter, o *rescaleOwed) diag.Diagnostics {
+	if o == nil {
+		return private.SetKey(ctx, privateRescaleOwed, nil)
+	}
+	b, _ := json.Marshal(o)
+	return private.SetKey(ctx, privateRescaleOwed, b)
+}
 
 // rescaleCreated brings the group just created to the count this apply's
 // stream scale took its siblings to. State keeps the create's answer
 // (shard_count is the count the group was created with).
-func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target int32, created *client.Group, create client.Mutation, diags *diag.Diagnostics) {
+// It returns false when the group still owes the scale.
+func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target int32, created *client.Group, create client.Mutation, diags *diag.Diagnostics) bool {
 	s := &scaler{
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
 		mutation: client.Mutation{RequestedBy: create.RequestedBy, Reason: create.Reason},
@@ -44,15 +82,14 @@ func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target 
 	mig, err := s.scaleGroup(ctx, *created)
 	r.pd.noteMutation(p)
 	if err != nil {
-		addAPIError(diags, fmt.Sprintf("Group %s/%s was created, but not brought to its stream prefix's new shard count", p, g), err, fmt.Sprintf(
+		addAPIWarning(diags, fmt.Sprintf("Group %s/%s was created, but not yet brought to its stream prefix's new shard count", p, g), err, fmt.Sprintf(
 			"This apply scaled stream prefix %q to %d shards (redisstreamcoordinator_group_shard_count) before it created group %q "+
-				"(request id %s) with the %d shards the plan resolved, so the provider scaled the new group to %d with the per-group "+
-				"scale (POST /streams/%s/groups/%s/scale), and that failed: the prefix now routes with two shard counts (%d for group "+
-				"%q, %d for the others).\n\nThe group is recorded in state as tainted: the next terraform apply replaces it, and "+
-				"the new group takes the prefix's %d shards. To keep this group instead, scale it yourself with the call above "+
-				"(targetShardCount %d) and run `terraform untaint` on it.",
-			p, target, g, create.RequestID, from, target, p, g, from, g, target, target, target))
-		return
+				"(request id %s) with the %d shards the plan resolved, so the provider scales the new group to %d with the per-group "+
+				"scale (POST /coord/v1/streams/%s/groups/%s/scale), and that did not happen: the prefix routes with two shard counts "+
+				"(%d for group %q, %d for the others) until it does.\n\nThe group is created and recorded in state. The next "+
+				"terraform plan shows an update of it that sends this scale (to the count the prefix's other groups have then); "+
+				"run terraform apply.", p, target, g, create.RequestID, from, target, p, g, from, g, target))
+		return false
 	}
 	diags.AddWarning(fmt.Sprintf("Group %s/%s scaled to its stream prefix's new count after its create", p, g), fmt.Sprintf(
 		"This apply scaled stream prefix %q to %d shards before it created group %q (Terraform does not order the two unless "+
@@ -60,4 +97,121 @@ func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target 
 			"plan resolved (request id %s) and then scaled to %d with the per-group scale (migration %s), so the prefix keeps one "+
 			"shard count. shard_count records the count it was created with.",
 		p, target, g, from, create.RequestID, target, mig.ReshardingID))
+	return true
+}
+
+// planOwedRescale is the group's plan while a create still owes its
+// per-group scale (privateRescaleOwed): an update that sends it, to the
+// count the prefix's other groups share at plan time, shown as
+// metadata_version (known after apply) with a warning. Nothing is planned
+// when the group already has that count (a refresh clears the mark once it
+// has the count owed); the plan only warns when the other groups disagree or
+// a migration of the prefix is under way.
+func (r *groupResource) planOwedRescale(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
+	owed, diags := readRescaleOwed(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if owed == nil || r.pd.unconfigured() {
+		return
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	all, err := r.pd.groupsForPlan(ctx)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
+			"The group still owes the per-group scale to its prefix's count (its create came after the prefix's stream scale), and the plan "+
+				"reads the prefix's groups to plan it. Fix the cause above and plan again.")
+		return
+	}
+	var self *client.Group
+	counts := map[int32][]string{}
+	busy := ""
+	for i := range all {
+		gi := all[i]
+		if gi.StreamPrefix != p {
+			continue
+		}
+		if !gi.ActiveMigration.Finished() {
+			busy = describeMigration(gi)
+		}
+		if gi.ConsumerGroup == g {
+			self = &all[i]
+			continue
+		}
+		counts[gi.ShardCount] = append(counts[gi.ShardCount], gi.ConsumerGroup)
+	}
+	if self == nil {
+		return // vanished: Read records it, and the plan re-creates it
+	}
+	if len(counts) != 1 || busy != "" {
+		why := "the other groups have " + describeSiblings(counts)
+		if busy != "" {
+			why = busy + " is under way"
+		}
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is not at its stream prefix's shard count", p, g), fmt.Sprintf(
+			"Group %q was created (request id %s) after this configuration scaled stream prefix %q to %d shards, and the per-group scale "+
+				"that brings it there was not sent. It has %d shards; %s, so the provider cannot tell which count to bring it to. "+
+				"Align the prefix with redisstreamcoordinator_group_shard_count (or scale group %q with POST /coord/v1/streams/%s/groups/%s/scale), "+
+				"and plan again.", g, owed.CreateRequestID, p, owed.Target, self.ShardCount, why, g, p, g))
+		return
+	}
+	var target int32
+	for c := range counts {
+		target = c
+	}
+	if self.ShardCount == target {
+		return // nothing to send (a refresh clears the mark once the group has its count)
+	}
+	names := counts[target]
+	sort.Strings(names)
+	plan.MetadataVersion = types.Int64Unknown()
+	resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, &rescaleOwed{Target: target, CreateRequestID: owed.CreateRequestID})...)
+	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is brought to its stream prefix's shard count", p, g), fmt.Sprintf(
+		"Group %q was created (request id %s) after this configuration scaled stream prefix %q, and the per-group scale that brings it "+
+			"to the prefix's count was not sent. This apply sends it: group %q goes from %d to %d shards, the count of %s "+
+			"(POST /coord/v1/streams/%s/groups/%s/scale, %.2f%% of partition keys move).", g, owed.CreateRequestID, p, g,
+		self.ShardCount, target, strings.Join(quoteAll(names), ", "), p, g, movedKeyPercent(self.ShardCount, target)))
+}
+
+func quoteAll(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = fmt.Sprintf("%q", n)
+	}
+	return out
+}
+
+// applyOwedRescale is Update's part: the per-group scale planned by
+// planOwedRescale. The mark stays until it is sent.
+func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse, plan groupResourceModel) {
+	owed, diags := readRescaleOwed(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if owed == nil {
+		return
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err,
+			"The apply reads the group before the per-group scale it owes. Nothing was sent; run terraform apply again.")
+		return
+	}
+	if group.ShardCount != owed.Target {
+		s := &scaler{
+			api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: owed.Target, diags: &resp.Diagnostics,
+			mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
+		}
+		unlock := r.pd.prefixLocks.Lock(p)
+		mig, err := s.scaleGroup(ctx, *group)
+		unlock()
+		r.pd.noteMutation(p)
+		if err != nil {
+			addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to bring group %s/%s to its stream prefix's shard count", p, g), err, fmt.Sprintf(
+				"The per-group scale of group %q to %d shards (POST /coord/v1/streams/%s/groups/%s/scale) that its create (request id %s) "+
+					"owes did not happen. It stays owed: the next terraform plan shows it again.", g, owed.Target, p, g, owed.CreateRequestID))
+			return
+		}
+		tflog.Info(ctx, "group brought to its stream prefix's shard count", map[string]any{
+			"stream_prefix": p, "consumer_group": g, "target_shard_count": owed.Target, "resharding_id": mig.ReshardingID,
+		})
+	}
+	resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...)
 }

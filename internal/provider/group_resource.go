@@ -245,6 +245,9 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
+	if owed, _ := readRescaleOwed(ctx, req.Private); owed != nil && group.ShardCount == owed.Target {
+		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...) // group_create_rescale.go
+	}
 	// The highest metadataVersion seen is kept in private state, and the
 	// shard_count and metadata_version attributes are not raised by a
 	// refresh: scales (this configuration's own, through
@@ -328,6 +331,9 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
 		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
+	// The one mutation an update can send: the per-group scale a create
+	// after its prefix's stream scale still owes (group_create_rescale.go).
+	r.applyOwedRescale(ctx, req, resp, plan)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 

@@ -241,3 +241,57 @@ action "redisstreamcoordinator_delete_group" "old" {
 		t.Fatalf("the group must still exist: %v", err)
 	}
 }
+
+// TestAccInterrupt_createAfterItsPrefixScaledSendsNoPerGroupScale: a new
+// group created after its prefix's stream scale in the same apply is brought
+// to the new count with the per-group scale (group_create_rescale.go). When
+// terraform is interrupted while the create is in flight, the create is
+// finished, but the per-group scale, a new mutation, is not sent: the group
+// stays in state (not tainted: its replacement would be planned as a create
+// of a group that exists), the apply says what it owes, and the next plan
+// shows the update that sends it.
+func TestAccInterrupt_createAfterItsPrefixScaledSendsNoPerGroupScale(t *testing.T) {
+	f := newInterruptFixture(t, builtProvider(t))
+	p := acctest.RandomName("sigint-rescale-create")
+	base := groupHCL("anchor", p, "g1", "initial_shard_count = 4")
+	count := func(n int) string {
+		return shardCountHCL("count", p, "g1", n, "depends_on = [redisstreamcoordinator_group.anchor]")
+	}
+	f.write(base + count(4))
+	if code := f.run("apply", "-auto-approve"); code != 0 {
+		t.Fatalf("first apply: exit %d", code)
+	}
+	// g2 depends on the shard count: created after the scale to 2.
+	f.write(base + count(2) + groupHCL("new", p, "g2", "depends_on = [redisstreamcoordinator_group_shard_count.count]"))
+	f.coord.ResetRequestCounts()
+	if code := f.applyInterrupted(coordinator.RouteGroup); code == 0 {
+		t.Fatal("the interrupted apply succeeded")
+	}
+	if n := f.coord.RequestCount(http.MethodPost, coordinator.RouteGroupScale); n != 0 {
+		t.Fatalf("the per-group scale reached the coordinator %d times after the interrupt, want 0", n)
+	}
+	f.outputSays("was created, but not yet brought to its stream prefix's new shard count", "The operation ended",
+		"The next terraform plan shows an update of it that sends this scale")
+	grp, ok := f.state()["redisstreamcoordinator_group.new"]
+	if !ok || grp.Tainted {
+		t.Fatalf("the group created without its per-group scale must be in state, not tainted: %+v", grp)
+	}
+	if code := f.run("plan", "-detailed-exitcode"); code != 2 {
+		t.Fatalf("the next plan must show the per-group scale the create owes, exit code %d", code)
+	}
+	f.outputSays(`Group "g2" was created (request id terraform-`, "This apply sends it: group \"g2\" goes from 4 to 2 shards")
+	if code := f.run("apply", "-auto-approve"); code != 0 {
+		t.Fatalf("the next apply: exit %d", code)
+	}
+	for _, g := range []string{"g1", "g2"} {
+		if grp, err := f.env.Client().GetGroup(ctxT(t), p, g); err != nil || grp.ShardCount != 2 {
+			t.Fatalf("group %s after the next apply: %+v %v (want 2 shards)", g, grp, err)
+		}
+	}
+	if events := terraformMutations(f.coord, p, coordinator.ActionScaleGroup); len(events) != 1 {
+		t.Fatalf("want one per-group scale, sent by the next apply: %+v", events)
+	}
+	if code := f.run("plan", "-detailed-exitcode"); code != 0 {
+		t.Fatalf("the plan after it must be empty, exit code %d", code)
+	}
+}
