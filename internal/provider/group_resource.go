@@ -297,7 +297,8 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 }
 
 // Update changes only Terraform-side settings: no group field can be changed
-// through the coordinator's API.
+// through the coordinator's API. The one exception is the per-group scale a
+// create after its prefix's stream scale still owes (applyOwedRescale).
 func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
