@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -390,7 +391,9 @@ func (w *campaignRun) audited() int { return len(w.c.AuditEvents()) }
 // mustSucceed: the last apply succeeded, nothing changed out of band since,
 // the running step does not revert a migration under way (reverting), and
 // every group has a healthy consumer (without one a scale-out stays
-// ACTIVE, and the provider rightly refuses a scale that would wait for it).
+// ACTIVE, and the provider rightly refuses a scale that would wait for it):
+// the configuration's groups, and the groups an ABANDON removal left on the
+// coordinator, which a stream scale rescales too (seed 503407483).
 func (w *campaignRun) mustSucceed() bool {
 	if !w.clean || w.reverting {
 		return false
@@ -400,5 +403,24 @@ func (w *campaignRun) mustSucceed() bool {
 			return false
 		}
 	}
-	return true
+	return !w.stuckScaleOut()
+}
+
+// stuckScaleOut reports a group of a campaign prefix, in the configuration
+// or not, with a scale-out under way and no live consumer: it stays ACTIVE,
+// and every scale of its prefix is refused until a consumer joins.
+func (w *campaignRun) stuckScaleOut() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, err := w.env.Client().Groups(ctx)
+	if err != nil {
+		return true // unknown: do not require success
+	}
+	for _, g := range groups {
+		am := g.ActiveMigration
+		if slices.Contains(campaignPrefixes, g.StreamPrefix) && !am.Finished() && am.ToShardCount > am.FromShardCount && g.State == client.GroupEmpty {
+			return true
+		}
+	}
+	return false
 }
