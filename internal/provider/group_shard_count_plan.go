@@ -126,12 +126,15 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
 		var seen *client.Group
+		var siblings map[string]int32
 		if state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 			var diags diag.Diagnostics
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
+			siblings, diags = readSiblingsSeen(ctx, req.Private)
+			resp.Diagnostics.Append(diags...)
 		}
-		r.preview(ctx, &plan, seen, reg, resp)
+		r.preview(ctx, &plan, seen, siblings, reg, resp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -189,7 +192,12 @@ func dedupeSorted(names []string) []string {
 // plan's refresh recorded for the group (seen, from Read), not from a newer
 // read. A newer read is compared with it instead: when the group changed
 // since that refresh, the plan is stale and fails with what changed.
-func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
+//
+// The other groups' counts are likewise the refresh's (siblings, from
+// siblings_seen) when it recorded them: a sibling that moved between the
+// plan and the apply makes the apply refuse the plan as stale, instead of
+// the re-plan differing from it.
+func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	all, err := r.pd.groupsForPlan(ctx)
@@ -214,6 +222,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 		snap = snap.withSelf(*seen)
+		if siblings != nil {
+			snap = snap.withSiblingsSeen(siblings, &r.pd.plans)
+		}
 	}
 	check := planCheckRead
 	from := int32(-1)

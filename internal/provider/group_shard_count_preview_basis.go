@@ -124,3 +124,48 @@ func takeOverDetail(p, g string, self client.Group) string {
 		"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).", g, p,
 		describeMigrationOf(am), am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
 }
+
+// withSiblingsSeen gives the other groups of the prefix the counts the
+// refresh recorded (siblings_seen): a group read since at another count has
+// the recorded one, a group that appeared since is left out, and one that
+// disappeared since is put back, unless this run created or deleted it
+// (withoutPlannedCreates and withDeletedInRun describe those as the plan saw
+// them). The apply compares the coordinator with the result
+// (checkPlanBasis).
+func (s prefixSnapshot) withSiblingsSeen(counts map[string]int32, reg *planRegistry) prefixSnapshot {
+	out := s
+	out.groups = nil
+	have := map[string]bool{}
+	for _, gi := range s.groups {
+		name := gi.ConsumerGroup
+		c, recorded := counts[name]
+		_, created := reg.createdInRun(s.p)[name]
+		ours := name == s.g || reg.deletedInRun(s.p, name) || created
+		switch {
+		case ours:
+		case recorded:
+			if gi.ShardCount != c {
+				// Moved since the refresh: as recorded, with nothing
+				// under way (what moved is the apply's to refuse).
+				gi = client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: c, State: gi.State}
+			}
+		default:
+			continue // appeared since the refresh
+		}
+		have[name] = true
+		out.groups = append(out.groups, gi)
+	}
+	for name, c := range counts {
+		if !have[name] && name != s.g && !reg.deletedInRun(s.p, name) {
+			out.groups = append(out.groups, client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: c, State: client.GroupEmpty})
+		}
+	}
+	sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
+	out.self = nil
+	for i := range out.groups {
+		if out.groups[i].ConsumerGroup == s.g {
+			out.self = &out.groups[i]
+		}
+	}
+	return out
+}

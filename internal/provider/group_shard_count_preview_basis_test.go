@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"regexp"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -92,4 +93,60 @@ func TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes(t *
 			Check: a.expectGroup(p, g, shardCountIs(4)),
 		}},
 	})
+}
+
+// TestAccPullRequestWorkflow_savedPlanRefusesASiblingThatMovedAlone: a saved
+// plan of a count change, then another actor moves one sibling alone (a
+// per-group scale), or adds a group to the prefix, before the apply. The
+// preview's affected_groups are the counts the refresh recorded
+// (siblings_seen), so Terraform's re-plan during apply agrees with the plan,
+// and the apply refuses it as stale before sending anything. Before, the
+// re-plan read the siblings afresh: "Provider produced inconsistent final
+// plan … .resharding.affected_groups["c"]" (campaign seed 167027730, a
+// sibling restored from a backup between plan and apply).
+func TestAccPullRequestWorkflow_savedPlanRefusesASiblingThatMovedAlone(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("moved")
+	config := func(count int) string {
+		cfg := a.env.ProviderConfig()
+		for _, g := range []string{"a", "b", "c"} {
+			cfg += groupHCL(g, p, g, "initial_shard_count = 2")
+		}
+		return cfg + shardCountHCL("count", p, "a", count, "depends_on = [redisstreamcoordinator_group.a, redisstreamcoordinator_group.b, redisstreamcoordinator_group.c]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(2)},
+			{
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
+					// A scale-in: it completes by itself, and blocks nothing.
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "c", 1, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+				})}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "c" went from 2 to 1 shards`) +
+					".*" + words("Nothing was sent to the coordinator")),
+			},
+			{
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
+					dsCreateGroup(t, a.env, p, "d", 2)
+				})}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "d" (2 shards) appeared`)),
+			},
+			{
+				// Planned again, the change goes through.
+				Config: config(4),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "a", shardCountIs(4)), a.expectGroup(p, "c", shardCountIs(4)),
+					a.expectGroup(p, "d", shardCountIs(4))),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if scales := terraformMutations(c, p, "SCALE_STREAM"); len(scales) != 1 {
+			t.Fatalf("want only the last step's stream scale, got %d", len(scales))
+		}
+	}
 }

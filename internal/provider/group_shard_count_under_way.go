@@ -50,18 +50,28 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 }
 
 // privateSiblingsSeen holds, in private state, the counts of the prefix's
-// groups as the refresh that saw a migration under way read them (the
-// listing): the siblings of planUnderWay's preview, so that Terraform's
-// re-plan during apply, which has no refresh, computes the same values.
-// Without a migration under way it is absent.
+// groups as the refresh read them (the listing): the siblings of the
+// preview (planUnderWay's, and a change's: withSiblingsSeen), so that
+// Terraform's re-plan during apply, which has no refresh, computes the same
+// values however the siblings moved since; the apply then refuses a changed
+// sibling as a stale plan (checkPlanBasis).
+//
+// With a migration under way the refresh lists the prefix for it. Without
+// one it records the run's listing only when the refresh already made one
+// (more than listAfterDistinctGroups groups read): a small workspace's
+// refresh sends no listing for it, and its plan lists for itself.
 const privateSiblingsSeen = "siblings_seen"
 
-// recordSiblingsSeen is Read's part: with a migration under way, the
-// prefix's counts from the listing (nothing is recorded when listing fails:
-// the plan lists for itself).
+// recordSiblingsSeen is Read's part (nothing is recorded when listing
+// fails: the plan lists for itself).
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
 	if underWayMigration(group) == nil {
-		return private.SetKey(ctx, privateSiblingsSeen, nil)
+		counts, ok := r.pd.listedPrefix(group.StreamPrefix)
+		if !ok {
+			return private.SetKey(ctx, privateSiblingsSeen, nil)
+		}
+		b, _ := json.Marshal(counts)
+		return private.SetKey(ctx, privateSiblingsSeen, b)
 	}
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
