@@ -43,6 +43,16 @@ const privateGroupVanished = "group_vanished"
 type groupVanished struct {
 	ShardCount      int64 `json:"shard_count"`
 	MetadataVersion int64 `json:"metadata_version"`
+	// The group that vanished (empty in records of earlier versions).
+	StreamPrefix  string `json:"stream_prefix,omitempty"`
+	ConsumerGroup string `json:"consumer_group,omitempty"`
+}
+
+// of reports a record of group {p, g} (or one that does not say). A rename
+// of a vanished group creates a new group, not the vanished one again:
+// its create is no re-creation (campaign seed 415652962).
+func (v *groupVanished) of(p, g string) bool {
+	return v != nil && (v.ConsumerGroup == "" || (v.StreamPrefix == p && v.ConsumerGroup == g))
 }
 
 var recreationAttrTypes = map[string]attr.Type{
@@ -256,6 +266,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		if rec, ok := v.(*groupVanished); ok {
 			vanished = rec
 		}
+	}
+	if !vanished.of(p, g) {
+		vanished = nil
 	}
 	if vanished != nil {
 		plan.Recreation = recreationValue(p, g, vanished)

@@ -308,3 +308,45 @@ func TestAccGroup_renameOnlyGroupCreateBeforeDestroyCompletes(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroup_renameOfAVanishedGroupIsNoRecreation: a group deleted out of
+// band (its refresh records it as vanished) and renamed in the same change.
+// The new name is a new group, not the vanished one created again: its
+// create carries no recreation, in the plan and in Terraform's re-plan during
+// apply alike. Before, the plan described the new name as the vanished
+// group's re-creation, and the re-plan (after the no-op delete) did not:
+// "Provider produced inconsistent final plan … .recreation" (campaign seed
+// 415652962).
+func TestAccGroup_renameOfAVanishedGroupIsNoRecreation(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("renvan")
+	config := func(g string) string {
+		return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 3") +
+			groupHCL("test", p, g, `deletion_policy = "DELETE"`, "depends_on = [redisstreamcoordinator_group.anchor]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("old")},
+			{
+				PreConfig: func() {
+					if _, err := a.env.Client().DeleteGroup(ctxT(t), p, "old", true, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("new"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+						plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("recreation"), knownvalue.Null()),
+					},
+					PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+				},
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("recreation"), knownvalue.Null()),
+				},
+				Check: a.expectGroup(p, "new", shardCountIs(3)),
+			},
+		},
+	})
+}
