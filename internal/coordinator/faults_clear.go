@@ -8,3 +8,12 @@ func (c *Coordinator) ClearFaults() {
 	defer c.faults.mu.Unlock()
 	c.faults.queued = nil
 }
+
+// ClearProvisioningFaults drops every queued provisioning fault
+// (FailProvisioning) that no provisioning run has used up yet: Redis is
+// healthy again.
+func (c *Coordinator) ClearProvisioningFaults() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.provFaults = nil
+}

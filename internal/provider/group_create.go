@@ -202,11 +202,16 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 	if len(changes) == 0 {
 		return true
 	}
+	replaced := ""
+	if r.pd.plans.deletedInRun(p, g) {
+		replaced = fmt.Sprintf("\n\nThis apply already deleted the group %q it replaces: it stays deleted until an apply creates it again, "+
+			"and the next terraform plan shows that create.", g)
+	}
 	diags.AddError(fmt.Sprintf("Stale plan for group %s/%s: its siblings changed since the plan", p, g), fmt.Sprintf(
 		"The plan resolved initial_shard_count = %s for group %q from the other groups of stream prefix %q, and they changed since: %s. "+
-			"Creating the group now could give the prefix two shard counts. Nothing was sent to the coordinator.\n\n"+
+			"Creating the group now could give the prefix two shard counts. Nothing was sent to the coordinator for this create.%s\n\n"+
 			"Run `terraform plan` again and review the new plan before applying it.",
-		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; ")))
+		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; "), replaced))
 	return false
 }
 

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -100,13 +98,64 @@ func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target 
 	return true
 }
 
+// owedDecision is what a group that owes its per-group scale needs, from
+// the prefix's groups: the count the other groups share (target), and
+// whether to send the scale (send), or why it cannot be planned (why).
+type owedDecision struct {
+	self   *client.Group
+	target int32
+	send   bool
+	why    string
+}
+
+// decideOwed reads the prefix: the other groups must share one count, with
+// no PREPARING migration among them (a count not yet switched); this group's
+// own migration is not in the way (a PREPARING one to the target is resumed
+// by the same scale, CONTRACT §4.6).
+func decideOwed(all []client.Group, p, g string) owedDecision {
+	var d owedDecision
+	counts := map[int32][]string{}
+	preparing := ""
+	for i := range all {
+		gi := all[i]
+		if gi.StreamPrefix != p {
+			continue
+		}
+		if gi.ConsumerGroup == g {
+			d.self = &all[i]
+			continue
+		}
+		if am := gi.ActiveMigration; !am.Finished() && am.State == client.MigrationPreparing {
+			preparing = describeMigration(gi)
+		}
+		counts[gi.ShardCount] = append(counts[gi.ShardCount], gi.ConsumerGroup)
+	}
+	switch {
+	case d.self == nil:
+		return d
+	case preparing != "":
+		d.why = preparing + " has not switched its count yet"
+		return d
+	case len(counts) != 1:
+		d.why = "the other groups have " + describeSiblings(counts)
+		return d
+	}
+	for c := range counts {
+		d.target = c
+	}
+	am := d.self.ActiveMigration
+	d.send = d.self.ShardCount != d.target || (!am.Finished() && am.State == client.MigrationPreparing && am.ToShardCount == d.target)
+	return d
+}
+
 // planOwedRescale is the group's plan while a create still owes its
 // per-group scale (privateRescaleOwed): an update that sends it, to the
-// count the prefix's other groups share at plan time, shown as
-// metadata_version (known after apply) with a warning. Nothing is planned
-// when the group already has that count (a refresh clears the mark once it
-// has the count owed); the plan only warns when the other groups disagree or
-// a migration of the prefix is under way.
+// count the prefix's other groups share, shown as metadata_version (known
+// after apply) with a warning; the apply decides again from a fresh read
+// (applyOwedRescale). Nothing is planned when the group already has that
+// count (a refresh clears the mark once it has the count owed); the plan
+// only warns when the other groups disagree or one has not switched its
+// count yet.
 func (r *groupResource) planOwedRescale(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
 	owed, diags := readRescaleOwed(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -121,66 +170,34 @@ func (r *groupResource) planOwedRescale(ctx context.Context, req resource.Modify
 				"reads the prefix's groups to plan it. Fix the cause above and plan again.")
 		return
 	}
-	var self *client.Group
-	counts := map[int32][]string{}
-	busy := ""
-	for i := range all {
-		gi := all[i]
-		if gi.StreamPrefix != p {
-			continue
-		}
-		if !gi.ActiveMigration.Finished() {
-			busy = describeMigration(gi)
-		}
-		if gi.ConsumerGroup == g {
-			self = &all[i]
-			continue
-		}
-		counts[gi.ShardCount] = append(counts[gi.ShardCount], gi.ConsumerGroup)
-	}
-	if self == nil {
+	d := decideOwed(all, p, g)
+	switch {
+	case d.self == nil:
 		return // vanished: Read records it, and the plan re-creates it
-	}
-	if len(counts) != 1 || busy != "" {
-		why := "the other groups have " + describeSiblings(counts)
-		if busy != "" {
-			why = busy + " is under way"
-		}
+	case d.why != "":
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is not at its stream prefix's shard count", p, g), fmt.Sprintf(
 			"Group %q was created (request id %s) after this configuration scaled stream prefix %q to %d shards, and the per-group scale "+
-				"that brings it there was not sent. It has %d shards; %s, so the provider cannot tell which count to bring it to. "+
+				"that brings it there did not take effect. It has %d shards; %s, so the provider cannot tell which count to bring it to yet. "+
 				"Align the prefix with redisstreamcoordinator_group_shard_count (or scale group %q with POST /coord/v1/streams/%s/groups/%s/scale), "+
-				"and plan again.", g, owed.CreateRequestID, p, owed.Target, self.ShardCount, why, g, p, g))
+				"and plan again.", g, owed.CreateRequestID, p, owed.Target, d.self.ShardCount, d.why, g, p, g))
+		return
+	case !d.send:
 		return
 	}
-	var target int32
-	for c := range counts {
-		target = c
-	}
-	if self.ShardCount == target {
-		return // nothing to send (a refresh clears the mark once the group has its count)
-	}
-	names := counts[target]
-	sort.Strings(names)
 	plan.MetadataVersion = types.Int64Unknown()
-	resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, &rescaleOwed{Target: target, CreateRequestID: owed.CreateRequestID})...)
 	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is brought to its stream prefix's shard count", p, g), fmt.Sprintf(
 		"Group %q was created (request id %s) after this configuration scaled stream prefix %q, and the per-group scale that brings it "+
-			"to the prefix's count was not sent. This apply sends it: group %q goes from %d to %d shards, the count of %s "+
-			"(POST /coord/v1/streams/%s/groups/%s/scale, %.2f%% of partition keys move).", g, owed.CreateRequestID, p, g,
-		self.ShardCount, target, strings.Join(quoteAll(names), ", "), p, g, movedKeyPercent(self.ShardCount, target)))
+			"to the prefix's count did not take effect. This apply sends it: group %q goes from %d to %d shards, the count of the prefix's "+
+			"other groups (POST /coord/v1/streams/%s/groups/%s/scale, %.2f%% of partition keys move). The apply reads the prefix again "+
+			"first and sends nothing if the group already has their count.", g, owed.CreateRequestID, p, g,
+		d.self.ShardCount, d.target, p, g, movedKeyPercent(d.self.ShardCount, d.target)))
 }
 
-func quoteAll(names []string) []string {
-	out := make([]string, len(names))
-	for i, n := range names {
-		out[i] = fmt.Sprintf("%q", n)
-	}
-	return out
-}
-
-// applyOwedRescale is Update's part: the per-group scale planned by
-// planOwedRescale. The mark stays until it is sent.
+// applyOwedRescale is Update's part: under the prefix lock, and from a
+// fresh listing, the per-group scale planOwedRescale planned, to the count
+// the other groups share now. Nothing is sent when this apply scaled the
+// prefix (its stream scale rescaled the group too) or the group already has
+// that count; the mark stays until the group has it.
 func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse, plan groupResourceModel) {
 	owed, diags := readRescaleOwed(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -188,30 +205,40 @@ func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.Updat
 		return
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	group, err := r.pd.api.GetGroup(ctx, p, g)
-	if err != nil {
-		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err,
-			"The apply reads the group before the per-group scale it owes. Nothing was sent; run terraform apply again.")
+	defer r.pd.prefixLocks.Lock(p)()
+	if _, scaled := r.pd.plans.scaledInRun(p); scaled {
+		// This apply's own scale of the prefix took the group along: the
+		// next refresh clears the mark once it has the count.
 		return
 	}
-	if group.ShardCount != owed.Target {
-		s := &scaler{
-			api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: owed.Target, diags: &resp.Diagnostics,
-			mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		}
-		unlock := r.pd.prefixLocks.Lock(p)
-		mig, err := s.scaleGroup(ctx, *group)
-		unlock()
-		r.pd.noteMutation(p)
-		if err != nil {
-			addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to bring group %s/%s to its stream prefix's shard count", p, g), err, fmt.Sprintf(
-				"The per-group scale of group %q to %d shards (POST /coord/v1/streams/%s/groups/%s/scale) that its create (request id %s) "+
-					"owes did not happen. It stays owed: the next terraform plan shows it again.", g, owed.Target, p, g, owed.CreateRequestID))
-			return
-		}
-		tflog.Info(ctx, "group brought to its stream prefix's shard count", map[string]any{
-			"stream_prefix": p, "consumer_group": g, "target_shard_count": owed.Target, "resharding_id": mig.ReshardingID,
-		})
+	all, err := r.pd.api.Groups(ctx)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to list the groups of stream prefix %q", p), err,
+			"The apply reads the prefix before the per-group scale group "+g+" owes. Nothing was sent; run terraform apply again.")
+		return
 	}
+	d := decideOwed(all, p, g)
+	if d.self == nil || d.why != "" {
+		return // the plan's warning said so; nothing is sent
+	}
+	if !d.send {
+		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...)
+		return
+	}
+	s := &scaler{
+		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: d.target, diags: &resp.Diagnostics,
+		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
+	}
+	mig, err := s.scaleGroup(ctx, *d.self)
+	r.pd.noteMutation(p)
+	if err != nil {
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to bring group %s/%s to its stream prefix's shard count", p, g), err, fmt.Sprintf(
+			"The per-group scale of group %q to %d shards (POST /coord/v1/streams/%s/groups/%s/scale) that its create (request id %s) "+
+				"owes did not take effect. It stays owed: the next terraform plan shows it again.", g, d.target, p, g, owed.CreateRequestID))
+		return
+	}
+	tflog.Info(ctx, "group brought to its stream prefix's shard count", map[string]any{
+		"stream_prefix": p, "consumer_group": g, "target_shard_count": d.target, "resharding_id": mig.ReshardingID,
+	})
 	resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...)
 }

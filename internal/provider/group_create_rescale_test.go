@@ -239,3 +239,186 @@ func TestAccGroupRescale_replacedOwnGroup(t *testing.T) {
 		},
 	})
 }
+
+// The adversarial review's cases (each failed, or left the prefix split,
+// before its fix): every path that takes the prefix to the target registers
+// it, and a group that owes its per-group scale gets it from a fresh read.
+
+// TestAccGroupRescale_partWayStreamScaleKeepsTheReplacement: the stream
+// scale fails part-way (503 provisioning: g1 scaled, g3 PREPARING), the
+// take-over finishes it with per-group scales, then g2's replacement is
+// created: the take-over registered the prefix, so the create is brought to
+// the target instead of being refused after g2's delete.
+func TestAccGroupRescale_partWayStreamScaleKeepsTheReplacement(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale part-way")
+	p := acctest.RandomName("rspart")
+	config := func(count, n int) string {
+		return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 4") +
+			groupHCL("third", p, "g3", "depends_on = [redisstreamcoordinator_group.anchor]") +
+			groupHCL("test", p, "g2", `deletion_policy = "DELETE"`, "force_delete = true", replacedBy,
+				"depends_on = [redisstreamcoordinator_group.anchor, redisstreamcoordinator_group_shard_count.count]") +
+			shardCountHCL("count", p, "g1", count, "depends_on = [redisstreamcoordinator_group.anchor, redisstreamcoordinator_group.third]") +
+			replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, 1)},
+			{
+				PreConfig: func() { c.FailStreamScaleAt(p, 1) },
+				Config:    config(2, 2),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2)),
+					a.expectGroup(p, "g3", shardCountIs(2))),
+			},
+		},
+	})
+}
+
+// revertConfig: g1 (with the prefix's shard count, rollback_on_revert) and
+// g2 (DELETE, replaced when n changes); order makes the shard count depend
+// on g2 ("count-after") or g2 on the shard count ("group-after").
+func revertConfig(a *accTest, p string, count, n int, order string) string {
+	groupDeps, countDeps := "redisstreamcoordinator_group.anchor", "redisstreamcoordinator_group.anchor"
+	if order == "count-after" {
+		countDeps += ", redisstreamcoordinator_group.test"
+	} else {
+		groupDeps += ", redisstreamcoordinator_group_shard_count.count"
+	}
+	return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 4") +
+		groupHCL("test", p, "g2", `deletion_policy = "DELETE"`, "force_delete = true", replacedBy, "depends_on = ["+groupDeps+"]") +
+		shardCountHCL("count", p, "g1", count, "rollback_on_revert = true", "depends_on = ["+countDeps+"]") +
+		replaceTrigger(n)
+}
+
+// TestAccGroupRescale_revertWithAReplacement: the prefix is mid scale-out
+// 4→8 (no consumer: ACTIVE); one apply reverts to 4 (rollback_on_revert) and
+// replaces g2. Replacement first: the new g2 (8 shards, as planned) has no
+// migration to roll back, so the revert scales it to 4 itself. Replacement
+// after: the create takes g1 back at 4 for the revert this apply made, and
+// brings the new g2 to 4. Before, the first left the prefix at 4 and 8
+// with an empty next plan, and the second lost g2 after its delete.
+func TestAccGroupRescale_revertWithAReplacement(t *testing.T) {
+	for _, order := range []string{"count-after", "group-after"} {
+		t.Run(order, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			p := acctest.RandomName("rsrevert")
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{
+					{Config: revertConfig(a, p, 4, 1, order)},
+					{Config: revertConfig(a, p, 8, 1, order)},
+					{
+						Config: revertConfig(a, p, 4, 2, order),
+						Check:  resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(4)), a.expectGroup(p, "g2", shardCountIs(4))),
+					},
+					{Config: revertConfig(a, p, 4, 2, order), PlanOnly: true},
+				},
+			})
+		})
+	}
+}
+
+// TestAccGroupRescale_owedScaleFollowsTheNextCountChange: g2 is created
+// after the scale to 3 and its per-group scale is refused (503), so it owes
+// one. The next apply changes the count to 2: the stream scale takes g1 and
+// g2 to 2, and g2's owed update, deciding again from a fresh read, sends
+// nothing. Before, it sent the scale to 3 it had planned, and split the
+// prefix.
+func TestAccGroupRescale_owedScaleFollowsTheNextCountChange(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "refuses the per-group scale")
+	p := acctest.RandomName("rsowed")
+	cfg := func(count, n int) string {
+		return rescaleConfig(a, p, count, n, ", redisstreamcoordinator_group_shard_count.count", "")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: cfg(4, 1)},
+			{
+				PreConfig: func() {
+					c.InjectFault(coordinator.Fault{Method: http.MethodPost, Path: "/coord/v1/streams/" + p + "/groups/g2/scale",
+						Kind: coordinator.FaultRespond, Status: http.StatusServiceUnavailable, ErrorCode: "COORDINATOR_TERMINATING",
+						Message: "terminating", Times: 1000})
+				},
+				Config: cfg(3, 2), ExpectNonEmptyPlan: true,
+				Check: resource.ComposeTestCheckFunc(
+					func(*terraform.State) error { c.ClearFaults(); return nil },
+					a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 was created, but not yet brought to its stream prefix's new shard count", p))),
+			},
+			{
+				Config: cfg(2, 2),
+				Check:  resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
+			},
+			{Config: cfg(2, 2), PlanOnly: true},
+		},
+	})
+}
+
+// TestAccGroupRescale_owedScaleAfterAProvisioningFailure: the new g2's
+// per-group scale fails on provisioning (503, the migration stays
+// PREPARING on g2 at 4 shards while g1 is at 2). The next plan shows the
+// update that resumes it (the same target resumes a PREPARING migration),
+// and once Redis is healthy its apply brings g2 to 2. Before, g2's own
+// PREPARING migration made the plan take the prefix for busy: the plan was
+// empty and the prefix stayed split.
+func TestAccGroupRescale_owedScaleAfterAProvisioningFailure(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails the per-group scale's provisioning")
+	p := acctest.RandomName("rsprov")
+	cfg := rescaleConfig(a, p, 2, 2, ", redisstreamcoordinator_group_shard_count.count", "")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: rescaleConfig(a, p, 4, 1, ", redisstreamcoordinator_group_shard_count.count", "")},
+			{
+				PreConfig: func() {
+					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "g2", Operation: coordinator.ProvisionScale,
+						AfterShards: 1, Times: 1000})
+				},
+				Config: cfg, ExpectNonEmptyPlan: true,
+				Check: a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 was created, but not yet brought to its stream prefix's new shard count", p),
+					"REDIS_STREAM_PROVISIONING_FAILED"),
+			},
+			{
+				PreConfig: func() { c.ClearProvisioningFaults() },
+				Config:    cfg,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
+			},
+			{Config: cfg, PlanOnly: true},
+		},
+	})
+}
+
+// TestAccGroupRescale_drainedPrefixWithAReplacementFirst: a drained prefix
+// (0 shards) brought back to 4 in the apply that replaces g2 (with
+// initial_shard_count = 4, as a drained prefix requires), the replacement
+// first. The shard count's apply takes the new g2 at its own planned count,
+// not at the old g2's 0. Before: "Stale plan … g2 went from 0 to 4", and
+// the prefix stayed at 0 and 4.
+func TestAccGroupRescale_drainedPrefixWithAReplacementFirst(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsdrain")
+	config := func(count, n int, extra string) string {
+		return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 4") +
+			groupHCL("test", p, "g2", `deletion_policy = "DELETE"`, "force_delete = true", replacedBy, extra,
+				"depends_on = [redisstreamcoordinator_group.anchor]") +
+			shardCountHCL("count", p, "g1", count, "depends_on = [redisstreamcoordinator_group.anchor, redisstreamcoordinator_group.test]") +
+			replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, 1, "")},
+			{Config: config(0, 1, "")},
+			{
+				Config: config(4, 2, "initial_shard_count = 4"),
+				Check:  resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(4)), a.expectGroup(p, "g2", shardCountIs(4))),
+			},
+		},
+	})
+}

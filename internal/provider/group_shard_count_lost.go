@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -36,8 +37,8 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			s.plans.registerScaled(s.p, s.target, s.planned)
 		}
 		resp, err := s.api.ScaleStream(mctx, s.p, s.target, m)
-		if s.plans != nil && err != nil && resends == 0 && !client.IsAmbiguous(err) {
-			s.plans.forgetScaled(s.p) // certainly not applied
+		if s.plans != nil && resends == 0 && provedNotApplied(err) {
+			s.plans.forgetScaled(s.p)
 		}
 		unlock()
 		switch {
@@ -192,4 +193,26 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			"had not happened (still %d shards), and it was not sent again: %w", gi.ConsumerGroup, m.RequestID, read.ShardCount, err)
 	}
 	return mig, err
+}
+
+// provedNotApplied reports an answer proving that nothing of the request was
+// applied: not sent at all, or refused before any change (400, 401, 403,
+// 404, 422). A 409 or 503 may follow a part-way scale, and the take-over
+// that handles it registers the prefix again.
+func provedNotApplied(err error) bool {
+	if err == nil || client.IsAmbiguous(err) {
+		return false
+	}
+	if client.IsNotSent(err) {
+		return true
+	}
+	apiErr, ok := client.AsAPIError(err)
+	if !ok {
+		return false
+	}
+	switch apiErr.HTTPStatus {
+	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
+		return true
+	}
+	return false
 }

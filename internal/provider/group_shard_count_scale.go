@@ -47,6 +47,26 @@ type scaler struct {
 	planned map[string]int64
 }
 
+// lockScaled takes the prefix lock and registers the prefix as scaled to
+// the target by this run; it returns the unlock.
+func (s *scaler) lockScaled() func() {
+	unlock := s.locks.Lock(s.p)
+	if s.plans != nil {
+		s.plans.registerScaled(s.p, s.target, s.planned)
+	}
+	return unlock
+}
+
+// createdInRun reports a group of the prefix this run created, with the
+// count it was created with.
+func (s *scaler) createdInRun(g string) (int32, bool) {
+	if s.plans == nil {
+		return 0, false
+	}
+	c, ok := s.plans.createdInRun(s.p)[g]
+	return c, ok
+}
+
 // deletedInRun reports a group of the prefix this run deleted (a
 // replacement's delete, or a destroy, in the same apply).
 func (s *scaler) deletedInRun(g string) bool {
@@ -191,7 +211,12 @@ func scaleErrorHint(err error) string {
 // it adopts migrations already heading there, resumes a PREPARING one with
 // the same target, and scales groups left behind one by one. Migrations
 // heading elsewhere block it.
+//
+// It holds the prefix lock and registers the prefix as scaled by this run
+// (registerScaled), as a stream scale does: a create of the prefix in this
+// apply comes before it, or after it and brings itself to the target.
 func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
+	defer s.lockScaled()()
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok || s.refuseBlockedTakeOver(siblings) {
 		return nil
@@ -246,7 +271,14 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 
 // revert handles a desired count equal to where the active migration
 // started: a rollback when allowed, else an error naming the calls to make.
+//
+// Like takeOver it holds the prefix lock and registers the prefix as scaled
+// to the target; a group this apply created at another count (a replacement
+// created before the revert, with the count the prefix had at plan time) is
+// brought to the target with the per-group scale once the rollbacks are
+// done, so the prefix keeps one count.
 func (s *scaler) revert(ctx context.Context) *scaleOutcome {
+	defer s.lockScaled()()
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok {
 		return nil
@@ -278,6 +310,19 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		out.previous = &to
 		out.track(gi.ConsumerGroup, *m)
 		rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
+	}
+	for _, gi := range siblings {
+		if _, created := s.createdInRun(gi.ConsumerGroup); !created || gi.ShardCount == s.target || !gi.ActiveMigration.Finished() {
+			continue
+		}
+		m, err := s.scaleGroup(ctx, gi)
+		if err != nil {
+			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
+				fmt.Sprintf("This apply created group %q with %d shards and rolled the prefix back to %d (rolled back: %s); the group's per-group "+
+					"scale to %d did not happen. Run terraform apply again.", gi.ConsumerGroup, gi.ShardCount, s.target, orNone(rolled), s.target))
+			return nil
+		}
+		rolled = append(rolled, fmt.Sprintf("group %q, created by this apply with %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
 	}
 	out.state = client.MigrationRolledBack
 	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(

@@ -215,6 +215,10 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 			// it back): not a change behind the plan's back.
 		case !exists && name != s.g:
 			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
+		case exists && int64(c) != want[name] && r.replacedInRun(s.p, name):
+			// Deleted and created again by this apply (a replacement): it
+			// has the count its own create planned, which its plan checked
+			// against the prefix.
 		case exists && int64(c) != want[name]:
 			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, want[name], c))
 		}
@@ -242,4 +246,11 @@ func activeMigrationNote(g *client.Group) string {
 		return fmt.Sprintf(", with migration %s (%d→%d shards) %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
 	}
 	return ""
+}
+
+// replacedInRun reports a group of prefix p this apply deleted and created
+// again.
+func (r *groupShardCountResource) replacedInRun(p, g string) bool {
+	_, created := r.pd.plans.createdInRun(p)[g]
+	return created && r.pd.plans.deletedInRun(p, g)
 }
