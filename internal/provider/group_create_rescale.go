@@ -195,9 +195,10 @@ func (r *groupResource) planOwedRescale(ctx context.Context, req resource.Modify
 
 // applyOwedRescale is Update's part: under the prefix lock, and from a
 // fresh listing, the per-group scale planOwedRescale planned, to the count
-// the other groups share now. Nothing is sent when this apply scaled the
-// prefix (its stream scale rescaled the group too) or the group already has
-// that count; the mark stays until the group has it.
+// the other groups share now. Nothing is sent, and the mark is cleared, when
+// the group already has that count (this apply's stream scale of the prefix
+// took it along, say); while the other groups disagree, nothing is sent and
+// the apply warns.
 func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse, plan groupResourceModel) {
 	owed, diags := readRescaleOwed(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -206,11 +207,6 @@ func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.Updat
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	defer r.pd.prefixLocks.Lock(p)()
-	if _, scaled := r.pd.plans.scaledInRun(p); scaled {
-		// This apply's own scale of the prefix took the group along: the
-		// next refresh clears the mark once it has the count.
-		return
-	}
 	all, err := r.pd.api.Groups(ctx)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to list the groups of stream prefix %q", p), err,
@@ -218,8 +214,14 @@ func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.Updat
 		return
 	}
 	d := decideOwed(all, p, g)
-	if d.self == nil || d.why != "" {
-		return // the plan's warning said so; nothing is sent
+	if d.self == nil {
+		return
+	}
+	if d.why != "" {
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s not brought to its stream prefix's shard count", p, g), fmt.Sprintf(
+			"The plan showed the per-group scale group %q owes, but the prefix changed since: %s. Nothing was sent; the next plan "+
+				"shows what is still owed.", g, d.why))
+		return
 	}
 	if !d.send {
 		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...)

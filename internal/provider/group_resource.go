@@ -235,6 +235,9 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			if seen, _ := readGroupHighest(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
 				vanished = &groupVanished{ShardCount: seen.ShardCount, MetadataVersion: seen.MetadataVersion}
 			}
+		}
+		if vanished.ConsumerGroup == "" {
+			// Records of earlier versions name no group.
 			vanished.StreamPrefix, vanished.ConsumerGroup = p, g
 		}
 		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)

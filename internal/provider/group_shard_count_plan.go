@@ -193,10 +193,10 @@ func dedupeSorted(names []string) []string {
 // read. A newer read is compared with it instead: when the group changed
 // since that refresh, the plan is stale and fails with what changed.
 //
-// The other groups' counts are likewise the refresh's (siblings, from
-// siblings_seen) when it recorded them: a sibling that moved between the
-// plan and the apply makes the apply refuse the plan as stale, instead of
-// the re-plan differing from it.
+// The other groups are likewise checked against the counts the refresh
+// recorded (siblings, from siblings_seen) when it recorded them: a sibling
+// that moved between the plan and the apply makes Terraform's re-plan
+// refuse the plan as stale, instead of differing from it.
 func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
@@ -222,8 +222,12 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 		snap = snap.withSelf(*seen)
-		if siblings != nil {
-			snap = snap.withSiblingsSeen(siblings, &r.pd.plans)
+		if changed := snap.siblingsSinceRefresh(siblings, &r.pd.plans); siblings != nil && len(changed) > 0 {
+			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
+				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
+					"read them, and since then: %s. Nothing was sent to the coordinator.\n\nRun terraform plan again (with a refresh), "+
+					"review the new preview, and apply that plan.", p, target, strings.Join(changed, "; ")))
+			return
 		}
 	}
 	check := planCheckRead

@@ -125,47 +125,40 @@ func takeOverDetail(p, g string, self client.Group) string {
 		describeMigrationOf(am), am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
 }
 
-// withSiblingsSeen gives the other groups of the prefix the counts the
-// refresh recorded (siblings_seen): a group read since at another count has
-// the recorded one, a group that appeared since is left out, and one that
-// disappeared since is put back, unless this run created or deleted it
-// (withoutPlannedCreates and withDeletedInRun describe those as the plan saw
-// them). The apply compares the coordinator with the result
-// (checkPlanBasis).
-func (s prefixSnapshot) withSiblingsSeen(counts map[string]int32, reg *planRegistry) prefixSnapshot {
-	out := s
-	out.groups = nil
+// siblingsSinceRefresh lists how the other groups of the prefix differ from
+// the counts the refresh recorded (siblings_seen): a count that moved, a
+// group that appeared, one that disappeared, leaving out the groups this run
+// created, deleted or replaces (withoutPlannedCreates and withDeletedInRun
+// describe those as the plan saw them). Terraform's re-plan during apply
+// refuses such a plan as stale before anything is sent, instead of
+// computing a preview that differs from the saved plan's; a plan made with
+// -refresh=false after the prefix moved is refused the same way, and one
+// with a refresh records the prefix afresh.
+func (s prefixSnapshot) siblingsSinceRefresh(counts map[string]int32, reg *planRegistry) []string {
+	ours := func(name string) bool {
+		_, created := reg.createdInRun(s.p)[name]
+		_, planned := reg.plannedGroupCreate(s.p, name)
+		return name == s.g || created || planned || reg.deletedInRun(s.p, name)
+	}
+	var changed []string
 	have := map[string]bool{}
 	for _, gi := range s.groups {
 		name := gi.ConsumerGroup
-		c, recorded := counts[name]
-		_, created := reg.createdInRun(s.p)[name]
-		ours := name == s.g || reg.deletedInRun(s.p, name) || created
-		switch {
-		case ours:
-		case recorded:
-			if gi.ShardCount != c {
-				// Moved since the refresh: as recorded, with nothing
-				// under way (what moved is the apply's to refuse).
-				gi = client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: c, State: gi.State}
-			}
-		default:
-			continue // appeared since the refresh
-		}
 		have[name] = true
-		out.groups = append(out.groups, gi)
-	}
-	for name, c := range counts {
-		if !have[name] && name != s.g && !reg.deletedInRun(s.p, name) {
-			out.groups = append(out.groups, client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: c, State: client.GroupEmpty})
+		c, recorded := counts[name]
+		switch {
+		case ours(name):
+		case !recorded:
+			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, gi.ShardCount))
+		case gi.ShardCount != c:
+			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, c, gi.ShardCount))
 		}
 	}
-	sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
-	out.self = nil
-	for i := range out.groups {
-		if out.groups[i].ConsumerGroup == s.g {
-			out.self = &out.groups[i]
+	for _, name := range sortedKeys(counts) {
+		if !have[name] && !ours(name) {
+			changed = append(changed, fmt.Sprintf("group %q (%d shards at the refresh) no longer exists", name, counts[name]))
 		}
 	}
-	return out
+	sort.Strings(changed)
+	return changed
 }

@@ -47,14 +47,20 @@ type scaler struct {
 	planned map[string]int64
 }
 
-// lockScaled takes the prefix lock and registers the prefix as scaled to
-// the target by this run; it returns the unlock.
+// lockScaled takes the prefix lock for a take-over or a revert; it returns
+// the unlock. They register the prefix as scaled (markScaled) before their
+// first mutation, or when they adopt a migration already heading to the
+// target: a refusal before any leaves nothing registered.
 func (s *scaler) lockScaled() func() {
-	unlock := s.locks.Lock(s.p)
+	return s.locks.Lock(s.p)
+}
+
+// markScaled registers the prefix as taken to the target by this run
+// (planRegistry.registerScaled); the caller holds the prefix lock.
+func (s *scaler) markScaled() {
 	if s.plans != nil {
 		s.plans.registerScaled(s.p, s.target, s.planned)
 	}
-	return unlock
 }
 
 // createdInRun reports a group of the prefix this run created, with the
@@ -228,6 +234,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 		am := gi.ActiveMigration
 		switch {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
+			s.markScaled()
 			out.track(gi.ConsumerGroup, *am)
 			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
 		case am != nil && !am.Finished() && am.ToShardCount != s.target:
@@ -240,6 +247,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 			if am != nil && !am.Finished() {
 				action = "resumed group %q's PREPARING migration with the same target (%s)"
 			}
+			s.markScaled()
 			m, err := s.scaleGroup(ctx, gi)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
@@ -300,6 +308,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	var rolled []string
 	for _, gi := range active {
 		am := gi.ActiveMigration
+		s.markScaled()
 		m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
@@ -315,11 +324,16 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		if _, created := s.createdInRun(gi.ConsumerGroup); !created || gi.ShardCount == s.target || !gi.ActiveMigration.Finished() {
 			continue
 		}
+		s.markScaled()
 		m, err := s.scaleGroup(ctx, gi)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
-				fmt.Sprintf("This apply created group %q with %d shards and rolled the prefix back to %d (rolled back: %s); the group's per-group "+
-					"scale to %d did not happen. Run terraform apply again.", gi.ConsumerGroup, gi.ShardCount, s.target, orNone(rolled), s.target))
+				fmt.Sprintf("This apply created group %q with %d shards and rolled the prefix back to %d (rolled back: %s), so the provider "+
+					"scales the new group to %d with the per-group scale, and that did not take effect: the prefix routes with two shard "+
+					"counts until it does. The next plan does not show this scale: send it yourself, POST "+
+					"/coord/v1/streams/%s/groups/%s/scale with targetShardCount %d (the redisstreamcoordinator_group_shard_count of the "+
+					"prefix is at its count already).", gi.ConsumerGroup, gi.ShardCount, s.target, orNone(rolled), s.target, s.p,
+					gi.ConsumerGroup, s.target))
 			return nil
 		}
 		rolled = append(rolled, fmt.Sprintf("group %q, created by this apply with %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
@@ -396,6 +410,7 @@ func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
 		am := gi.ActiveMigration
 		switch {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
+			s.markScaled()
 			out.track(gi.ConsumerGroup, *am)
 		case (am == nil || am.Finished()) && gi.ShardCount != s.target && s.resumed[gi.ConsumerGroup] != "":
 			// The migration the wait resumes for this group ended away from
