@@ -137,8 +137,11 @@ func TestAccPullRequestWorkflow_savedPlanRefusesASiblingThatMovedAlone(t *testin
 				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "d" (2 shards) appeared`)),
 			},
 			{
-				// Planned again, the change goes through.
-				Config: config(4),
+				// Planned again once c's scale-in has finished (a migration
+				// under way to another count would block the scale), the
+				// change goes through.
+				PreConfig: func() { waitForMigrationDone(t, a, p, "c") },
+				Config:    config(4),
 				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "a", shardCountIs(4)), a.expectGroup(p, "c", shardCountIs(4)),
 					a.expectGroup(p, "d", shardCountIs(4))),
 			},
