@@ -64,15 +64,21 @@ func setRescaleOwed(ctx context.Context, private privateSetter, o *rescaleOwed) 
 	return private.SetKey(ctx, privateRescaleOwed, b)
 }
 
+// groupScaler is the scaler whose scaleGroup (the per-group scale, with its
+// lost-answer read-back) brings group g of prefix p to target.
+func (r *groupResource) groupScaler(p, g string, target int32, requestedBy, reason string, diags *diag.Diagnostics) *scaler {
+	return &scaler{
+		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
+		mutation: client.Mutation{RequestedBy: requestedBy, Reason: reason},
+	}
+}
+
 // rescaleCreated brings the group just created to the count this apply's
 // stream scale took its siblings to. State keeps the create's answer
 // (shard_count is the count the group was created with).
 // It returns false when the group still owes the scale.
 func (r *groupResource) rescaleCreated(ctx context.Context, p, g string, target int32, created *client.Group, create client.Mutation, diags *diag.Diagnostics) bool {
-	s := &scaler{
-		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
-		mutation: client.Mutation{RequestedBy: create.RequestedBy, Reason: create.Reason},
-	}
+	s := r.groupScaler(p, g, target, create.RequestedBy, create.Reason, diags)
 	from := created.ShardCount
 	tflog.Info(ctx, "group created after its prefix's stream scale in the same apply; scaling it to the prefix's count", map[string]any{
 		"stream_prefix": p, "consumer_group": g, "created_with": from, "target_shard_count": target, "create_request_id": create.RequestID,
@@ -227,10 +233,7 @@ func (r *groupResource) applyOwedRescale(ctx context.Context, req resource.Updat
 		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...)
 		return
 	}
-	s := &scaler{
-		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: d.target, diags: &resp.Diagnostics,
-		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-	}
+	s := r.groupScaler(p, g, d.target, plan.RequestedBy.ValueString(), plan.Reason.ValueString(), &resp.Diagnostics)
 	mig, err := s.scaleGroup(ctx, *d.self)
 	r.pd.noteMutation(p)
 	if err != nil {

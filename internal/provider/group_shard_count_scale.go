@@ -47,30 +47,24 @@ type scaler struct {
 	planned map[string]int64
 }
 
-// lockScaled takes the prefix lock for a take-over or a revert; it returns
-// the unlock. They register the prefix as scaled (markScaled) before their
-// first mutation, or when they adopt a migration already heading to the
-// target: a refusal before any leaves nothing registered.
-func (s *scaler) lockScaled() func() {
-	return s.locks.Lock(s.p)
-}
-
 // markScaled registers the prefix as taken to the target by this run
-// (planRegistry.registerScaled); the caller holds the prefix lock.
+// (planRegistry.registerScaled); the caller holds the prefix lock. A
+// take-over or a revert calls it before its first mutation, or when it
+// adopts a migration already heading to the target: a refusal before any
+// leaves nothing registered.
 func (s *scaler) markScaled() {
 	if s.plans != nil {
 		s.plans.registerScaled(s.p, s.target, s.planned)
 	}
 }
 
-// createdInRun reports a group of the prefix this run created, with the
-// count it was created with.
-func (s *scaler) createdInRun(g string) (int32, bool) {
+// createdInRun reports a group of the prefix this run created.
+func (s *scaler) createdInRun(g string) bool {
 	if s.plans == nil {
-		return 0, false
+		return false
 	}
-	c, ok := s.plans.createdInRun(s.p)[g]
-	return c, ok
+	_, ok := s.plans.createdInRun(s.p)[g]
+	return ok
 }
 
 // deletedInRun reports a group of the prefix this run deleted (a
@@ -222,7 +216,7 @@ func scaleErrorHint(err error) string {
 // (registerScaled), as a stream scale does: a create of the prefix in this
 // apply comes before it, or after it and brings itself to the target.
 func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
-	defer s.lockScaled()()
+	defer s.locks.Lock(s.p)()
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok || s.refuseBlockedTakeOver(siblings) {
 		return nil
@@ -286,7 +280,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 // brought to the target with the per-group scale once the rollbacks are
 // done, so the prefix keeps one count.
 func (s *scaler) revert(ctx context.Context) *scaleOutcome {
-	defer s.lockScaled()()
+	defer s.locks.Lock(s.p)()
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok {
 		return nil
@@ -321,7 +315,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 	}
 	for _, gi := range siblings {
-		if _, created := s.createdInRun(gi.ConsumerGroup); !created || gi.ShardCount == s.target || !gi.ActiveMigration.Finished() {
+		if !s.createdInRun(gi.ConsumerGroup) || gi.ShardCount == s.target || !gi.ActiveMigration.Finished() {
 			continue
 		}
 		s.markScaled()
@@ -410,7 +404,6 @@ func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
 		am := gi.ActiveMigration
 		switch {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
-			s.markScaled()
 			out.track(gi.ConsumerGroup, *am)
 		case (am == nil || am.Finished()) && gi.ShardCount != s.target && s.resumed[gi.ConsumerGroup] != "":
 			// The migration the wait resumes for this group ended away from

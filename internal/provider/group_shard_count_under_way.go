@@ -50,11 +50,12 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 }
 
 // privateSiblingsSeen holds, in private state, the counts of the prefix's
-// groups as the refresh read them (the listing): the siblings of the
-// preview (planUnderWay's, and a change's: withSiblingsSeen), so that
-// Terraform's re-plan during apply, which has no refresh, computes the same
-// values however the siblings moved since; the apply then refuses a changed
-// sibling as a stale plan (checkPlanBasis).
+// groups as the refresh read them (the listing): planUnderWay's siblings,
+// so that Terraform's re-plan during apply, which has no refresh, computes
+// the same values however the siblings moved since; and what a change's
+// preview checks the prefix against (siblingsSinceRefresh), so that a
+// sibling that moved since is refused as a stale plan instead of the re-plan
+// differing from the plan.
 //
 // With a migration under way the refresh lists the prefix for it. Without
 // one it records the run's listing only when the refresh already made one
