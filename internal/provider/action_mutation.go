@@ -3,9 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
+	"regexp"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -73,12 +74,12 @@ func auditAttributes(what string) map[string]schema.Attribute {
 			MarkdownDescription: fmt.Sprintf("Why %s, recorded as `reason` in the coordinator's audit log. Required: the provider's "+
 				"`default_reason` does not apply to actions.", what),
 			Required:   true,
-			Validators: []validator.String{notBlankValidator{}},
+			Validators: []validator.String{notBlankValidator},
 		},
 		"requested_by": schema.StringAttribute{
 			MarkdownDescription: "Recorded as `requestedBy` in the coordinator's audit log. Defaults to the provider's `requested_by`.",
 			Optional:            true,
-			Validators:          []validator.String{notBlankValidator{}},
+			Validators:          []validator.String{notBlankValidator},
 		},
 	}
 }
@@ -127,19 +128,10 @@ func formatSince(t client.Time) string {
 }
 
 // notBlankValidator refuses a value of only white space: the coordinator
-// rejects a blank reason or requestedBy with 400 INVALID_REQUEST.
-type notBlankValidator struct{}
-
-func (notBlankValidator) Description(context.Context) string { return "not blank" }
-func (v notBlankValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (notBlankValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if strings.TrimSpace(req.ConfigValue.ValueString()) == "" {
-		resp.Diagnostics.AddAttributeError(req.Path, "Blank value",
-			"The coordinator rejects a blank reason or requestedBy (400 INVALID_REQUEST): say who asks for this operation and why.")
-	}
-}
+// rejects a blank reason or requestedBy with 400 INVALID_REQUEST. A value
+// passes when it has a character strings.TrimSpace would keep: one that is
+// not unicode.IsSpace (\t \n \v \f \r, U+0085 and the Z categories; RE2's
+// \s lacks \v and the Unicode spaces). Null and unknown values pass.
+var notBlankValidator = stringvalidator.RegexMatches(regexp.MustCompile(`[^\t\n\v\f\r\x{85}\p{Z}]`),
+	"must not be blank (the coordinator rejects a blank reason or requestedBy with 400 INVALID_REQUEST): "+
+		"say who asks for this operation and why")

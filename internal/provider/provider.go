@@ -127,14 +127,14 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				MarkdownDescription: "Prefix of every `X-Request-Id`. Ids look like `<prefix>-<run id>-<operation>-<suffix>` and stay " +
 					"the same across retries of one operation. Defaults to `terraform`." + envNote("request_id_prefix"),
 				Optional:   true,
-				Validators: []validator.String{requestIDPartValidator{}},
+				Validators: []validator.String{requestIDPartValidator},
 			},
 			"run_id": schema.StringAttribute{
 				MarkdownDescription: "Identifies this Terraform run in request ids and in the default reason. Defaults to the CI system's run id " +
 					"(`TFC_RUN_ID`, `GITHUB_RUN_ID` with `GITHUB_RUN_ATTEMPT`, `CI_PIPELINE_ID`, `BUILD_BUILDID`, `CIRCLE_WORKFLOW_ID`, " +
 					"`BUILDKITE_BUILD_ID`), else a random id per provider process." + envNote("run_id"),
 				Optional:   true,
-				Validators: []validator.String{requestIDPartValidator{}},
+				Validators: []validator.String{requestIDPartValidator},
 			},
 			"default_reason": schema.StringAttribute{
 				MarkdownDescription: "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. " +

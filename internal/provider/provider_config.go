@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -240,9 +241,17 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 
 var requestIDPart = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
+// requestIDPartRule is what request_id_prefix and run_id must be.
+const requestIDPartRule = "must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log"
+
 func requestIDPartMessage(v string) string {
-	return fmt.Sprintf("%q must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log.", v)
+	return fmt.Sprintf("%q %s.", v, requestIDPartRule)
 }
+
+// requestIDPartValidator checks a configured request_id_prefix or run_id at
+// plan time; null and unknown values pass (Configure checks the values from
+// the environment with requestIDPartMessage).
+var requestIDPartValidator = stringvalidator.RegexMatches(requestIDPart, requestIDPartRule)
 
 type durationValidator struct{}
 
@@ -271,22 +280,5 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 	}
 	if err := checkEndpoint(req.ConfigValue.ValueString()); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid coordinator endpoint", err.Error())
-	}
-}
-
-type requestIDPartValidator struct{}
-
-func (requestIDPartValidator) Description(context.Context) string {
-	return "1 to 64 letters, digits, '.', '_', ':' or '-'"
-}
-func (v requestIDPartValidator) MarkdownDescription(ctx context.Context) string {
-	return v.Description(ctx)
-}
-func (requestIDPartValidator) ValidateString(_ context.Context, req validator.StringRequest, resp *validator.StringResponse) {
-	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
-		return
-	}
-	if v := req.ConfigValue.ValueString(); !requestIDPart.MatchString(v) {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid request id part", requestIDPartMessage(v))
 	}
 }
