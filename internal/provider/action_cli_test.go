@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -31,18 +30,10 @@ func init() {
 	examplesTestedElsewhere[deleteActionExample] = "TestAccActionsCLI_DeleteGroup"
 }
 
-// actionsVersionChecks gate tests of actions: Terraform 1.14 introduced
-// them. OpenTofu (which reports its own version, 1.12 today) has none.
-var actionsVersionChecks = []tfversion.TerraformVersionCheck{actionsCheck{}}
-
-// actionsCheck skips below Terraform 1.14, saying why.
-type actionsCheck struct{}
-
-func (actionsCheck) CheckTerraformVersion(_ context.Context, req tfversion.CheckTerraformVersionRequest, resp *tfversion.CheckTerraformVersionResponse) {
-	if req.TerraformVersion.LessThan(tfversion.Version1_14_0) {
-		resp.Skip = fmt.Sprintf("actions (action blocks, -invoke, action_trigger) need Terraform 1.14 or later; this is %s", req.TerraformVersion)
-	}
-}
+// actionsVersionChecks gate tests of actions (action blocks, -invoke,
+// action_trigger): Terraform 1.14 introduced them. OpenTofu (which reports
+// its own version, 1.12 today) has none.
+var actionsVersionChecks = []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_14_0)}
 
 // skipUnlessActions skips a test of actions unless it is an acceptance test
 // run by Terraform 1.14 or later; OpenTofu has no actions.
