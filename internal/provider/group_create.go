@@ -309,15 +309,12 @@ func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g 
 	return nil, &lostCreateReadError{requestID: m.RequestID, err: lastErr}
 }
 
-// confirmSettled waits out createSettleBound and reads the group again: nil
-// when it is gone (the coordinator deleted it again).
+// confirmSettled waits out createSettleBound (with the client's sleep, as
+// the polls do: it ends early with ctx) and reads the group again: nil when
+// it is gone (the coordinator deleted it again).
 func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
-	t := time.NewTimer(createSettleBound)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-t.C:
+	if err := client.Sleep(ctx, createSettleBound); err != nil {
+		return nil, err
 	}
 	group, err := r.pd.api.GetGroup(ctx, p, g)
 	if client.IsNotFound(err) {
