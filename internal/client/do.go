@@ -180,11 +180,12 @@ func (c *Client) send(ctx context.Context, cl *call, body []byte, auth authHeade
 	st := &attemptState{c: c, call: cl}
 	// A retryablehttp.Client per call is a small struct; it lets the hooks
 	// carry this call's attempt state without any shared mutable fields.
+	// Its RetryWaitMin/Max stay unset: checkRetry computes each wait (from
+	// c.retryWaitMin/Max, Retry-After and the connect budget) and Backoff
+	// only hands that wait back.
 	rc := &retryablehttp.Client{
 		HTTPClient:     c.http,
 		RetryMax:       c.maxRetries,
-		RetryWaitMin:   c.retryWaitMin,
-		RetryWaitMax:   c.retryWaitMax,
 		RequestLogHook: st.beforeAttempt,
 		CheckRetry:     st.checkRetry,
 		Backoff:        st.backoff,
