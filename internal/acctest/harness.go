@@ -9,13 +9,13 @@
 package acctest
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
 	"time"
+
+	sdkacctest "github.com/hashicorp/terraform-plugin-testing/helper/acctest"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
@@ -209,9 +209,8 @@ func (e *Env) Client() *client.Client {
 }
 
 // RandomName is a name unique to this test run, so tests can share a real
-// coordinator: "<base>-<8 hex>".
+// coordinator: terraform-plugin-testing's RandomWithPrefix, "<base>-<digits>"
+// (a valid stream prefix, consumer group or member id for any valid base).
 func RandomName(base string) string {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	return base + "-" + hex.EncodeToString(b[:])
+	return sdkacctest.RandomWithPrefix(base)
 }

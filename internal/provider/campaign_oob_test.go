@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
@@ -62,7 +63,7 @@ func (w *campaignRun) joinOnce(p, g string) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	_, _ = api.Heartbeat(ctx, p, g, client.HeartbeatRequest{MemberID: fmt.Sprintf("campaign-joiner-%d", time.Now().UnixNano()),
+	_, _ = api.Heartbeat(ctx, p, g, client.HeartbeatRequest{MemberID: acctest.RandomName("campaign-joiner"),
 		MemberName: "campaign-joiner", RuntimeConsumerCapacity: client.RuntimeConsumerCapacity{RuntimeMaxConcurrency: 2, AvailableConcurrency: 2}})
 }
 
