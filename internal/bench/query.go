@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	tfjson "github.com/hashicorp/terraform-json"
+
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
@@ -60,9 +62,7 @@ func SupportsQuery(ctx context.Context, tf *Terraform) (bool, string, error) {
 	if err != nil {
 		return false, "", err
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
+	var v tfjson.VersionOutput
 	if err := json.Unmarshal(out, &v); err != nil {
 		return false, "", fmt.Errorf("terraform version -json: %w", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-version"
+	tfjson "github.com/hashicorp/terraform-json"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
@@ -165,9 +166,7 @@ func campaignCLIOf(t *testing.T) campaignCLI {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
+	var v tfjson.VersionOutput
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("terraform version -json: %v", err)
 	}

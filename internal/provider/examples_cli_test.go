@@ -170,9 +170,7 @@ func skipUnlessTerraform(t *testing.T, tfBin string, checks ...tfversion.Terrafo
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
+	var v tfjson.VersionOutput
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatalf("terraform version -json: %v", err)
 	}

@@ -123,9 +123,7 @@ func cliVersion(t *testing.T, bin string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var v struct {
-		Version string `json:"terraform_version"`
-	}
+	var v tfjson.VersionOutput
 	if err := json.Unmarshal(out, &v); err != nil {
 		t.Fatal(err)
 	}
