@@ -1,7 +1,6 @@
 package acctest
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"sync"
@@ -24,7 +23,7 @@ type Diagnostics struct {
 func (d *Diagnostics) Factories(typeName string, newServer func() tfprotov6.ProviderServer) map[string]func() (tfprotov6.ProviderServer, error) {
 	return map[string]func() (tfprotov6.ProviderServer, error){
 		typeName: func() (tfprotov6.ProviderServer, error) {
-			return &recordingServer{ProviderServer: newServer(), rec: d}, nil
+			return newRecordingServer(newServer(), d)
 		},
 	}
 }
@@ -122,113 +121,4 @@ func containsAll(s string, fragments []string) bool {
 		}
 	}
 	return true
-}
-
-type recordingServer struct {
-	tfprotov6.ProviderServer
-	rec *Diagnostics
-}
-
-// Action RPCs reach a server only when it implements them
-// (tfprotov6.ProviderServerWithActions), which the embedded interface does not.
-var _ tfprotov6.ActionServer = &recordingServer{}
-
-func (s *recordingServer) actions() (tfprotov6.ActionServer, error) {
-	if a, ok := s.ProviderServer.(tfprotov6.ActionServer); ok {
-		return a, nil
-	}
-	return nil, fmt.Errorf("%T serves no actions", s.ProviderServer)
-}
-
-func (s *recordingServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
-	a, err := s.actions()
-	if err != nil {
-		return nil, err
-	}
-	resp, err := a.ValidateActionConfig(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	resp, err := s.ProviderServer.PlanResourceChange(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	resp, err := s.ProviderServer.ApplyResourceChange(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	resp, err := s.ProviderServer.ReadResource(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	resp, err := s.ProviderServer.ReadDataSource(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
-	resp, err := s.ProviderServer.ConfigureProvider(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-func (s *recordingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanActionRequest) (*tfprotov6.PlanActionResponse, error) {
-	a, err := s.actions()
-	if err != nil {
-		return nil, err
-	}
-	resp, err := a.PlanAction(ctx, req)
-	if resp != nil {
-		s.rec.add(resp.Diagnostics)
-	}
-	return resp, err
-}
-
-// InvokeAction records the invocation's progress messages and the
-// diagnostics of its completed event as Terraform receives them.
-func (s *recordingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
-	a, err := s.actions()
-	if err != nil {
-		return nil, err
-	}
-	stream, err := a.InvokeAction(ctx, req)
-	if stream == nil || stream.Events == nil {
-		return stream, err
-	}
-	events := stream.Events
-	return &tfprotov6.InvokeActionServerStream{Events: func(yield func(tfprotov6.InvokeActionEvent) bool) {
-		for ev := range events {
-			switch e := ev.Type.(type) {
-			case tfprotov6.ProgressInvokeActionEventType:
-				s.rec.mu.Lock()
-				s.rec.progress = append(s.rec.progress, e.Message)
-				s.rec.mu.Unlock()
-			case tfprotov6.CompletedInvokeActionEventType:
-				s.rec.add(e.Diagnostics)
-			}
-			if !yield(ev) {
-				return
-			}
-		}
-	}}, err
 }

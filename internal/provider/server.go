@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"os"
 	runtimedebug "runtime/debug"
 	"strings"
@@ -76,14 +77,46 @@ func gcDefaults(environ []string) (percent int, limit int64, ok bool) {
 // while the RPC runs and is cut from it when the RPC returns, so the
 // framework's slice only keeps that small shell (a few hundred bytes).
 //
-// Streaming RPCs (none of which this provider implements) and the
-// once-per-process ones (schema, configure) are passed through unchanged.
+// Every RPC the framework serves is forwarded by a method of its own
+// (server_rpcs.go): releasingServer holds the framework's server in a named
+// field, not an embedded interface, so an RPC a terraform-plugin-go release
+// adds cannot reach the framework around the wrapper unnoticed.
+// TestReleasingServerForwardsEveryRPC fails on a framework method the
+// wrapper lacks, and TestReleasingServerReleasesEveryRPC on one that keeps
+// its context.
 func NewProtocol6(p provider.Provider) func() tfprotov6.ProviderServer {
 	inner := providerserver.NewProtocol6(p)
-	return func() tfprotov6.ProviderServer { return &releasingServer{ProviderServer: inner()} }
+	return func() tfprotov6.ProviderServer { return newReleasingServer(inner()) }
 }
 
-// releasingServer hands each per-resource RPC a releasableContext.
+// frameworkServer is every RPC the framework's server serves:
+// terraform-plugin-go v0.31 keeps the list resource, action and state store
+// RPCs out of tfprotov6.ProviderServer (temporary interfaces), and tf6server
+// serves them only when the server implements them.
+type frameworkServer interface {
+	tfprotov6.ProviderServer
+	tfprotov6.ListResourceServer
+	tfprotov6.ActionServer
+	tfprotov6.StateStoreServer
+}
+
+var (
+	_ tfprotov6.ProviderServerWithListResource = (*releasingServer)(nil)
+	_ tfprotov6.ProviderServerWithActions      = (*releasingServer)(nil)
+	_ tfprotov6.ProviderServerWithStateStores  = (*releasingServer)(nil)
+)
+
+func newReleasingServer(inner tfprotov6.ProviderServer) *releasingServer {
+	fw, ok := inner.(frameworkServer)
+	if !ok {
+		// The framework has served every one of these since v1.16; a
+		// version that does not is one this provider was never built with.
+		panic(fmt.Sprintf("%T does not serve list resources, actions and state stores; this is a bug in the provider", inner))
+	}
+	return &releasingServer{framework: fw}
+}
+
+// releasingServer hands each RPC a releasableContext.
 //
 // It also orders ConfigureProvider against the other RPCs of the same
 // server: the framework's ConfigureProvider writes the data it hands to
@@ -96,7 +129,7 @@ func NewProtocol6(p provider.Provider) func() tfprotov6.ProviderServer {
 // read side while it runs; ConfigureProvider takes the write side.
 // StopProvider takes neither, so it can still cancel RPCs in flight.
 type releasingServer struct {
-	tfprotov6.ProviderServer
+	framework frameworkServer
 	configure sync.RWMutex
 }
 
@@ -107,76 +140,6 @@ func call[Req, Resp any](ctx context.Context, s *releasingServer, fn func(contex
 	rc := newReleasableContext(ctx)
 	defer rc.release()
 	return fn(rc, req)
-}
-
-func (s *releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
-	s.configure.Lock()
-	defer s.configure.Unlock()
-	return s.ProviderServer.ConfigureProvider(ctx, req)
-}
-
-func (s *releasingServer) ValidateProviderConfig(ctx context.Context, req *tfprotov6.ValidateProviderConfigRequest) (*tfprotov6.ValidateProviderConfigResponse, error) {
-	return call(ctx, s, s.ProviderServer.ValidateProviderConfig, req)
-}
-
-func (s *releasingServer) ValidateResourceConfig(ctx context.Context, req *tfprotov6.ValidateResourceConfigRequest) (*tfprotov6.ValidateResourceConfigResponse, error) {
-	return call(ctx, s, s.ProviderServer.ValidateResourceConfig, req)
-}
-
-func (s *releasingServer) UpgradeResourceState(ctx context.Context, req *tfprotov6.UpgradeResourceStateRequest) (*tfprotov6.UpgradeResourceStateResponse, error) {
-	return call(ctx, s, s.ProviderServer.UpgradeResourceState, req)
-}
-
-func (s *releasingServer) UpgradeResourceIdentity(ctx context.Context, req *tfprotov6.UpgradeResourceIdentityRequest) (*tfprotov6.UpgradeResourceIdentityResponse, error) {
-	return call(ctx, s, s.ProviderServer.UpgradeResourceIdentity, req)
-}
-
-func (s *releasingServer) ReadResource(ctx context.Context, req *tfprotov6.ReadResourceRequest) (*tfprotov6.ReadResourceResponse, error) {
-	return call(ctx, s, s.ProviderServer.ReadResource, req)
-}
-
-func (s *releasingServer) PlanResourceChange(ctx context.Context, req *tfprotov6.PlanResourceChangeRequest) (*tfprotov6.PlanResourceChangeResponse, error) {
-	return call(ctx, s, s.ProviderServer.PlanResourceChange, req)
-}
-
-func (s *releasingServer) ApplyResourceChange(ctx context.Context, req *tfprotov6.ApplyResourceChangeRequest) (*tfprotov6.ApplyResourceChangeResponse, error) {
-	return call(ctx, s, s.ProviderServer.ApplyResourceChange, req)
-}
-
-func (s *releasingServer) ImportResourceState(ctx context.Context, req *tfprotov6.ImportResourceStateRequest) (*tfprotov6.ImportResourceStateResponse, error) {
-	return call(ctx, s, s.ProviderServer.ImportResourceState, req)
-}
-
-func (s *releasingServer) MoveResourceState(ctx context.Context, req *tfprotov6.MoveResourceStateRequest) (*tfprotov6.MoveResourceStateResponse, error) {
-	return call(ctx, s, s.ProviderServer.MoveResourceState, req)
-}
-
-func (s *releasingServer) ValidateDataResourceConfig(ctx context.Context, req *tfprotov6.ValidateDataResourceConfigRequest) (*tfprotov6.ValidateDataResourceConfigResponse, error) {
-	return call(ctx, s, s.ProviderServer.ValidateDataResourceConfig, req)
-}
-
-func (s *releasingServer) ReadDataSource(ctx context.Context, req *tfprotov6.ReadDataSourceRequest) (*tfprotov6.ReadDataSourceResponse, error) {
-	return call(ctx, s, s.ProviderServer.ReadDataSource, req)
-}
-
-func (s *releasingServer) ValidateEphemeralResourceConfig(ctx context.Context, req *tfprotov6.ValidateEphemeralResourceConfigRequest) (*tfprotov6.ValidateEphemeralResourceConfigResponse, error) {
-	return call(ctx, s, s.ProviderServer.ValidateEphemeralResourceConfig, req)
-}
-
-func (s *releasingServer) OpenEphemeralResource(ctx context.Context, req *tfprotov6.OpenEphemeralResourceRequest) (*tfprotov6.OpenEphemeralResourceResponse, error) {
-	return call(ctx, s, s.ProviderServer.OpenEphemeralResource, req)
-}
-
-func (s *releasingServer) RenewEphemeralResource(ctx context.Context, req *tfprotov6.RenewEphemeralResourceRequest) (*tfprotov6.RenewEphemeralResourceResponse, error) {
-	return call(ctx, s, s.ProviderServer.RenewEphemeralResource, req)
-}
-
-func (s *releasingServer) CloseEphemeralResource(ctx context.Context, req *tfprotov6.CloseEphemeralResourceRequest) (*tfprotov6.CloseEphemeralResourceResponse, error) {
-	return call(ctx, s, s.ProviderServer.CloseEphemeralResource, req)
-}
-
-func (s *releasingServer) CallFunction(ctx context.Context, req *tfprotov6.CallFunctionRequest) (*tfprotov6.CallFunctionResponse, error) {
-	return call(ctx, s, s.ProviderServer.CallFunction, req)
 }
 
 // releasableContext forwards to its parent until release; after that it is

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"errors"
+	"reflect"
 	"runtime"
 	"strings"
 	"sync"
@@ -191,5 +192,118 @@ func TestProviderLogEnvMatchesTheProviderAddress(t *testing.T) {
 	want := "TF_LOG_PROVIDER_" + strings.ToUpper(strings.ReplaceAll(parts[len(parts)-1], "-", "_"))
 	if logenv.ProviderLogEnv != want {
 		t.Errorf("ProviderLogEnv = %s, want %s for %s", logenv.ProviderLogEnv, want, RegistryAddress)
+	}
+}
+
+// rpcMethods are the methods of t shaped as an RPC: a context and one
+// request (or request stream) in.
+func rpcMethods(t reflect.Type) []reflect.Method {
+	ctxType := reflect.TypeFor[context.Context]()
+	var rpcs []reflect.Method
+	for i := range t.NumMethod() {
+		m := t.Method(i)
+		if m.Type.NumIn() == 3 && m.Type.In(1) == ctxType && m.Type.In(2).Kind() == reflect.Pointer {
+			rpcs = append(rpcs, m)
+		}
+	}
+	return rpcs
+}
+
+// TestReleasingServerForwardsEveryRPC: every RPC the framework's server
+// serves has a method of releasingServer's own, with the same signature.
+// releasingServer embeds no interface, so a method it has is one it
+// forwards; an RPC a terraform-plugin-go or framework release adds fails
+// here until server_rpcs.go (or server_streams.go) forwards it.
+func TestReleasingServerForwardsEveryRPC(t *testing.T) {
+	fw := providerserver.NewProtocol6(New("test")())()
+	wrapper := reflect.TypeFor[*releasingServer]()
+	if wrapper.Elem().NumField() != 2 || wrapper.Elem().Field(0).Anonymous {
+		t.Fatal("releasingServer must hold the framework's server in a named field, not embed it")
+	}
+	rpcs := rpcMethods(reflect.TypeOf(fw))
+	if len(rpcs) < 36 { // terraform-plugin-framework v1.19 serves 36
+		t.Fatalf("found %d RPCs on %T; the method walk is broken", len(rpcs), fw)
+	}
+	for _, m := range rpcs {
+		w, ok := wrapper.MethodByName(m.Name)
+		if !ok {
+			t.Errorf("the framework serves %s, which releasingServer does not forward: add it to server_rpcs.go", m.Name)
+			continue
+		}
+		// Compare the signatures without their receivers.
+		if w.Type.NumIn() != m.Type.NumIn() || w.Type.In(2) != m.Type.In(2) || w.Type.NumOut() != m.Type.NumOut() || w.Type.Out(0) != m.Type.Out(0) {
+			t.Errorf("releasingServer.%s is %s; the framework's is %s", m.Name, w.Type, m.Type)
+		}
+	}
+	for _, iface := range []reflect.Type{
+		reflect.TypeFor[tfprotov6.ProviderServerWithListResource](),
+		reflect.TypeFor[tfprotov6.ProviderServerWithActions](),
+		reflect.TypeFor[tfprotov6.ProviderServerWithStateStores](),
+	} {
+		if !wrapper.Implements(iface) {
+			t.Errorf("releasingServer does not implement %s", iface)
+		}
+	}
+}
+
+// streamingRPCs keep the RPC's own context for the stream Terraform reads
+// after the call returns (server_streams.go).
+var streamingRPCs = map[string]bool{"InvokeAction": true, "ListResource": true, "ReadStateBytes": true}
+
+// callRPC calls the RPC m of s with a context that carries a payload and
+// an empty request, cancels that context when the call returns (as gRPC
+// does), and returns a channel closed when the payload is collected. An
+// empty request is enough: the framework registers the context before it
+// looks at the request, and answers most with an error diagnostic.
+func callRPC(t *testing.T, s any, m reflect.Method) <-chan struct{} {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := &payload{}
+	done := make(chan struct{})
+	runtime.AddCleanup(p, func(ch chan struct{}) { close(ch) }, done)
+	req := reflect.New(m.Type.In(2).Elem())
+	func() {
+		defer func() {
+			if r := recover(); r != nil {
+				t.Logf("%s with an empty request panicked (%v); its context is still checked", m.Name, r)
+			}
+		}()
+		m.Func.Call([]reflect.Value{reflect.ValueOf(s), reflect.ValueOf(context.WithValue(ctx, ctxKey{}, p)), req})
+	}()
+	return done
+}
+
+// TestReleasingServerReleasesEveryRPC: after each non-streaming RPC has
+// returned, nothing the wrapper or the framework keeps references its
+// context. The control calls the framework's server directly: an RPC it
+// does not retain proves nothing for the wrapper and is skipped, and when
+// it retains none the wrapper can go (see server.go and CONTRIBUTING.md).
+func TestReleasingServerReleasesEveryRPC(t *testing.T) {
+	retained := 0
+	for _, m := range rpcMethods(reflect.TypeFor[*releasingServer]()) {
+		if streamingRPCs[m.Name] {
+			continue
+		}
+		t.Run(m.Name, func(t *testing.T) {
+			fw := providerserver.NewProtocol6(New("test")())()
+			fm, ok := reflect.TypeOf(fw).MethodByName(m.Name)
+			if !ok {
+				t.Fatalf("the framework's server has no %s", m.Name)
+			}
+			if freed(callRPC(t, fw, fm), 200*time.Millisecond) {
+				t.Skipf("the framework no longer keeps %s's context (control)", m.Name)
+			}
+			runtime.KeepAlive(fw)
+			retained++
+			s := NewProtocol6(New("test")())()
+			if !freed(callRPC(t, s, m), 30*time.Second) {
+				t.Errorf("%s's context is still referenced after the RPC returned: it must go through call (server_rpcs.go)", m.Name)
+			}
+			runtime.KeepAlive(s)
+		})
+	}
+	if retained == 0 {
+		t.Skip("the framework retains no RPC's context any more; NewProtocol6's wrapper can go (see server.go)")
 	}
 }
