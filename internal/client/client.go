@@ -201,6 +201,10 @@ func New(cfg Config) (*Client, error) {
 	return c, nil
 }
 
+// Endpoint is the coordinator base URL the client calls, without the API
+// path: scheme://host[:port][/proxy prefix]. It never carries user info.
+func (c *Client) Endpoint() string { return c.origin + strings.TrimSuffix(c.apiPath, APIBasePath) }
+
 // RunID is the run identifier used in request ids and the default reason.
 func (c *Client) RunID() string { return c.runID }
 
@@ -217,18 +221,28 @@ func normalizeEndpoint(endpoint string) (origin, basePath string, err error) {
 	if endpoint == "" {
 		return "", "", errors.New("coordinator client: endpoint is required")
 	}
+	// Every message quotes the endpoint redacted: it may hold a password.
+	shown := RedactEndpoint(endpoint)
+	if EndpointHasUserInfo(endpoint) {
+		return "", "", fmt.Errorf("coordinator client: the endpoint contains user info; put credentials in username/password or token "+
+			"(without it the endpoint is %q)", shown)
+	}
 	u, err := url.Parse(endpoint)
 	if err != nil {
-		return "", "", fmt.Errorf("coordinator client: invalid endpoint %q: %w", endpoint, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole string
+		}
+		return "", "", fmt.Errorf("coordinator client: invalid endpoint %q: %w", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", "", fmt.Errorf("coordinator client: endpoint %q must use http or https", endpoint)
+		return "", "", fmt.Errorf("coordinator client: endpoint %q must use http or https", shown)
 	}
 	if u.Host == "" {
-		return "", "", fmt.Errorf("coordinator client: endpoint %q has no host", endpoint)
+		return "", "", fmt.Errorf("coordinator client: endpoint %q has no host", shown)
 	}
 	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil {
-		return "", "", fmt.Errorf("coordinator client: endpoint %q must not contain credentials, a query or a fragment", endpoint)
+		return "", "", fmt.Errorf("coordinator client: endpoint %q must not contain credentials, a query or a fragment", shown)
 	}
 	p := strings.TrimRight(u.EscapedPath(), "/")
 	p = strings.TrimSuffix(p, APIBasePath)
