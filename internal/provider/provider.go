@@ -95,26 +95,26 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 			},
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Username of the coordinator principal, for HTTP Basic authentication or, with `login = true`, " +
-					"to exchange for a Bearer token." + envNote("username"),
+					"to exchange for a Bearer token. Needs `password`. Where credentials come from: Authentication, above." +
+					envNote("username"),
 				Optional: true,
 			},
 			"password": schema.StringAttribute{
-				MarkdownDescription: "Password of `username`. Conflicts with `token`." + envNote("password"),
+				MarkdownDescription: "Password of `username`. Cannot be combined with `token`." + envNote("password"),
 				Optional:            true,
 				Sensitive:           true,
-				Validators:          []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("token"))},
 			},
 			"token": schema.StringAttribute{
 				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`; lifetime and revocation under " +
-					"Authentication). Conflicts with `password` and `login`." + envNote("token"),
-				Optional:   true,
-				Sensitive:  true,
-				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("password"))},
+					"Authentication). Set here, it is the only credential used: no `username`, `password` or `login` beside it, " +
+					"and the environment's are ignored." + envNote("token"),
+				Optional:  true,
+				Sensitive: true,
 			},
 			"login": schema.BoolAttribute{
 				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per provider run (via `POST /coord/v1/auth/login`) " +
 					"instead of sending the password with every request. The token is renewed once if the coordinator rejects it. " +
-					"Defaults to `false`." + envNote("login"),
+					"Cannot be combined with `token`. Defaults to `false`." + envNote("login"),
 				Optional: true,
 			},
 			"requested_by": schema.StringAttribute{
@@ -208,9 +208,9 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 			"\n\nCheck the provider block and the REDIS_STREAM_COORDINATOR_* environment variables.")
 		return
 	}
-	tflog.Debug(ctx, "configured Redis Stream Coordinator client", map[string]any{
-		"endpoint": cfg.Endpoint, "auth": authMode(cfg), "run_id": c.RunID(), "requested_by": c.RequestedBy(),
-	})
+	fields := credentialsLog(model, p.getenv)
+	fields["endpoint"], fields["auth"], fields["run_id"], fields["requested_by"] = c.Endpoint(), authMode(cfg), c.RunID(), c.RequestedBy()
+	tflog.Debug(ctx, "configured Redis Stream Coordinator client", fields)
 	pd := newProviderData(c)
 	resp.DataSourceData = pd
 	resp.ResourceData = pd

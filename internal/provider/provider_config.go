@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -120,10 +121,6 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	s := &settingSource{getenv: getenv}
 	cfg := client.Config{
 		Endpoint:           s.str("endpoint", m.Endpoint),
-		Username:           s.str("username", m.Username),
-		Password:           s.str("password", m.Password),
-		Token:              s.str("token", m.Token),
-		Login:              s.boolean("login", m.Login),
 		RequestedBy:        s.str("requested_by", m.RequestedBy),
 		RequestIDPrefix:    s.str("request_id_prefix", m.RequestIDPrefix),
 		RunID:              s.str("run_id", m.RunID),
@@ -144,43 +141,25 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		}
 		cfg.MaxRetries = n
 	}
+	creds := resolveCredentials(m, s)
+	cfg.Username, cfg.Password, cfg.Token, cfg.Login = creds.username, creds.password, creds.token, creds.login
 	if s.diags.HasError() {
 		return cfg, s.diags
 	}
-	// Credentials written in the provider block win as a set over the
-	// environment's: an alias configured with a token (say from the
-	// redisstreamcoordinator_token ephemeral resource) must not inherit an
-	// exported password, and vice versa.
-	switch {
-	case isSet(m.Token) && !isSet(m.Password) && !isSet(m.Username):
-		cfg.Username, cfg.Password = "", ""
-	case (isSet(m.Password) || isSet(m.Username)) && !isSet(m.Token):
-		cfg.Token = ""
-	}
 
+	from := "the provider block's endpoint"
+	if m.Endpoint.IsNull() {
+		from = envName("endpoint")
+	}
 	if cfg.Endpoint == "" {
 		s.diags.AddAttributeError(path.Root("endpoint"), "Missing coordinator endpoint",
 			"Set endpoint in the provider block or the "+envName("endpoint")+" environment variable, e.g. https://coordinator.internal:8080.")
+	} else if client.EndpointHasUserInfo(cfg.Endpoint) {
+		s.diags.Append(endpointUserInfoError(cfg.Endpoint, from))
 	} else if err := checkEndpoint(cfg.Endpoint); err != nil {
 		s.diags.AddAttributeError(path.Root("endpoint"), "Invalid coordinator endpoint", err.Error())
 	}
-	// Environment values bypass the schema's ConflictsWith, so check again.
-	if cfg.Token != "" && cfg.Password != "" {
-		s.diags.AddAttributeError(path.Root("token"), "Conflicting credentials",
-			"Both a token and a password are set (in the provider block or the environment). Use either a Bearer token, or username and password.")
-	}
-	if cfg.Token != "" && cfg.Login {
-		s.diags.AddAttributeError(path.Root("login"), "Conflicting credentials",
-			"login exchanges username and password for a token; it cannot be combined with a pre-issued token.")
-	}
-	if cfg.Login && (cfg.Username == "" || cfg.Password == "") {
-		s.diags.AddAttributeError(path.Root("login"), "Missing credentials for login",
-			"login = true needs both username and password (or "+envName("username")+" and "+envName("password")+").")
-	}
-	if cfg.Password != "" && cfg.Username == "" {
-		s.diags.AddAttributeError(path.Root("username"), "Missing username",
-			"A password is set but no username. Set username or "+envName("username")+".")
-	}
+	creds.check(&s.diags)
 	if cfg.CACertPEM != "" && cfg.InsecureSkipVerify {
 		s.diags.AddAttributeError(path.Root("insecure_skip_verify"), "Conflicting TLS settings",
 			"ca_cert_pem and insecure_skip_verify cannot both be set: trust the coordinator's CA instead of disabling verification.")
@@ -202,28 +181,43 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		s.diags.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS verification is disabled",
 			"The coordinator's certificate is not verified, so credentials and tokens can be intercepted. Use ca_cert_pem to trust a private CA instead.")
 	}
-	if cfg.Username == "" && cfg.Token == "" {
-		s.diags.AddAttributeWarning(path.Root("username"), "No coordinator credentials",
-			"Neither username/password nor token is set: every /coord/v1 call except heartbeat and login will be rejected with 401.")
-	}
 	return cfg, s.diags
 }
 
-func isSet(v types.String) bool { return !v.IsNull() && !v.IsUnknown() }
+// endpointUserInfoError refuses an endpoint with user info without repeating
+// it. It has no attribute path on purpose: Terraform prints the source line
+// of an attribute's diagnostic, and that line would show the password.
+func endpointUserInfoError(raw, from string) diag.Diagnostic {
+	return diag.NewErrorDiagnostic("Invalid coordinator endpoint",
+		fmt.Sprintf("The endpoint (%s) contains user info; put credentials in username/password or token. "+
+			"Without the user info it is %q. (The endpoint is not repeated here, as it would show the password.)",
+			from, client.RedactEndpoint(raw)))
+}
 
+// checkEndpoint reports what is wrong with an endpoint that has no user
+// info (callers check that first); it quotes the endpoint redacted all the
+// same, without query or fragment.
 func checkEndpoint(raw string) error {
+	shown := client.RedactEndpoint(raw)
+	if client.EndpointHasUserInfo(raw) {
+		return fmt.Errorf("the endpoint contains user info; put credentials in username/password or token (without it: %q)", shown)
+	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("%q is not a URL: %v", raw, err)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // url.Error quotes the whole string
+		}
+		return fmt.Errorf("%q is not a URL: %v", shown, err)
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q must start with http:// or https://", raw)
+		return fmt.Errorf("%q must start with http:// or https://", shown)
 	}
 	if u.Host == "" {
-		return fmt.Errorf("%q has no host", raw)
+		return fmt.Errorf("%q has no host", shown)
 	}
-	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
-		return fmt.Errorf("%q must be a plain base URL without credentials, query or fragment", raw)
+	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
+		return fmt.Errorf("%q must be a plain base URL without a query or fragment", shown)
 	}
 	return nil
 }
@@ -278,7 +272,10 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	if err := checkEndpoint(req.ConfigValue.ValueString()); err != nil {
+	v := req.ConfigValue.ValueString()
+	if client.EndpointHasUserInfo(v) {
+		resp.Diagnostics.Append(endpointUserInfoError(v, "the provider block's endpoint"))
+	} else if err := checkEndpoint(v); err != nil {
 		resp.Diagnostics.AddAttributeError(req.Path, "Invalid coordinator endpoint", err.Error())
 	}
 }

@@ -1,0 +1,297 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/provider"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+)
+
+// The credential rule, stated once for users on the provider page
+// (templates/index.md.tmpl, "Authentication"):
+//
+//   - The provider block sets token: the block's token is used, and
+//     REDIS_STREAM_COORDINATOR_USERNAME, _PASSWORD, _TOKEN and _LOGIN are
+//     ignored.
+//   - Else the block sets username, password or login: username and password
+//     (and login), each from the block or else its environment variable;
+//     REDIS_STREAM_COORDINATOR_TOKEN is ignored.
+//   - Else: the environment's variables.
+//
+// Then, whichever way they were chosen: a token with a username, a password
+// or login = true is an error ("Conflicting credentials"; it can only happen
+// within one source, the block or the environment), a password needs a
+// username and a username a password, and login = true needs both.
+//
+// So the block decides the kind of credentials (token, or username and
+// password) and the environment can only complete that kind, never add the
+// other: an aliased provider given a token works whatever the environment
+// exports, and username in the block with the password from a CI secret
+// keeps working.
+//
+// No credential diagnostic has an attribute path: Terraform prints the
+// source line of an attribute's diagnostic, and for password or token that
+// line may hold the literal secret. Messages name settings and variables,
+// never values.
+
+// credentialNames are the settings the rule covers, in the order messages
+// list them.
+var credentialNames = []string{"username", "password", "token", "login"}
+
+// credentials are the chosen credentials and where each came from.
+type credentials struct {
+	username, password, token string
+	login                     bool
+	// from names where each setting's value came from ("username in the
+	// provider block", "REDIS_STREAM_COORDINATOR_USERNAME"); absent when unset.
+	from map[string]string
+	// kind is why these are the credentials: the block's token, the block's
+	// username/password/login, or the environment's.
+	kind string
+	// ignored are the credential variables set in the environment that the
+	// rule ignored, by name.
+	ignored []string
+}
+
+const (
+	kindBlockToken    = "token"
+	kindBlockPassword = "password"
+	kindEnvironment   = "environment"
+)
+
+// blockSetting reads a credential from the provider block only: set is
+// false for null. An unknown value is reported as the other settings' are.
+func blockSetting(s *settingSource, name string, v attr.Value) (val string, set bool) {
+	if v.IsUnknown() {
+		s.lookup(name, v) // reports it
+		return "", true
+	}
+	if v.IsNull() {
+		return "", false
+	}
+	switch tv := v.(type) {
+	case types.String:
+		return tv.ValueString(), true
+	case types.Bool:
+		return strconv.FormatBool(tv.ValueBool()), true
+	}
+	return "", false
+}
+
+// resolveCredentials applies the credential rule to the provider block and
+// the environment. Problems with the chosen credentials are reported by
+// check; resolveCredentials reports only unknown and unparsable values.
+func resolveCredentials(m providerModel, s *settingSource) credentials {
+	values := map[string]attr.Value{"username": m.Username, "password": m.Password, "token": m.Token, "login": m.Login}
+	block := map[string]string{}
+	inBlock := map[string]bool{}
+	for _, name := range credentialNames {
+		block[name], inBlock[name] = blockSetting(s, name, values[name])
+	}
+	c := credentials{from: map[string]string{}}
+	// fromEnv lists the variables the rule lets the environment supply.
+	var fromEnv []string
+	switch {
+	case inBlock["token"]:
+		c.kind = kindBlockToken
+	case inBlock["username"] || inBlock["password"] || inBlock["login"]:
+		c.kind = kindBlockPassword
+		fromEnv = []string{"username", "password", "login"}
+	default:
+		c.kind = kindEnvironment
+		fromEnv = credentialNames
+	}
+	got := map[string]string{}
+	for _, name := range credentialNames {
+		switch {
+		case inBlock[name]:
+			got[name] = block[name]
+			if block[name] != "" {
+				c.from[name] = "`" + name + "` in the provider block"
+			}
+		case s.getenv(envName(name)) != "":
+			if !contains(fromEnv, name) {
+				c.ignored = append(c.ignored, envName(name))
+				continue
+			}
+			got[name] = s.getenv(envName(name))
+			c.from[name] = envName(name)
+		}
+	}
+	c.username, c.password, c.token = got["username"], got["password"], got["token"]
+	if v := got["login"]; v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			s.diags.AddAttributeError(path.Root("login"), "Invalid login", fmt.Sprintf("%s=%q is not a boolean: use true or false.", envName("login"), v))
+		}
+		c.login = b
+	}
+	if !c.login {
+		delete(c.from, "login") // login = false is no credential
+	}
+	return c
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// source says where the chosen credentials came from, for the debug log.
+func (c credentials) source() string {
+	if c.kind == kindEnvironment {
+		return "environment"
+	}
+	for _, f := range c.from {
+		if !strings.HasSuffix(f, "in the provider block") {
+			return "provider block and environment"
+		}
+	}
+	return "provider block"
+}
+
+// ignoredNote explains, when the environment held credentials the rule
+// ignored, which and why: it is what a user who exported them expects to
+// see when the block's credentials are incomplete.
+func (c credentials) ignoredNote() string {
+	if len(c.ignored) == 0 {
+		return ""
+	}
+	why := "the provider block sets token, so it takes no credentials from the environment"
+	if c.kind == kindBlockPassword {
+		why = "the provider block sets username, password or login, so the environment can complete those but not add a token"
+	}
+	return fmt.Sprintf(" %s ignored: %s (see Authentication on the provider's documentation page).",
+		joinNames(c.ignored, " is", " are"), why)
+}
+
+// joinNames joins names as a list ("a, b and c") followed by one or many.
+func joinNames(names []string, one, many string) string {
+	if len(names) == 1 {
+		return names[0] + one
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + many
+}
+
+// check reports every problem with the chosen credentials, naming where each
+// value came from and never a value.
+func (c credentials) check(diags *diag.Diagnostics) {
+	if c.token != "" {
+		var with []string
+		for _, name := range []string{"username", "password", "login"} {
+			if _, ok := c.from[name]; ok {
+				with = append(with, name)
+			}
+		}
+		if len(with) > 0 {
+			c.conflict(diags, with)
+			return
+		}
+	}
+	switch {
+	case c.login && (c.username == "" || c.password == ""):
+		diags.AddError("Missing credentials for login", fmt.Sprintf(
+			"login = true (%s) exchanges a username and password for a token, but %s. Set username and password (or %s and %s).%s",
+			c.from["login"], c.missing(), envName("username"), envName("password"), c.ignoredNote()))
+	case c.password != "" && c.username == "":
+		diags.AddError("Missing username", fmt.Sprintf("A password is set (%s) but no username. Set username or %s.%s",
+			c.from["password"], envName("username"), c.ignoredNote()))
+	case c.username != "" && c.password == "":
+		diags.AddError("Missing password", fmt.Sprintf("A username is set (%s) but no password. Set password or %s.%s",
+			c.from["username"], envName("password"), c.ignoredNote()))
+	case c.username == "" && c.token == "":
+		diags.AddWarning("No coordinator credentials",
+			"Neither username/password nor token is set: every /coord/v1 call except heartbeat and login will be rejected with 401."+
+				c.ignoredNote())
+	}
+}
+
+// conflict reports a token set together with the with settings, all from
+// one source: the block (a block that sets token uses nothing else), or the
+// environment (when the block sets no credentials).
+func (c credentials) conflict(diags *diag.Diagnostics, with []string) {
+	if c.kind == kindBlockToken {
+		for i, name := range with {
+			with[i] = "`" + name + "`"
+			if name == "login" {
+				with[i] = "`login = true`"
+			}
+		}
+		diags.AddError("Conflicting credentials", fmt.Sprintf(
+			"The provider block sets both token and %s. A block that sets token uses it alone; use either token, or "+
+				"username and password (optionally with login = true), not both.", joinNames(with, "", "")))
+		return
+	}
+	for i, name := range with {
+		with[i] = envName(name)
+		if name == "login" {
+			with[i] += "=true"
+		}
+	}
+	diags.AddError("Conflicting credentials", fmt.Sprintf(
+		"The environment sets both %s and %s, and the provider block sets none of username, password, token or login, so "+
+			"all of them would apply. Unset the token or the others; or set the credentials in the provider block, whose choice "+
+			"the environment cannot override (see Authentication on the provider's documentation page).",
+		envName("token"), joinNames(with, "", "")))
+}
+
+func (c credentials) missing() string {
+	switch {
+	case c.username == "" && c.password == "":
+		return "neither is set"
+	case c.username == "":
+		return "no username is set"
+	}
+	return "no password is set"
+}
+
+// ValidateConfig checks, while validating, what the credential rule decides
+// from the provider block alone: a block that sets token uses nothing else,
+// so a username, password or login = true beside it is an error whatever
+// the environment holds. The environment is read only when configuring.
+func (p *coordinatorProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
+	var m providerModel
+	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
+	if resp.Diagnostics.HasError() || m.Token.IsNull() {
+		return
+	}
+	for _, v := range []attr.Value{m.Username, m.Password, m.Token, m.Login} {
+		if v.IsUnknown() {
+			return // decided when configuring, once the values are known
+		}
+	}
+	s := &settingSource{getenv: func(string) string { return "" }}
+	resolveCredentials(m, s).check(&s.diags)
+	for _, d := range s.diags.Errors() {
+		if d.Summary() == "Conflicting credentials" {
+			resp.Diagnostics.Append(d)
+		}
+	}
+}
+
+var _ provider.ProviderWithValidateConfig = &coordinatorProvider{}
+
+// credentialsLog describes, for the debug log, where the credentials came
+// from and which credential variables were ignored (names only).
+func credentialsLog(m providerModel, getenv func(string) string) map[string]any {
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	c := resolveCredentials(m, &settingSource{getenv: getenv})
+	fields := map[string]any{"credentials_from": c.source()}
+	if len(c.ignored) > 0 {
+		fields["ignored_credential_variables"] = strings.Join(c.ignored, ",")
+	}
+	return fields
+}
