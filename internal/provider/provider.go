@@ -88,14 +88,16 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
 				MarkdownDescription: "Base URL of the coordinator, for example `https://coordinator.internal:8080`. " +
-					"The API path `/coord/v1` is appended (a URL that already ends in it is accepted). Required, here or in the environment." +
+					"The API path `/coord/v1` is appended (a URL that already ends in it is accepted). Credentials in it (`user:password@`) " +
+					"are refused. Required, here or in the environment." +
 					envNote("endpoint"),
 				Optional:   true,
 				Validators: []validator.String{endpointValidator{}},
 			},
 			"username": schema.StringAttribute{
 				MarkdownDescription: "Username of the coordinator principal, for HTTP Basic authentication or, with `login = true`, " +
-					"to exchange for a Bearer token. Needs `password`. Where credentials come from: Authentication, above." +
+					"to exchange for a Bearer token. Needs `password`. How the block's and the environment's credentials combine: " +
+					"[where credentials come from](#where-credentials-come-from)." +
 					envNote("username"),
 				Optional: true,
 			},
@@ -107,7 +109,7 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 			"token": schema.StringAttribute{
 				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`; lifetime and revocation under " +
 					"Authentication). Set here, it is the only credential used: no `username`, `password` or `login` beside it, " +
-					"and the environment's are ignored." + envNote("token"),
+					"and the environment's are ignored ([where credentials come from](#where-credentials-come-from))." + envNote("token"),
 				Optional:  true,
 				Sensitive: true,
 			},
