@@ -89,7 +89,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			// a lost scale that landed after the read-back: find out which
 			// from the groups.
 			tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
-			return s.takeOver(mctx, "recovered")
+			return s.takeOver(mctx, "recovered", nil)
 		default:
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
 			return nil
@@ -108,9 +108,11 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 		return false, nil
 	}
 	var found []string
+	underWay := map[string]client.Migration{}
 	for _, gi := range siblings {
 		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
 			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
+			underWay[gi.ConsumerGroup] = *am
 		} else if gi.ConsumerGroup == s.g && gi.ShardCount == s.target {
 			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
 		}
@@ -122,7 +124,7 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 	if len(found) == 0 {
 		return false, nil
 	}
-	out := s.takeOver(ctx, "read back after the scale's answer was lost")
+	out := s.takeOver(ctx, "read back after the scale's answer was lost", underWay)
 	if out == nil {
 		return true, nil
 	}

@@ -171,7 +171,7 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if am := group.ActiveMigration; am != nil && !am.Finished() {
 		switch {
 		case am.ToShardCount == s.target:
-			return s.takeOver(ctx, "adopted")
+			return s.takeOver(ctx, "adopted", nil)
 		case am.State == client.MigrationPreparing:
 			s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
 				preparingElsewhereDetail(s.p, s.target, *group)+"\n\nNothing was sent to the coordinator.")
@@ -215,7 +215,15 @@ func scaleErrorHint(err error) string {
 // It holds the prefix lock and registers the prefix as scaled by this run
 // (registerScaled), as a stream scale does: a create of the prefix in this
 // apply comes before it, or after it and brings itself to the target.
-func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
+//
+// underWay are the migrations to the target that an earlier read of the
+// prefix saw under way (the read-back of a scale whose answer was lost): a
+// group that has reached the target with none active since finished one of
+// them in between. It is tracked all the same, so the wait reads its final
+// state and state records it, as for a scale whose answer came through. The
+// group itself is recorded as this read has it (s.self), not as the earlier
+// read did.
+func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	siblings, ok := s.prefixGroups(ctx)
 	if !ok || s.refuseBlockedTakeOver(siblings) {
@@ -225,12 +233,21 @@ func (s *scaler) takeOver(ctx context.Context, verb string) *scaleOutcome {
 	var done []string
 	var blocking []client.Group
 	for _, gi := range siblings {
+		if gi.ConsumerGroup == s.g {
+			self := gi
+			s.self = &self
+		}
 		am := gi.ActiveMigration
+		seen, wasUnderWay := underWay[gi.ConsumerGroup]
 		switch {
 		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
 			s.markScaled()
 			out.track(gi.ConsumerGroup, *am)
 			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
+		case am.Finished() && gi.ShardCount == s.target && wasUnderWay:
+			s.markScaled()
+			out.track(gi.ConsumerGroup, seen)
+			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", seen.ReshardingID, gi.ConsumerGroup, seen.FromShardCount, seen.ToShardCount))
 		case am != nil && !am.Finished() && am.ToShardCount != s.target:
 			blocking = append(blocking, gi)
 		case (am != nil && !am.Finished() || gi.ShardCount != s.target) && s.waitOnly:
