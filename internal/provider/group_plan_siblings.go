@@ -12,7 +12,8 @@ import (
 // Groups of a new stream prefix created in one apply, some with
 // initial_shard_count and some without. Terraform creates independent
 // resources in any order, and a group without a count created before the
-// one with a count would get the coordinator's default (12) and split the
+// one with a count would get the coordinator's default (12 unless
+// configured otherwise) and split the
 // prefix. A group that depends on the one with the count (depends_on, or a
 // reference) is safe: Terraform plans and creates it after, and its create
 // inherits the count under the prefix lock. The plan cannot see depends_on,
@@ -44,7 +45,7 @@ func checkUnsetPlannedBefore(p, g string, self plannedGroupCreate, before map[st
 	diags.AddAttributeError(path.Root("initial_shard_count"), fmt.Sprintf("Groups created together under stream prefix %q need one shard count", p), fmt.Sprintf(
 		"This configuration creates group %q with initial_shard_count = %d under stream prefix %q, which has no other group, and "+
 			"group(s) %s without initial_shard_count that do not depend on it. Terraform may create those first, with the "+
-			"coordinator's default count (12 shards), which would split the prefix: producers route with one shard count per prefix. "+
+			"coordinator's default count (12 unless COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), which would split the prefix: producers route with one shard count per prefix. "+
 			"Nothing was sent to the coordinator.\n\nSet initial_shard_count = %d on %s too, or make them depend on group %q "+
 			"(depends_on = [redisstreamcoordinator_group.<name>]) so that they are created after it and inherit its count.",
 		g, n, p, strings.Join(unset, ", "), n, strings.Join(unset, ", "), g))

@@ -95,9 +95,9 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 			"initial_shard_count": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, no upper bound (a new count above "+
-					"%d warns); used only at creation. Defaults to its siblings' count, or for a new prefix to the coordinator's "+
-					"default (12); must equal the siblings', except in a drained (0-shard) prefix. An import records the current count "+
-					"(null for a drained group).",
+					"%d warns); used only at creation; must equal the siblings', except in a drained (0-shard) prefix. Defaults to "+
+					"the existing siblings' count, else the coordinator's configured default ([known after apply](#shard-count-of-a-new-group)). "+
+					"An import records the current count (null for a drained group).",
 					ConventionalShardCount),
 				Optional:      true,
 				Computed:      true,
@@ -148,9 +148,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "After a metadata regression and its runbook: the version the plan's error names. It accepts that " +
-					"version and any later one the coordinator has reached as the new `metadata_version`; a value not yet reached, or " +
-					"one applied for an earlier regression, keeps the plan failing. No effect without a regression; remove it once applied.",
+				MarkdownDescription: "Unset by default; no effect without a regression. After a [metadata regression](../guides/group-metadata-durability), " +
+					"the version the plan's error names, accepted as the new `metadata_version`; remove it after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},

@@ -50,10 +50,8 @@ const (
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The planned change's impact, known at plan time and kept in a saved plan; after apply, the last " +
-			"change's; null when nothing changes on the coordinator. It is the plan's basis: a saved plan is refused when the count " +
-			"(`from_shard_count`), the migration under way, `affected_groups` or the regression guard (`basis_metadata_version`) " +
-			"changed, not when consumers only moved `metadataVersion`. For a migration to this count already under way, it " +
-			"describes that migration (`plan_check`, `blocked_by`).",
+			"change's; null when nothing changes on the coordinator. It is a saved plan's [basis](#what-the-plan-shows). For a " +
+			"migration to this count already under way, it describes that migration (`plan_check`, `blocked_by`).",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
@@ -77,10 +75,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			},
 			"completes_by_itself": schema.BoolAttribute{
 				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
-					"with no live consumer (it stays `ACTIVE` until one joins). Planned from the group as this resource's refresh " +
-					"recorded it; known only after apply when it depends on what moves by itself before the apply (whether another " +
-					"group, or the group of a new resource, has a live consumer, or a migration under way), and the plan's warning " +
-					"then says what it is at plan time.",
+					"with no live consumer (it stays `ACTIVE` until one joins). Sometimes known only after apply " +
+					"([when](#what-the-plan-shows)).",
 				Computed: true,
 			},
 			"blocked_by": schema.StringAttribute{

@@ -93,9 +93,9 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Desired shard count, 0 or more: the coordinator sets no upper bound, so any count it holds "+
-					"imports and plans; a scale to a count above %d gets a plan warning. `0` drains and retires every shard: producers "+
-					"refuse to publish until the count is raised again.", ConventionalShardCount),
+				MarkdownDescription: fmt.Sprintf("Desired shard count: 0 or more, no upper bound (any count the coordinator holds "+
+					"imports); a scale above %d warns at plan time. `0` drains every shard: producers refuse to publish until it is raised.",
+					ConventionalShardCount),
 				Required:   true,
 				Validators: []validator.Int64{int64validator.Between(0, MaxShardCount)},
 			},
@@ -133,8 +133,8 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			},
 			"migration_state": schema.StringAttribute{
 				MarkdownDescription: "The last change's migration state when the provider stopped watching: `DEPRECATED` (complete), " +
-					"`ROLLED_BACK` (`rollback_on_revert`), `ACTIVE` (a scale-out waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null " +
-					"(no change). A refresh records a migration under way to the group's count here and in `migration_ids`, and the next apply waits for it.",
+					"`ROLLED_BACK` (`rollback_on_revert`), `ACTIVE` (a scale-out waiting for a consumer, or `wait_for = \"ACCEPTED\"`, " +
+					"or a migration under way a refresh found), or null (no change).",
 				Computed:      true,
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
@@ -145,15 +145,13 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen (it moves on every change of " +
-					"the group, consumers included); a refresh never lowers it, and a lower version on the coordinator fails plans " +
-					"closed until `acknowledged_metadata_version` accepts it. Known after apply for a new resource.",
+				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen; a refresh never lowers it. " +
+					"Known after apply for a new resource. A lower one on the coordinator is a [regression](../guides/group-metadata-durability).",
 				Computed: true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "After a metadata regression and its runbook: the version the plan's error names. It accepts that " +
-					"version and any later one the coordinator has reached as the new baseline; a value not yet reached, or one applied " +
-					"for an earlier regression, keeps the plan failing. Remove it after the apply.",
+				MarkdownDescription: "Unset by default. After a [metadata regression](../guides/group-metadata-durability), the version " +
+					"the plan's error names, accepted as the new baseline; remove it after the apply.",
 				Optional:   true,
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},

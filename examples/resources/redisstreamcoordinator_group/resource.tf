@@ -2,7 +2,7 @@ terraform {
   required_providers {
     redisstreamcoordinator = {
       source  = "ghkdqhrbals/redisstreamcoordinator"
-      version = "~> 0.1"
+      version = "~> 0.1.0"
     }
   }
 }
@@ -16,7 +16,8 @@ resource "redisstreamcoordinator_group" "orders" {
   reason              = "order-service consumes the orders stream (PLAT-1234)"
 }
 
-# Takes its sibling's count (8); depends_on creates the sibling first.
+# Created after its sibling (depends_on) and with its count, 8; the plan
+# shows (known after apply), as the sibling does not exist yet.
 resource "redisstreamcoordinator_group" "orders_analytics" {
   stream_prefix  = "orders"
   consumer_group = "order-analytics"
