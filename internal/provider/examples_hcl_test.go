@@ -126,11 +126,12 @@ var terraformFeatureFloors = []struct {
 	pattern *regexp.Regexp
 	floor   *version.Version
 }{
-	{regexp.MustCompile(`(?m)^\s*ephemeral\s+"`), tfversion.Version1_10_0}, // ephemeral resources
-	{regexp.MustCompile(`provider::`), tfversion.Version1_8_0},             // provider-defined functions
-	{regexp.MustCompile(`(?m)^\s*removed\s*\{`), tfversion.Version1_7_0},   // removed blocks
-	{regexp.MustCompile(`(?m)^\s*import\s*\{`), tfversion.Version1_5_0},    // import blocks
-	{regexp.MustCompile(`(?m)^\s*check\s+"`), tfversion.Version1_5_0},      // check blocks
+	{regexp.MustCompile(`(?m)^\s*identity\s*=\s*\{`), tfversion.Version1_12_0}, // import blocks by identity
+	{regexp.MustCompile(`(?m)^\s*ephemeral\s+"`), tfversion.Version1_10_0},     // ephemeral resources
+	{regexp.MustCompile(`provider::`), tfversion.Version1_8_0},                 // provider-defined functions
+	{regexp.MustCompile(`(?m)^\s*removed\s*\{`), tfversion.Version1_7_0},       // removed blocks
+	{regexp.MustCompile(`(?m)^\s*import\s*\{`), tfversion.Version1_5_0},        // import blocks
+	{regexp.MustCompile(`(?m)^\s*check\s+"`), tfversion.Version1_5_0},          // check blocks
 }
 
 // versionChecks declares the Terraform floor of a configuration.

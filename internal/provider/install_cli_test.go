@@ -21,7 +21,7 @@ import (
 // Tests of what the README's "Installing" section promises: the provider
 // from `make install` or from `make release-snapshot`'s artifacts, installed
 // by `terraform init` itself (no dev overrides), offline, for the README's
-// first configuration with its `version = "~> 0.1"` constraint.
+// first configuration with its `version = "~> 0.1.0"` constraint.
 
 // offlineProxy is where the tests point every proxy variable: nothing
 // listens there, so any attempt of terraform to reach a registry fails,
@@ -43,8 +43,8 @@ func readmeConfigurationFor(t *testing.T, env *acctest.Env) string {
 		}
 	}
 	src := string(hclwrite.Format(f.Bytes()))
-	if !strings.Contains(src, `version = "~> 0.1"`) {
-		t.Fatalf("the README's configuration no longer pins version = \"~> 0.1\"; update this test with it:\n%s", src)
+	if !strings.Contains(src, `version = "~> 0.1.0"`) {
+		t.Fatalf("the README's configuration no longer pins version = \"~> 0.1.0\"; update this test with it:\n%s", src)
 	}
 	return src
 }
@@ -152,7 +152,7 @@ func TestAccInstall_readmeConfigurationOffline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`provider "` + host + "/" + acctest.ProviderSource + `"`, `version     = "0.1.0"`, `constraints = "~> 0.1"`} {
+	for _, want := range []string{`provider "` + host + "/" + acctest.ProviderSource + `"`, `version     = "0.1.0"`, `constraints = "~> 0.1.0"`} {
 		if !strings.Contains(string(lock), want) {
 			t.Errorf("the lock file has no %s:\n%s", want, lock)
 		}

@@ -74,7 +74,7 @@ func zipNames(t *testing.T, path string) []string {
 // registry's signed SHA256SUMS.
 func lockFileWith(host string, hashes ...string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "provider %q {\n  version     = \"0.1.0\"\n  constraints = \"~> 0.1\"\n  hashes = [\n", host+"/"+acctest.ProviderSource)
+	fmt.Fprintf(&b, "provider %q {\n  version     = \"0.1.0\"\n  constraints = \"~> 0.1.0\"\n  hashes = [\n", host+"/"+acctest.ProviderSource)
 	for _, h := range hashes {
 		fmt.Fprintf(&b, "    %q,\n", h)
 	}

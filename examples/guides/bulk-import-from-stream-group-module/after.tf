@@ -5,7 +5,7 @@ terraform {
   required_providers {
     redisstreamcoordinator = {
       source  = "ghkdqhrbals/redisstreamcoordinator"
-      version = "~> 0.1"
+      version = "~> 0.1.0"
     }
   }
 }

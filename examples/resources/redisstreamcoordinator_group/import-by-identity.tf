@@ -1,4 +1,7 @@
-# Terraform or OpenTofu 1.12 or later.
+terraform {
+  required_version = ">= 1.12" # import by identity; OpenTofu 1.12 too
+}
+
 import {
   to = redisstreamcoordinator_group.orders
   identity = {
