@@ -85,14 +85,13 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed: true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` the plan is based on: the regression guard. A lower version at " +
-					"apply fails before any change; a higher one alone (consumers joining and leaving) does not. Known after apply for a " +
-					"new resource; null when the group does not exist yet.",
+				MarkdownDescription: "The group's `metadataVersion` the plan is based on, the regression guard: a lower one at apply " +
+					"fails, a higher one does not. Known after apply for a new resource; null before the group exists.",
 				Computed: true,
 			},
 			"plan_check": schema.StringAttribute{
 				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same " +
-					"apply), skipped (the provider configuration is unknown), or a migration to this count already under way (awaited, no scale sent).",
+					"apply), skipped (configuration unknown), or a migration to this count under way (awaited, no scale sent).",
 				Computed: true,
 			},
 		},

@@ -118,9 +118,8 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
 			},
 			"rollback_on_revert": schema.BoolAttribute{
-				MarkdownDescription: "When a migration is still `ACTIVE` and `shard_count` is set back to the count it started from, roll it " +
-					"back (on every affected group) instead of failing. Entries already written to shards that the rollback removes are " +
-					"stranded. Defaults to `false`.",
+				MarkdownDescription: "When a migration is still `ACTIVE` and `shard_count` is set back to its starting count, roll it " +
+					"back on every affected group instead of failing, stranding entries written to the removed shards. Defaults to `false`.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),
@@ -139,8 +138,8 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"previous_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's shard count before the last change this resource applied; null when no change was needed. " +
-					"For a planned change it is the count read at plan time, so the plan shows it.",
+				MarkdownDescription: "The group's shard count before the last change this resource applied (in a plan, the count read at " +
+					"plan time); null when no change was needed.",
 				Computed:      true,
 				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
