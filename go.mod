@@ -15,6 +15,7 @@ require (
 	github.com/hashicorp/terraform-plugin-log v0.11.0
 	github.com/hashicorp/terraform-plugin-testing v1.16.0
 	github.com/zclconf/go-cty v1.18.1
+	gopkg.in/yaml.v3 v3.0.1
 )
 
 require (

@@ -24,8 +24,10 @@ import (
 // shows a streams configuration and a jq program that renders a saved plan
 // into a pull-request comment. Both are tested here, not by exampleCases.
 var examplesTestedElsewhere = map[string]string{
-	prGuideDir + "main.tf":    "TestAccPullRequestWorkflow_PreviewComment",
-	prGuideDir + "preview.jq": "TestPullRequestWorkflowPreviewGolden, TestAccPullRequestWorkflow_PreviewComment",
+	prGuideDir + "main.tf":           "TestAccPullRequestWorkflow_PreviewComment",
+	prGuideDir + "preview.jq":        "TestPullRequestWorkflowPreviewGolden, TestAccPullRequestWorkflow_PreviewComment",
+	prGuideDir + "backend.tf":        "TestAccPullRequestWorkflow_pipelineReplay",
+	prGuideDir + "backend.tfbackend": "TestAccPullRequestWorkflow_pipelineReplay",
 }
 
 const prGuideDir = "guides/pull-request-workflow/"

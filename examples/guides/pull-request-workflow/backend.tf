@@ -1,0 +1,4 @@
+# Partial configuration: terraform init -backend-config=backend.tfbackend.
+terraform {
+  backend "s3" {}
+}
