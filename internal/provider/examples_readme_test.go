@@ -111,6 +111,7 @@ var examplesWithoutProviderRequirement = map[string]string{
 	"resources/redisstreamcoordinator_group_shard_count/import-by-string-id.tf": "goes with resource.tf",
 	"guides/migrate-from-stream-group-module/before.tf":                         "uses only the module, not this provider",
 	"guides/bulk-import-from-stream-group-module/before.tf":                     "uses only the module, not this provider",
+	"guides/pull-request-workflow/backend.tf":                                   "the backend block of main.tf's configuration",
 }
 
 var providerSourceRE = regexp.MustCompile(`\bsource\s*=\s*"` + regexp.QuoteMeta(acctest.ProviderSource) + `"`)
