@@ -19,11 +19,8 @@ type fullServer interface {
 	tfprotov6.StateStoreServer
 }
 
-var (
-	_ tfprotov6.ProviderServerWithListResource = (*recordingServer)(nil)
-	_ tfprotov6.ProviderServerWithActions      = (*recordingServer)(nil)
-	_ tfprotov6.ProviderServerWithStateStores  = (*recordingServer)(nil)
-)
+// So tf6server finds the list resource, action and state store RPCs on it.
+var _ fullServer = (*recordingServer)(nil)
 
 // recordingServer forwards every RPC to the provider's server and records
 // the diagnostics of every answer, streamed ones included. It holds the

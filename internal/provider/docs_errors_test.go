@@ -61,11 +61,6 @@ var sinkTitleArg = map[string]int{
 	"NewAttributeWarningDiagnostic": 1,
 }
 
-type titleSite struct {
-	pos   string
-	title string
-}
-
 // diagnosticTitles returns the rendered titles the package's non-test source
 // can produce, each with one position that produces it.
 func diagnosticTitles(t *testing.T) map[string]string {

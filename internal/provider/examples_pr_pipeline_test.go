@@ -188,7 +188,6 @@ type pipelineReplay struct {
 	root      string
 	bin       string // terraform (the binary under test) and a stand-in gh
 	cliConfig string
-	backend   string // backend.tfbackend for the local state server
 	secrets   map[string]string
 	vars      map[string]string
 	// principals maps the guide's coordinator usernames to the test's.
@@ -480,7 +479,7 @@ func readFileOrEmpty(path string) string {
 
 // installToMirror builds the provider at version into the filesystem mirror,
 // in the unpacked layout <host>/<namespace>/<type>/<version>/<os>_<arch>/.
-func installToMirror(t *testing.T, ctx context.Context, mirror, host, version string) {
+func installToMirror(ctx context.Context, t *testing.T, mirror, host, version string) {
 	t.Helper()
 	dir := filepath.Join(mirror, host, acctest.ProviderSource, version, runtime.GOOS+"_"+runtime.GOARCH)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -576,7 +575,7 @@ func TestAccPullRequestWorkflow_pipelineReplay(t *testing.T) {
 	// The provider comes from a filesystem mirror, as from a registry.
 	host := cliRegistryHost(t, tfBin)
 	mirror := filepath.Join(root, "mirror")
-	installToMirror(t, ctx, mirror, host, "0.1.0")
+	installToMirror(ctx, t, mirror, host, "0.1.0")
 	cliConfig := filepath.Join(root, "mirror.tfrc")
 	if err := os.WriteFile(cliConfig, []byte(fmt.Sprintf("provider_installation {\n  filesystem_mirror {\n    path    = %q\n    include = [\"*/*\"]\n  }\n}\n", mirror)), 0o600); err != nil {
 		t.Fatal(err)
@@ -627,13 +626,13 @@ resource "redisstreamcoordinator_group" "refunds" {
 		}
 		return c
 	}
-	lock := developerLockFile(t, ctx, tfBin, cliConfig, filepath.Join(root, "developer"), commitOf(before, ""), log)
+	lock := developerLockFile(ctx, t, tfBin, cliConfig, filepath.Join(root, "developer"), commitOf(before, ""), log)
 	if !strings.Contains(lock, `version     = "0.1.0"`) {
 		t.Fatalf("the developer's lock file does not pin 0.1.0:\n%s", lock)
 	}
 	// A newer build that `~> 0.1` also accepts: only the lock file keeps
 	// both jobs on the one the lock file names.
-	installToMirror(t, ctx, mirror, host, "0.1.1")
+	installToMirror(ctx, t, mirror, host, "0.1.1")
 
 	lockKept := func(job string, res jobResult) {
 		t.Helper()
@@ -790,7 +789,7 @@ resource "redisstreamcoordinator_group" "refunds" {
 
 // developerLockFile is the lock file `terraform init` writes for the
 // commit, as a developer commits it.
-func developerLockFile(t *testing.T, ctx context.Context, tfBin, cliConfig, dir string, commit map[string]string, log io.Writer) string {
+func developerLockFile(ctx context.Context, t *testing.T, tfBin, cliConfig, dir string, commit map[string]string, log io.Writer) string {
 	t.Helper()
 	for path, content := range commit {
 		f := filepath.Join(dir, path)

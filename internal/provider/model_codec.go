@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -113,7 +114,12 @@ var errCodecTypeMismatch = errors.New("the data is not of the schema's type")
 // the cached codecs' types (tftypes.Type.Equal: a few µs, no allocation)
 // avoids rebuilding the schema's type on every call, which is what the
 // framework's own conversion spends its time on. It fails if the model has
-// no codec for that type, or if s's type is not dataType.
+// no codec for that type, or if s's type is not dataType when the codec is
+// built. A cached codec is chosen by dataType alone: the framework builds
+// every State's and Plan's Raw from its schema, so the data's type is the
+// schema's, and two schemas of one Terraform type whose attributes have
+// different custom framework types (none here: every attribute is a
+// types.* or timeouts.Value) would share a codec.
 func codecFor(ctx context.Context, dst any, s schemaTyper, dataType tftypes.Type) (*modelCodec, error) {
 	rt := reflect.TypeOf(dst)
 	if rt == nil || rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
@@ -127,7 +133,10 @@ func codecFor(ctx context.Context, dst any, s schemaTyper, dataType tftypes.Type
 	if !ok {
 		v, _ = codecs.LoadOrStore(rt, &codecSet{})
 	}
-	cs := v.(*codecSet)
+	cs, ok := v.(*codecSet)
+	if !ok {
+		return nil, fmt.Errorf("codec cache holds %T", v)
+	}
 	if e, ok := cs.find(dataType); ok {
 		return e.codec, e.err
 	}
@@ -176,6 +185,9 @@ func newModelCodecOf(ctx context.Context, rt reflect.Type, tfType tftypes.Object
 		if vt := reflect.TypeOf(typ.ValueType(ctx)); vt != f.Type {
 			return nil, fmt.Errorf("field %s of %s is %s, but attribute %q holds %s", f.Name, rt, f.Type, name, vt)
 		}
+		if err := validatedWhileConverted(ctx, name, typ); err != nil {
+			return nil, err
+		}
 		seen[name] = true
 		c.fields = append(c.fields, codecField{name: name, index: i, typ: typ})
 	}
@@ -185,6 +197,25 @@ func newModelCodecOf(ctx context.Context, rt reflect.Type, tfType tftypes.Object
 		}
 	}
 	return c, nil
+}
+
+// basetypesPkg is the framework's own value types: their Validate repeats
+// checks their ValueFromTerraform makes (an Int64 is an integer in range, a
+// map's elements of its element type), which the codec calls too.
+const basetypesPkg = "github.com/hashicorp/terraform-plugin-framework/types/basetypes"
+
+// validatedWhileConverted: the framework validates values of a custom type
+// (xattr.TypeWithValidate, xattr.ValidateableAttribute) while it converts
+// them (internal/reflect); the codec would skip that, so a model with such
+// an attribute is left to the framework.
+func validatedWhileConverted(ctx context.Context, name string, typ attr.Type) error {
+	if _, ok := typ.(xattr.TypeWithValidate); ok && reflect.TypeOf(typ).PkgPath() != basetypesPkg {
+		return fmt.Errorf("attribute %q's type %T validates its values", name, typ)
+	}
+	if v, ok := typ.ValueType(ctx).(xattr.ValidateableAttribute); ok && reflect.TypeOf(v).PkgPath() != basetypesPkg {
+		return fmt.Errorf("attribute %q's value %T validates itself", name, v)
+	}
+	return nil
 }
 
 // conversionError is the error the framework reports when it cannot

@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
@@ -370,4 +371,30 @@ func BenchmarkModelCodec(b *testing.B) {
 			_ = st.Set(ctx, &m)
 		}
 	})
+}
+
+// validatingStringType is a custom string type that validates its values,
+// as the framework does while converting them (xattr.TypeWithValidate).
+type validatingStringType struct{ basetypes.StringType }
+
+func (validatingStringType) Validate(context.Context, tftypes.Value, path.Path) diag.Diagnostics {
+	return nil
+}
+
+// TestModelCodecLeavesValidatingTypesToTheFramework: a model with an
+// attribute of a custom type that validates itself gets no codec, so the
+// framework converts it and runs that validation; the framework's own
+// types (whose Validate repeats checks the codec's conversion makes) do.
+func TestModelCodecLeavesValidatingTypesToTheFramework(t *testing.T) {
+	type model struct {
+		Name types.String `tfsdk:"name"`
+	}
+	ctx := context.Background()
+	tfType := tftypes.Object{AttributeTypes: map[string]tftypes.Type{"name": tftypes.String}}
+	if _, err := newModelCodecOf(ctx, reflect.TypeFor[model](), tfType, map[string]attr.Type{"name": validatingStringType{}}); err == nil {
+		t.Error("a codec was built for an attribute whose type validates its values")
+	}
+	if _, err := newModelCodecOf(ctx, reflect.TypeFor[model](), tfType, map[string]attr.Type{"name": types.StringType}); err != nil {
+		t.Errorf("no codec for a framework string: %v", err)
+	}
 }

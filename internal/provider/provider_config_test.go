@@ -305,7 +305,7 @@ func wantByRule(block, env credMix) (picked credMix, wantError, wantWarning stri
 	switch {
 	case has(picked.token) && (has(picked.username) || has(picked.password) || login):
 		return picked, "Conflicting credentials", ""
-	case login && !(has(picked.username) && has(picked.password)):
+	case login && (!has(picked.username) || !has(picked.password)):
 		return picked, "Missing credentials for login", ""
 	case has(picked.password) && !has(picked.username):
 		return picked, "Missing username", ""

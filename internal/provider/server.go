@@ -100,11 +100,8 @@ type frameworkServer interface {
 	tfprotov6.StateStoreServer
 }
 
-var (
-	_ tfprotov6.ProviderServerWithListResource = (*releasingServer)(nil)
-	_ tfprotov6.ProviderServerWithActions      = (*releasingServer)(nil)
-	_ tfprotov6.ProviderServerWithStateStores  = (*releasingServer)(nil)
-)
+// So tf6server finds the list resource, action and state store RPCs on it.
+var _ frameworkServer = (*releasingServer)(nil)
 
 func newReleasingServer(inner tfprotov6.ProviderServer) *releasingServer {
 	fw, ok := inner.(frameworkServer)

@@ -7,22 +7,33 @@ import (
 )
 
 // The streaming RPCs: the framework produces their results while Terraform
-// iterates them, after the method has returned, and reads the RPC's
-// context then (a released one would cancel the action or the listing and
-// drop the request's logger). So they keep the RPC's own context, and the
-// configure lock's read side is held for the call and again for the
-// iteration. tf6server ends a stream with its RPC, so nothing is kept past
-// Terraform's reading of it.
+// iterates them, after the method has returned, and reads the context then
+// (the action runs, the listing reads the coordinator, the request's logger
+// writes). So their releasableContext forwards until the iteration ends,
+// and is released then, or when the RPC's own context ends for a stream
+// Terraform never reads (gRPC cancels it when the RPC ends). The configure
+// lock's read side is held for the call and again for the iteration.
+
+// streamContext is the context a streaming RPC runs with, and the release
+// to call once its stream is read.
+func streamContext(ctx context.Context) (*releasableContext, func()) {
+	rc := newReleasableContext(ctx)
+	stop := context.AfterFunc(ctx, rc.release)
+	return rc, func() { stop(); rc.release() }
+}
 
 func (s *releasingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+	rc, release := streamContext(ctx)
 	s.configure.RLock()
-	stream, err := s.framework.InvokeAction(ctx, req)
+	stream, err := s.framework.InvokeAction(rc, req)
 	s.configure.RUnlock()
 	if stream == nil || stream.Events == nil {
+		release()
 		return stream, err
 	}
 	events := stream.Events
 	return &tfprotov6.InvokeActionServerStream{Events: func(yield func(tfprotov6.InvokeActionEvent) bool) {
+		defer release()
 		s.configure.RLock()
 		defer s.configure.RUnlock()
 		events(yield)
@@ -30,14 +41,17 @@ func (s *releasingServer) InvokeAction(ctx context.Context, req *tfprotov6.Invok
 }
 
 func (s *releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
+	rc, release := streamContext(ctx)
 	s.configure.RLock()
-	stream, err := s.framework.ListResource(ctx, req)
+	stream, err := s.framework.ListResource(rc, req)
 	s.configure.RUnlock()
 	if stream == nil || stream.Results == nil {
+		release()
 		return stream, err
 	}
 	results := stream.Results
 	return &tfprotov6.ListResourceServerStream{Results: func(push func(tfprotov6.ListResourceResult) bool) {
+		defer release()
 		s.configure.RLock()
 		defer s.configure.RUnlock()
 		results(push)
@@ -45,14 +59,17 @@ func (s *releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListR
 }
 
 func (s *releasingServer) ReadStateBytes(ctx context.Context, req *tfprotov6.ReadStateBytesRequest) (*tfprotov6.ReadStateBytesStream, error) {
+	rc, release := streamContext(ctx)
 	s.configure.RLock()
-	stream, err := s.framework.ReadStateBytes(ctx, req)
+	stream, err := s.framework.ReadStateBytes(rc, req)
 	s.configure.RUnlock()
 	if stream == nil || stream.Chunks == nil {
+		release()
 		return stream, err
 	}
 	chunks := stream.Chunks
 	return &tfprotov6.ReadStateBytesStream{Chunks: func(push func(tfprotov6.ReadStateByteChunk) bool) {
+		defer release()
 		s.configure.RLock()
 		defer s.configure.RUnlock()
 		chunks(push)
