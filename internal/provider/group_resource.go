@@ -180,7 +180,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			},
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Delete: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				CreateDescription: "How long the create may take, as a duration (`30s`, `2h45m`; units `s`, `m`, `h`). Defaults to `5m`.",
+				Delete:            true,
+				DeleteDescription: "How long the delete may take, as a duration. Defaults to `5m`; set it, and apply, before the destroy.",
+			}),
 		},
 	}
 }

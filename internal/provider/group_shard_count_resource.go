@@ -157,7 +157,12 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			"resharding": reshardingSchema(),
 		},
 		Blocks: map[string]schema.Block{
-			"timeouts": timeouts.Block(ctx, timeouts.Opts{Create: true, Update: true}),
+			"timeouts": timeouts.Block(ctx, timeouts.Opts{
+				Create:            true,
+				CreateDescription: "How long a new resource's scale and its wait may take, as a duration (`30s`, `2h45m`; units `s`, `m`, `h`). Defaults to `10m`.",
+				Update:            true,
+				UpdateDescription: "How long a scale and its wait may take, as a duration. Defaults to `10m`.",
+			}),
 		},
 	}
 }
