@@ -244,7 +244,7 @@ func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"metadata_version": schema.Int64Attribute{
-			MarkdownDescription: "Version of the group's routing metadata; bumped by every scale and rollback.",
+			MarkdownDescription: "Version of the group's metadata record; it rises with every change of the group's state, consumers joining and leaving included, not only scales and rollbacks.",
 			Computed:            true,
 		},
 		"active_migration": schema.SingleNestedAttribute{
