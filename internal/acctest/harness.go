@@ -209,8 +209,13 @@ func (e *Env) Client() *client.Client {
 }
 
 // RandomName is a name unique to this test run, so tests can share a real
-// coordinator: terraform-plugin-testing's RandomWithPrefix, "<base>-<digits>"
-// (a valid stream prefix, consumer group or member id for any valid base).
+// coordinator: "<base>-<8 random lowercase letters>" from
+// terraform-plugin-testing's acctest.RandString (a valid stream prefix,
+// consumer group or member id for any valid base). Not RandomWithPrefix:
+// its suffix is a random int of 1 to 19 digits, so the width of the names,
+// and with it where Terraform wraps the diagnostics that quote them, would
+// change from run to run, and a test matching words across a wrap point
+// would pass or fail by chance (it did: TestAccGroupShardCount_missingGroup).
 func RandomName(base string) string {
-	return sdkacctest.RandomWithPrefix(base)
+	return base + "-" + sdkacctest.RandString(8)
 }

@@ -7,9 +7,13 @@ import (
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -74,6 +78,66 @@ func TestAccGroupShardCount_lostScaleFinishedBetweenReadBackAndTakeOver(t *testi
 				func(*terraform.State) error {
 					if events := auditEvents(c, p, "SCALE_STREAM"); len(events) != 1 {
 						return fmt.Errorf("want the applied scale only, no re-send; got %+v", events)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// Campaign seed 989385417 (issue 30): a shard count change whose own group
+// has no migration, in a prefix where another group's migration heads to
+// another count. The plan says the change "waits for" that migration "to
+// finish first"; the stream scale is refused (409 ACTIVE_MIGRATION_EXISTS)
+// while it runs. The apply waits for it, as planned, and sends the scale
+// again; before the fix it went to the take-over, which refused the prefix
+// ("has a resharding in progress to another shard count") without waiting.
+//
+// Forced with the coordinator's hooks: an undrained removed shard holds
+// group "b"'s 4→3 migration in DRAINING; the refused scale queues two
+// faults on the groups listing: the first listing after the refusal (the
+// provider's look at what refused it) is served as is, and just before the
+// second (the wait's) the shard is drained and the loop ticked, so "b"'s
+// migration is finished.
+func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds another group's migration and finishes it while the provider waits")
+	p := acctest.RandomName("waitother")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	c.SetUndrainedShard(p, "b", 3, true)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
+		t.Fatal(err)
+	}
+	finish := func() {
+		c.SetUndrainedShard(p, "b", 3, false)
+		c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
+		c.Tick() // DRAINING → DEPRECATED, or nothing left to do
+	}
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
+		OnMatch: func() {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: finish})
+		}})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(3)})),
+			}},
+			ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, "a", 2), a.migrationFinished(p, "b", 2),
+				// The refused scale and the one sent after the wait.
+				func(*terraform.State) error {
+					if events := terraformMutations(c, p, "SCALE_STREAM"); len(events) != 2 {
+						return fmt.Errorf("want the refused stream scale and the one after the wait; got %+v", events)
+					}
+					if events := terraformMutations(c, p, "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
+						return fmt.Errorf("want no per-group scale or rollback; got %+v", events)
 					}
 					return nil
 				},

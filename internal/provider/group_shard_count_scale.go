@@ -45,6 +45,11 @@ type scaler struct {
 	// longer waited for.
 	plans   *planRegistry
 	planned map[string]int64
+	// waitsForOthers: a stream scale refused (409) for other groups'
+	// migrations heading elsewhere waits for them (within the timeout) and
+	// is sent again, once (waitedForOthers); otherwise, or at a second
+	// refusal, the take-over refuses the prefix at once.
+	waitsForOthers, waitedForOthers bool
 }
 
 // markScaled registers the prefix as taken to the target by this run
