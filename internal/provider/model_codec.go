@@ -209,6 +209,7 @@ const basetypesPkg = "github.com/hashicorp/terraform-plugin-framework/types/base
 // them (internal/reflect); the codec would skip that, so a model with such
 // an attribute is left to the framework.
 func validatedWhileConverted(ctx context.Context, name string, typ attr.Type) error {
+	//nolint:staticcheck // deprecated, but the framework still runs it while converting (internal/reflect)
 	if _, ok := typ.(xattr.TypeWithValidate); ok && reflect.TypeOf(typ).PkgPath() != basetypesPkg {
 		return fmt.Errorf("attribute %q's type %T validates its values", name, typ)
 	}
