@@ -40,18 +40,10 @@ func TestAccGroupShardCount_lostScaleFinishedBetweenReadBackAndTakeOver(t *testi
 	p, g := acctest.RandomName("lostdone"), "svc"
 	a.createGroupOutOfBand(t, p, g, 4)
 	c.SetUndrainedShard(p, g, 3, true)
-	finish := func() {
-		c.SetUndrainedShard(p, g, 3, false)
-		c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
-		c.Tick() // DRAINING → DEPRECATED, or nothing left to do
-	}
+	// Queued as the scale arrives: the provider's next two listings are the
+	// read-back's and the take-over's.
 	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultResetAfterApply,
-		OnMatch: func() {
-			// Queued as the scale arrives: the provider's next two listings
-			// are the read-back's and the take-over's.
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: finish})
-		}})
+		OnMatch: finishAtSecondListing(c, p, g, 3)})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -110,16 +102,8 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
 		t.Fatal(err)
 	}
-	finish := func() {
-		c.SetUndrainedShard(p, "b", 3, false)
-		c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
-		c.Tick() // DRAINING → DEPRECATED, or nothing left to do
-	}
 	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
-		OnMatch: func() {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: finish})
-		}})
+		OnMatch: finishAtSecondListing(c, p, "b", 3)})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -144,4 +128,20 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 			),
 		}},
 	})
+}
+
+// finishAtSecondListing is an OnMatch hook for the request after which the
+// provider lists the groups twice: it serves the first listing as is, and
+// just before the second it drains shard of group g and ticks the loop, so
+// g's migration, held by that undrained shard, is finished in between.
+func finishAtSecondListing(c *coordinator.Coordinator, p, g string, shard int) func() {
+	finish := func() {
+		c.SetUndrainedShard(p, g, shard, false)
+		c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
+		c.Tick() // DRAINING → DEPRECATED, or nothing left to do
+	}
+	return func() {
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: finish})
+	}
 }
