@@ -199,7 +199,10 @@ provider "redisstreamcoordinator" {
 	log := strings.Join(kept, "\n")
 	// The log must hold Terraform's lines and the provider's refusal, or the
 	// check below proves nothing.
-	for _, want := range []string{"Terraform version", "ValidateProviderConfig", "ConfigureProvider", "contains user info"} {
+	if !strings.Contains(log, "Terraform version") && !strings.Contains(log, "OpenTofu version") {
+		t.Fatalf("the TRACE log (%d bytes) lacks the CLI's version line", len(log))
+	}
+	for _, want := range []string{"ValidateProviderConfig", "ConfigureProvider", "contains user info"} {
 		if !strings.Contains(log, want) {
 			t.Fatalf("the TRACE log (%d bytes) lacks %q", len(log), want)
 		}
