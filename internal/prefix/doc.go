@@ -14,7 +14,9 @@
 //     way out. A prefix whose groups are not all at the target is split: the
 //     steps bring every group there.
 //   - Settle (settle.go): the one rule for a lost answer, shared by create,
-//     scale, delete and rollback: read back before anything is re-sent.
+//     scale, delete and rollback: read back before anything is re-sent, up
+//     to MaxResends re-sends with the same request id; a failed read-back
+//     re-sends only an idempotent mutation (rollback, delete).
 //   - Watch (watch.go): every wait of a run is served by one poll of the
 //     coordinator's groups listing.
 package prefix

@@ -13,7 +13,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -83,11 +82,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// (and after an interrupt the client sends no create at all).
 	mctx, done := graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
-	group, err := api.CreateGroup(mctx, p, g, count, m)
-	r.pd.noteMutation(p)
-	if isAmbiguousCreate(err) {
-		group, err = r.settleAmbiguousCreate(mctx, ctx, p, g, count, m, &resp.Diagnostics)
-	}
+	group, err := r.createSettled(mctx, p, g, count, m, &resp.Diagnostics)
 	if err != nil {
 		var prefix prefixAfterFailure
 		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
@@ -229,106 +224,6 @@ func int64String(v types.Int64) string {
 	return fmt.Sprint(v.ValueInt64())
 }
 
-// settleAmbiguousCreate decides what happened to a create whose outcome is
-// unknown (no answer, or a generic 500). The lost create may still be queued
-// or running on the coordinator, and a group visible during provisioning is
-// deleted again if provisioning fails. So:
-//   - the group exists as this create would make it (the count it sent, no
-//     migration history: proveOwnCreate; any metadataVersion, since
-//     consumers joining raise it): it is adopted once it is still there
-//     after createSettleBound;
-//   - the group exists, but this create sent no count: nothing proves it is
-//     ours; it is not adopted, and the error says what is known;
-//   - the group does not exist: the same create is sent again (same request
-//     id); a 409 GROUP_ALREADY_EXISTS then means the lost create (ours, most
-//     likely) landed meanwhile, and the group is checked as above;
-//   - the group exists otherwise: someone else made or changed it.
-//
-// parent is the operation's own context: once it has ended (an interrupt),
-// the create is read back but never sent again.
-func (r *groupResource) settleAmbiguousCreate(ctx, parent context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
-	api := r.pd.api
-	var lastErr error
-	resent := false
-	for attempt := 0; attempt < 4; attempt++ {
-		tflog.Warn(ctx, "create group outcome unknown; checking whether the coordinator applied it", map[string]any{
-			"stream_prefix": p, "consumer_group": g, "request_id": m.RequestID, "attempt": attempt + 1,
-		})
-		group, err := api.GetGroup(ctx, p, g)
-		switch {
-		case err == nil:
-			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
-				return nil, err
-			}
-			settled, err := r.confirmSettled(ctx, p, g, group)
-			if err != nil {
-				return nil, &lostCreateReadError{requestID: m.RequestID, err: err}
-			}
-			if settled == nil {
-				// Deleted again: the lost create failed while provisioning.
-				return nil, fmt.Errorf("%w (request id %s): the group appeared (metadataVersion %d) and was deleted again "+
-					"by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, createSettleBound)
-			}
-			how := "The group now exists"
-			if resent {
-				how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
-			}
-			diags.AddWarning("Adopted a group whose create response was lost",
-				fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) was lost. %s with %d shards "+
-					"(the count this create sent) and no migration history, as this create would have made it (metadataVersion %d: "+
-					"consumers that joined since raise it), and was still there after the coordinator's %s critical-section bound, so it "+
-					"was adopted into state as this apply's own group. If another actor created the same group at the same moment: %s",
-					g, p, m.RequestID, how, settled.ShardCount, settled.MetadataVersion, createSettleBound, auditLookupHint(p, g, m.RequestID)))
-			return settled, nil
-		case client.IsNotFound(err) && parent.Err() != nil:
-			return nil, fmt.Errorf("the operation ended (%w) while the create (request id %s) was in flight, and the group does not exist: "+
-				"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
-				parent.Err(), m.RequestID)
-		case client.IsNotFound(err):
-			resent = true
-			group, err = api.CreateGroup(ctx, p, g, count, m)
-			r.pd.noteMutation(p)
-			switch {
-			case err == nil:
-				return group, nil
-			case client.IsConflict(err, client.CodeGroupAlreadyExists):
-				lastErr = err
-				continue // the lost create landed meanwhile: check it
-			case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
-				return nil, &lostCreatePrefixError{requestID: m.RequestID, err: err}
-			case isAmbiguousCreate(err):
-				lastErr = err
-				continue
-			default:
-				return nil, err
-			}
-		default:
-			return nil, &lostCreateReadError{requestID: m.RequestID, err: err}
-		}
-	}
-	return nil, &lostCreateReadError{requestID: m.RequestID, err: lastErr}
-}
-
-// confirmSettled waits out createSettleBound (with the client's sleep, as
-// the polls do: it ends early with ctx) and reads the group again: nil when
-// it is gone (the coordinator deleted it again).
-func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
-	if err := client.Sleep(ctx, createSettleBound); err != nil {
-		return nil, err
-	}
-	group, err := r.pd.api.GetGroup(ctx, p, g)
-	if client.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	if group.MetadataVersion < seen.MetadataVersion {
-		return nil, nil
-	}
-	return group, nil
-}
-
 // errCreatedByOther: after a lost create response, the group turned out to
 // exist in a shape this create would not have made.
 var errCreatedByOther = errors.New("the group was created by someone else")
@@ -409,7 +304,13 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 	var lostPrefix *lostCreatePrefixError
 	var lostRead *lostCreateReadError
 	var unproven *unprovenCreateError
+	var unsettled *lostCreateLimitError
 	switch {
+	case errors.As(err, &unsettled):
+		addAPIError(diags, summary, unsettled.lost, fmt.Sprintf(
+			"The create (request id %s) was sent %d times, and none of its answers settled it: after each, reading the group back found "+
+				"no group, so the create had not happened, and it was not sent again (%d re-sends is the limit). Check the coordinator's "+
+				"health and the proxy in front of it. %s", unsettled.requestID, unsettled.sends, unsettled.sends-1, lostCreateNextPlan(p, g)))
 	case errors.As(err, &unproven):
 		diags.AddError("Group found after a lost create answer was not adopted", err.Error()+".\n\n"+
 			auditLookupHint(p, g, unproven.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+

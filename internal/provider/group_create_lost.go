@@ -2,10 +2,105 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
+
+// createSettled sends the create and settles a lost answer by the one rule
+// (prefix.Settle). The lost create may still be queued or running on the
+// coordinator, and a group visible during provisioning is deleted again if
+// provisioning fails. So the read-back decides:
+//   - the group exists as this create would make it (the count it sent, no
+//     migration history: proveOwnCreate; any metadataVersion, since
+//     consumers joining raise it): it is adopted once it is still there
+//     after createSettleBound;
+//   - the group exists, but this create sent no count: nothing proves it is
+//     ours; it is not adopted, and the error says what is known;
+//   - the group exists otherwise: someone else made or changed it;
+//   - the group does not exist: the create did not happen, and the same
+//     create is sent again (same request id); a 409 GROUP_ALREADY_EXISTS to
+//     it means the lost create (ours, most likely) landed meanwhile, and the
+//     group is read back again.
+//
+// A create is not idempotent: a failed read-back sends nothing more. After
+// an interrupt the create is read back but never sent again (the client's
+// gate refuses it).
+func (r *groupResource) createSettled(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
+	api := r.pd.api
+	sends := 0
+	landed := false // the latest answer was a re-send's 409 GROUP_ALREADY_EXISTS
+	group, j, err := prefix.Settle(ctx, prefix.Mutation[*client.Group]{
+		What: fmt.Sprintf("create of group %q under stream prefix %q", g, p), RequestID: m.RequestID,
+		Lost:            isAmbiguousCreate,
+		LandedMeanwhile: func(err error) bool { return client.IsConflict(err, client.CodeGroupAlreadyExists) },
+		Send: func(ctx context.Context) (*client.Group, error) {
+			group, err := api.CreateGroup(ctx, p, g, count, m)
+			if !client.IsNotSent(err) {
+				r.pd.noteMutation(p)
+			}
+			landed = sends > 0 && client.IsConflict(err, client.CodeGroupAlreadyExists)
+			sends++
+			return group, err
+		},
+		ReadBack: func(ctx context.Context) (*client.Group, bool, error) {
+			group, err := api.GetGroup(ctx, p, g)
+			if client.IsNotFound(err) {
+				return nil, false, nil
+			}
+			if err != nil {
+				return nil, false, err
+			}
+			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
+				var lostRead *lostCreateReadError
+				if errors.As(err, &lostRead) {
+					return nil, false, lostRead.err
+				}
+				return nil, false, prefix.Decided(err)
+			}
+			settled, err := r.confirmSettled(ctx, p, g, group)
+			if err != nil {
+				return nil, false, err
+			}
+			if settled == nil {
+				// Deleted again: the lost create failed while provisioning.
+				return nil, false, prefix.Decided(fmt.Errorf("%w (request id %s): the group appeared (metadataVersion %d) and was "+
+					"deleted again by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, createSettleBound))
+			}
+			return settled, true, nil
+		},
+	})
+	var un *prefix.UnsettledError
+	var notSent *client.NotSentError
+	switch {
+	case err == nil && j.SettledBy != nil:
+		how := "The group now exists"
+		if landed {
+			how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
+		}
+		diags.AddWarning("Adopted a group whose create response was lost",
+			fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) was lost. %s with %d shards "+
+				"(the count this create sent) and no migration history, as this create would have made it (metadataVersion %d: "+
+				"consumers that joined since raise it), and was still there after the coordinator's %s critical-section bound, so it "+
+				"was adopted into state as this apply's own group. If another actor created the same group at the same moment: %s",
+				g, p, m.RequestID, how, group.ShardCount, group.MetadataVersion, createSettleBound, auditLookupHint(p, g, m.RequestID)))
+	case errors.As(err, &un) && un.Reason == prefix.NotSentAgain && errors.As(un.NotSent, &notSent):
+		return nil, fmt.Errorf("the operation ended (%w) while the create (request id %s) was in flight, and the group does not exist: "+
+			"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
+			notSent.Err, m.RequestID)
+	case errors.As(err, &un) && un.ReadBack != nil:
+		return nil, &lostCreateReadError{requestID: m.RequestID, err: un.ReadBack}
+	case errors.As(err, &un):
+		return nil, &lostCreateLimitError{requestID: m.RequestID, sends: un.Sends, lost: un.Lost}
+	case j.Sends > 1 && client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
+		return nil, &lostCreatePrefixError{requestID: m.RequestID, err: err}
+	}
+	return group, err
+}
 
 // What proves that a group found after a lost create answer is this create's
 // (issue 23 §2, issue 24 §8). Not its metadataVersion: the coordinator raises
@@ -40,6 +135,17 @@ type lostCreateReadError struct {
 
 func (e *lostCreateReadError) Error() string { return e.err.Error() }
 func (e *lostCreateReadError) Unwrap() error { return e.err }
+
+// lostCreateLimitError: every answer to the create was lost and every
+// read-back found no group, up to the re-send limit.
+type lostCreateLimitError struct {
+	requestID string
+	sends     int
+	lost      error // the last answer
+}
+
+func (e *lostCreateLimitError) Error() string { return e.lost.Error() }
+func (e *lostCreateLimitError) Unwrap() error { return e.lost }
 
 // proveOwnCreate returns nil when group is as this create (which sent count)
 // made it, else an error wrapping errCreatedByOther, an unprovenCreateError,
@@ -90,4 +196,24 @@ func lostCreateNextPlan(p, g string) string {
 	return fmt.Sprintf("Nothing was recorded in Terraform state. The next plan lists the coordinator's groups: if the group exists, it "+
 		"fails with \"Group already exists\" until you import it (terraform import redisstreamcoordinator_group.<name> %s, or an "+
 		"import block with id = %q); if it does not, it plans the create again.", groupID(p, g), groupID(p, g))
+}
+
+// confirmSettled waits out createSettleBound (with the client's sleep, as
+// the polls do: it ends early with ctx) and reads the group again: nil when
+// it is gone (the coordinator deleted it again).
+func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
+	if err := client.Sleep(ctx, createSettleBound); err != nil {
+		return nil, err
+	}
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if client.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if group.MetadataVersion < seen.MetadataVersion {
+		return nil, nil
+	}
+	return group, nil
 }

@@ -10,39 +10,49 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// lostScaleResends bounds how often a scale whose answer was lost, and which
-// the read-back shows did not happen, is sent again.
-const lostScaleResends = 2
+// errDiagnosed: a read-back failed and said so in the diagnostics itself.
+var errDiagnosed = errors.New("reported in the diagnostics")
 
-// scaleStream sends the stream-level scale and settles its outcome. An
-// answer that is not the coordinator's own decision (client.IsAmbiguous: no
-// answer, a proxy's 5xx, an unreadable 202) is read back before anything
-// else is decided: a migration to the target means the scale happened and is
+// scaleStream sends the stream-level scale and settles its outcome by the
+// one rule for lost answers (prefix.Settle). A lost answer (no answer, a
+// proxy's 5xx, an unreadable 202) is read back before anything else is
+// decided: a migration to the target means the scale happened and is
 // adopted; the old count without a migration means it did not, and the same
-// scale (same request id) is sent again. The request and its read-back run
-// on a grace context, so an interrupt while it is in flight still ends with
-// what happened recorded in state.
+// scale (same request id) is sent again. A scale is not idempotent while its
+// migration is active, so a failed read-back sends nothing more. The request
+// and its read-back run on a grace context, so an interrupt while it is in
+// flight still ends with what happened recorded in state.
 func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutcome {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-stream")
 	mctx, done := graceContext(ctx, "scale-stream "+m.RequestID)
 	defer done()
-	for resends := 0; ; resends++ {
-		unlock := s.locks.Lock(s.p)
-		if s.plans != nil {
-			// Under the prefix lock, so a create of the prefix in this apply
-			// either precedes the scale or sees it (verifySiblingBasis).
-			s.plans.registerScaled(s.p, s.target, s.planned)
-		}
-		resp, err := s.api.ScaleStream(mctx, s.p, s.target, m)
-		if s.plans != nil && resends == 0 && provedNotApplied(err) {
-			s.plans.forgetScaled(s.p)
-		}
-		unlock()
-		switch {
-		case err == nil:
+	sends := 0
+	var lost error // the answer the read-back settles, for its warning
+	res, _, err := prefix.Settle(mctx, prefix.Mutation[*scaleOutcome]{
+		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
+		RequestID: m.RequestID,
+		Send: func(ctx context.Context) (*scaleOutcome, error) {
+			unlock := s.locks.Lock(s.p)
+			defer unlock()
+			if s.plans != nil {
+				// Under the prefix lock, so a create of the prefix in this
+				// apply either precedes the scale or sees it
+				// (verifySiblingBasis).
+				s.plans.registerScaled(s.p, s.target, s.planned)
+			}
+			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
+			if s.plans != nil && sends == 0 && provedNotApplied(err) {
+				s.plans.forgetScaled(s.p)
+			}
+			sends++
+			if err != nil {
+				lost = err
+				return nil, err
+			}
 			for i, name := range resp.AffectedConsumerGroups {
 				if i < len(resp.Migrations) {
 					out.track(name, resp.Migrations[i])
@@ -51,67 +61,67 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			tflog.Info(ctx, "stream scale accepted", map[string]any{
 				"stream_prefix": s.p, "target_shard_count": s.target, "affected_groups": resp.AffectedConsumerGroups, "request_id": m.RequestID,
 			})
-			return out
-		case client.IsAmbiguous(err):
-			tflog.Warn(ctx, "stream scale outcome unknown; reading the groups back", map[string]any{
-				"stream_prefix": s.p, "request_id": m.RequestID, "error": err.Error(),
-			})
-			applied, adopted := s.readBackScale(mctx, m.RequestID, err)
+			return out, nil
+		},
+		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
+			applied, adopted := s.readBackScale(ctx, m.RequestID, lost)
 			if s.diags.HasError() {
+				return nil, false, errDiagnosed
+			}
+			return adopted, applied, nil
+		},
+	})
+	var un *prefix.UnsettledError
+	switch {
+	case err == nil:
+		return res
+	case errors.As(err, &un) && errors.Is(un.ReadBack, errDiagnosed):
+		return nil
+	case errors.As(err, &un) && un.Reason == prefix.LimitReached:
+		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), un.Lost, fmt.Sprintf(
+			"The scale's answer was lost %d times, and each time the groups read back showed it had not happened (still %d shards, no "+
+				"migration). Nothing was changed. Check the coordinator's health and the proxy in front of it, then run terraform apply again.",
+			un.Sends, s.self.ShardCount))
+		return nil
+	case client.IsNotSent(err):
+		// The interrupt rule (client.WithOperation): nothing new is sent.
+		what := fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was not sent: the operation ended first.", s.p, s.target, m.RequestID)
+		if errors.As(err, &un) {
+			err = un.NotSent
+			what = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was sent, and its answer was lost; reading the "+
+				"groups back showed it had not happened (still %d shards, no migration to %d). The operation ended meanwhile, so it "+
+				"was not sent again.", s.p, s.target, m.RequestID, s.self.ShardCount, s.target)
+		}
+		addAPIError(s.diags, fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target), err, what+
+			" Nothing was changed on the coordinator. The next plan shows the same scale again.")
+		return nil
+	case client.IsConflict(err, client.CodeActiveMigrationExists):
+		// A stream scale that failed part-way, a sibling's migration, or
+		// a lost scale that landed after the read-back: find out which
+		// from the groups.
+		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
+		if s.waitsForOthers && !s.waitedForOthers {
+			siblings, ok := s.prefixGroups(ctx)
+			if !ok {
 				return nil
 			}
-			if applied {
-				return adopted
-			}
-			if resends >= lostScaleResends {
-				addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, fmt.Sprintf(
-					"The scale's answer was lost %d times, and each time the groups read back showed it had not happened (still %d shards, no "+
-						"migration). Nothing was changed. Check the coordinator's health and the proxy in front of it, then run terraform apply again.",
-					resends+1, s.self.ShardCount))
-				return nil
-			}
-			tflog.Warn(ctx, "the lost stream scale did not happen; sending it again with the same request id", map[string]any{
-				"stream_prefix": s.p, "request_id": m.RequestID,
-			})
-		case client.IsNotSent(err):
-			// The interrupt rule (client.WithOperation): nothing new is sent.
-			what := fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was not sent: the operation ended first.", s.p, s.target, m.RequestID)
-			if resends > 0 {
-				what = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was sent, and its answer was lost; reading the "+
-					"groups back showed it had not happened (still %d shards, no migration to %d). The operation ended meanwhile, so it "+
-					"was not sent again.", s.p, s.target, m.RequestID, s.self.ShardCount, s.target)
-			}
-			addAPIError(s.diags, fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target), err, what+
-				" Nothing was changed on the coordinator. The next plan shows the same scale again.")
-			return nil
-		case client.IsConflict(err, client.CodeActiveMigrationExists):
-			// A stream scale that failed part-way, a sibling's migration, or
-			// a lost scale that landed after the read-back: find out which
-			// from the groups.
-			tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
-			if s.waitsForOthers && !s.waitedForOthers {
-				siblings, ok := s.prefixGroups(ctx)
-				if !ok {
+			if onlyHeadingElsewhere(siblings, s.target) {
+				// Other groups' migrations, all heading to another count
+				// and moving by themselves: the plan said the change
+				// waits for them ("waits for … to finish first"), so it
+				// does, and then sends the scale once more (a new
+				// request: the refused one changed nothing).
+				s.waitedForOthers = true
+				if !s.waitForOthers(ctx) {
 					return nil
 				}
-				if onlyHeadingElsewhere(siblings, s.target) {
-					// Other groups' migrations, all heading to another count
-					// and moving by themselves: the plan said the change
-					// waits for them ("waits for … to finish first"), so it
-					// does, and then sends the scale once more (a new
-					// request: the refused one changed nothing).
-					s.waitedForOthers = true
-					if !s.waitForOthers(ctx) {
-						return nil
-					}
-					return s.scaleStream(ctx, out)
-				}
+				return s.scaleStream(ctx, out)
 			}
-			return s.takeOver(mctx, "recovered", nil)
-		default:
-			addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
-			return nil
 		}
+		return s.takeOver(mctx, "recovered", nil)
+	default:
+		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
+		return nil
 	}
 }
 
@@ -183,34 +193,43 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 	return mig, err
 }
 
-// scaleGroup scales one group left behind with the per-group endpoint. A
-// lost answer is read back: a migration of the group to the target is the
-// scale's result; the group unchanged means it did not happen, and it is sent
-// once more with the same request id.
+// scaleGroup scales one group left behind with the per-group endpoint,
+// settling a lost answer by the one rule (prefix.Settle): a migration of the
+// group to the target is the scale's result; the group unchanged means it
+// did not happen, and it is sent again with the same request id. A scale is
+// not idempotent while its migration is active, so a failed read-back sends
+// nothing more.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
 	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
-	mig, err := s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
-	if !client.IsAmbiguous(err) {
-		return mig, err
-	}
-	read, rerr := s.api.GetGroup(mctx, s.p, gi.ConsumerGroup)
-	if rerr != nil {
-		return nil, err
-	}
-	if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && (gi.ActiveMigration == nil || am.ReshardingID != gi.ActiveMigration.ReshardingID || am.State != client.MigrationPreparing) {
-		return am, nil
-	}
-	if read.ShardCount == s.target && read.ActiveMigration.Finished() {
-		// Applied and already finished: nothing left to wait for.
-		return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, nil
-	}
-	mig, err = s.api.ScaleGroup(mctx, s.p, gi.ConsumerGroup, s.target, m)
-	if client.IsNotSent(err) {
+	var read *client.Group
+	mig, _, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
+		What:      fmt.Sprintf("scale of group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target),
+		RequestID: m.RequestID,
+		Send: func(ctx context.Context) (*client.Migration, error) {
+			return s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
+		},
+		ReadBack: func(ctx context.Context) (*client.Migration, bool, error) {
+			var err error
+			if read, err = s.api.GetGroup(ctx, s.p, gi.ConsumerGroup); err != nil {
+				return nil, false, err
+			}
+			if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && (gi.ActiveMigration == nil || am.ReshardingID != gi.ActiveMigration.ReshardingID || am.State != client.MigrationPreparing) {
+				return am, true, nil
+			}
+			if read.ShardCount == s.target && read.ActiveMigration.Finished() {
+				// Applied and already finished: nothing left to wait for.
+				return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, true, nil
+			}
+			return nil, false, nil
+		},
+	})
+	var un *prefix.UnsettledError
+	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {
 		return nil, fmt.Errorf("the scale of group %q (request id %s) was sent and its answer was lost; the group read back showed it "+
-			"had not happened (still %d shards), and it was not sent again: %w", gi.ConsumerGroup, m.RequestID, read.ShardCount, err)
+			"had not happened (still %d shards), and it was not sent again: %w", gi.ConsumerGroup, m.RequestID, read.ShardCount, un.NotSent)
 	}
 	return mig, err
 }

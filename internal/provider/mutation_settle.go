@@ -2,78 +2,90 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
-	"github.com/hashicorp/terraform-plugin-log/tflog"
-
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The read-back of a delete or a rollback whose answer was lost
-// (client.IsAmbiguous), shared by the group resource's destroy, the shard
-// count's rollback_on_revert and the actions: one rule for every mutation.
-// The request and its read-back run on a grace context (grace.go), so an
-// interrupt in flight still ends with the outcome known; the client sends
-// nothing new once the operation has ended (client.WithOperation).
-
-// lostDeleteResends bounds how often a delete whose answer was lost, and
-// which the read-back shows did not happen, is sent again.
-const lostDeleteResends = 2
+// The delete and the rollback whose answer was lost (client.IsAmbiguous),
+// shared by the group resource's destroy, the shard count's
+// rollback_on_revert and the actions, are settled by the one rule of
+// prefix.Settle, as the create and the scales are. The request and its
+// read-back run on a grace context (grace.go), so an interrupt in flight
+// still ends with the outcome known; the client sends nothing new once the
+// operation has ended (client.WithOperation).
 
 // deleteGroupSettled sends a delete of group g under stream prefix p. After
 // a lost answer it reads the group back: gone means the delete was applied;
 // still there means it was not, and it is sent again with the same request
-// id. settledBy is the lost answer that a read-back showed applied (nil when
-// the coordinator's own answer came through); err is the outcome otherwise,
-// a 404 GROUP_NOT_FOUND (already gone) included.
+// id. A delete is idempotent for the rule (a second send of an applied one
+// answers 404 GROUP_NOT_FOUND, "already gone"), so a failed read-back sends
+// it again too. settledBy is the lost answer that a read-back showed applied
+// (nil when the coordinator's own answer came through); err is the outcome
+// otherwise, a 404 GROUP_NOT_FOUND (already gone) included.
 func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation) (settledBy, err error) {
 	mctx, done := graceContext(ctx, "delete-group "+m.RequestID)
 	defer done()
-	_, err = api.DeleteGroup(mctx, p, g, force, m)
-	for resends := 0; client.IsAmbiguous(err); resends++ {
-		tflog.Warn(ctx, "group delete outcome unknown; reading the group back", map[string]any{
-			"stream_prefix": p, "consumer_group": g, "request_id": m.RequestID, "error": err.Error(),
-		})
-		_, rerr := api.GetGroup(mctx, p, g)
-		if client.IsNotFound(rerr) {
-			return err, nil
+	_, j, err := prefix.Settle(mctx, prefix.Mutation[struct{}]{
+		What: fmt.Sprintf("delete of group %q under stream prefix %q", g, p), RequestID: m.RequestID, Idempotent: true,
+		Send: func(ctx context.Context) (struct{}, error) {
+			_, err := api.DeleteGroup(ctx, p, g, force, m)
+			return struct{}{}, err
+		},
+		ReadBack: func(ctx context.Context) (struct{}, bool, error) {
+			_, err := api.GetGroup(ctx, p, g)
+			if client.IsNotFound(err) {
+				return struct{}{}, true, nil
+			}
+			return struct{}{}, false, err
+		},
+	})
+	var un *prefix.UnsettledError
+	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {
+		read := "the group read back was still there, so the delete had not happened"
+		if un.ReadBack != nil {
+			read = fmt.Sprintf("reading the group back failed (%v), so whether the delete had happened is unknown", un.ReadBack)
 		}
-		if rerr != nil || resends >= lostDeleteResends {
-			return nil, err
-		}
-		_, err = api.DeleteGroup(mctx, p, g, force, m)
-		if client.IsNotSent(err) {
-			return nil, fmt.Errorf("the delete (request id %s) was sent and its answer was lost; the group read back was still there, "+
-				"so the delete had not happened, and it was not sent again: %w. The group was not deleted", m.RequestID, err)
-		}
+		return nil, fmt.Errorf("the delete (request id %s) was sent and its answer was lost; %s, and it was not sent again: %w. "+
+			"The group was not deleted", m.RequestID, read, un.NotSent)
 	}
-	return nil, err
+	return j.SettledBy, err
 }
 
 // rollbackSettled rolls back migration id of group g under stream prefix p.
 // After a lost answer it reads the migration back: ROLLED_BACK is the
-// rollback's result; otherwise the rollback, which the contract makes
-// idempotent, is sent once more with the same request id, and the
-// coordinator's answer to that (422 ROLLBACK_NOT_ALLOWED for a migration no
-// longer ACTIVE) is the outcome. settledBy is the lost answer that a
-// read-back showed applied.
+// rollback's result; otherwise (or when the read-back failed: the contract
+// makes a rollback idempotent) the rollback is sent again with the same
+// request id, and the coordinator's answer to that (422
+// ROLLBACK_NOT_ALLOWED for a migration no longer ACTIVE) is the outcome.
+// settledBy is the lost answer that a read-back showed applied.
 func rollbackSettled(ctx context.Context, api *client.Client, p, g, id string, m client.Mutation) (mig *client.Migration, settledBy, err error) {
 	mctx, done := graceContext(ctx, "rollback-migration "+m.RequestID)
 	defer done()
-	mig, err = api.RollbackMigration(mctx, p, g, id, m)
-	if !client.IsAmbiguous(err) {
-		return mig, nil, err
-	}
-	tflog.Warn(ctx, "rollback outcome unknown; reading the migration back", map[string]any{
-		"stream_prefix": p, "consumer_group": g, "resharding_id": id, "request_id": m.RequestID, "error": err.Error(),
+	mig, j, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
+		What:      fmt.Sprintf("rollback of migration %s of group %q under stream prefix %q", id, g, p),
+		RequestID: m.RequestID, Idempotent: true,
+		Send: func(ctx context.Context) (*client.Migration, error) {
+			return api.RollbackMigration(ctx, p, g, id, m)
+		},
+		ReadBack: func(ctx context.Context) (*client.Migration, bool, error) {
+			read, err := api.GetMigration(ctx, p, g, id)
+			if err != nil {
+				return nil, false, err
+			}
+			return read, read.State == client.MigrationRolledBack, nil
+		},
 	})
-	if read, rerr := api.GetMigration(mctx, p, g, id); rerr == nil && read.State == client.MigrationRolledBack {
-		return read, err, nil
+	var un *prefix.UnsettledError
+	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {
+		read := "the migration read back was not ROLLED_BACK"
+		if un.ReadBack != nil {
+			read = fmt.Sprintf("reading the migration back failed (%v)", un.ReadBack)
+		}
+		return nil, nil, fmt.Errorf("the rollback (request id %s) was sent and its answer was lost; %s, and the rollback was not "+
+			"sent again: %w", m.RequestID, read, un.NotSent)
 	}
-	mig, err = api.RollbackMigration(mctx, p, g, id, m)
-	if client.IsNotSent(err) {
-		return nil, nil, fmt.Errorf("the rollback (request id %s) was sent and its answer was lost; the migration read back was not "+
-			"ROLLED_BACK, and the rollback was not sent again: %w", m.RequestID, err)
-	}
-	return mig, nil, err
+	return mig, j.SettledBy, err
 }
