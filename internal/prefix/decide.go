@@ -1,0 +1,228 @@
+package prefix
+
+import "github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+
+// Input is what a decision is made from: the prefix as read (the record),
+// the target, and what the run itself does to the prefix.
+type Input struct {
+	Record Record
+	// Self is the group the shard count resource addresses.
+	Self   string
+	Target int32
+	// RollbackOnRevert allows rolling back ACTIVE migrations that started
+	// at the target.
+	RollbackOnRevert bool
+	// WaitOnly: the plan said it sends nothing (it waits for a migration
+	// under way, or resumes an unfinished wait). Any step that sends is
+	// refused as a stale plan.
+	WaitOnly bool
+	// Known are migrations to the target this run knows were under way (a
+	// resumed wait's, or the ones a lost scale's read-back found). A group
+	// with none under way now that is at the target finished its known one
+	// in between: it is adopted, so the wait reads its final state and state
+	// records it. In a wait-only plan a group's known migration is adopted
+	// whatever its count: the wait reports how it ended (rolled back), which
+	// also ends the wait the plan resumed. Otherwise a group away from the
+	// target is behind, like any other.
+	Known map[string]client.Migration
+}
+
+// StepKind is one thing an executor does.
+type StepKind int
+
+const (
+	// StreamScale is POST /streams/{p}/scale to the target: every group of
+	// the prefix (a noop for those already there). Only without any
+	// migration under way (CONTRACT §4.6 pre-check).
+	StreamScale StepKind = iota
+	// ScaleGroup is POST /streams/{p}/groups/{g}/scale to the target: a
+	// group left behind while others are under way, or one whose PREPARING
+	// migration to the target it resumes (Resume).
+	ScaleGroup
+	// Adopt waits for Group's Migration, already heading to the target.
+	Adopt
+	// Rollback rolls back Group's ACTIVE Migration (rollback_on_revert).
+	Rollback
+	// WaitOthers waits for the migrations heading elsewhere (Blocking),
+	// then decides again from a fresh record.
+	WaitOthers
+)
+
+func (k StepKind) String() string {
+	return [...]string{"stream scale", "per-group scale", "adopt", "rollback", "wait for other migrations"}[k]
+}
+
+// Step is one ordered step of a decision.
+type Step struct {
+	Kind      StepKind
+	Group     string            // ScaleGroup, Adopt, Rollback
+	Migration *client.Migration // Adopt, Rollback; ScaleGroup with Resume
+	Resume    bool              // ScaleGroup of a PREPARING migration to the target
+}
+
+// Sends reports a step that sends a mutation.
+func (s Step) Sends() bool {
+	return s.Kind == StreamScale || s.Kind == ScaleGroup || s.Kind == Rollback
+}
+
+// RefusalKind says why nothing may be sent.
+type RefusalKind int
+
+const (
+	// PreparingElsewhere: a PREPARING migration to another count blocks
+	// every scale of the prefix but one to its own target (CONTRACT §4.6).
+	PreparingElsewhere RefusalKind = iota + 1
+	// RevertRefused: migrations started at the target head elsewhere, and
+	// rolling them back is not allowed (rollback_on_revert unset) or not
+	// possible (one is no longer ACTIVE).
+	RevertRefused
+	// WaitOnlyStale: the plan sends nothing, and a group is not where
+	// waiting brings it.
+	WaitOnlyStale
+)
+
+// Refusal is a decision to send nothing; Groups are the groups it names.
+type Refusal struct {
+	Kind   RefusalKind
+	Groups []client.Group
+}
+
+// Decision is the ordered steps, or a refusal. Empty steps and no refusal:
+// every group is at the target with nothing under way.
+type Decision struct {
+	Steps   []Step
+	Refusal *Refusal
+	// Revert: the steps roll the prefix back to the target.
+	Revert bool
+}
+
+// Done reports a decision with nothing to do.
+func (d Decision) Done() bool { return d.Refusal == nil && len(d.Steps) == 0 }
+
+// Sends reports whether any step sends a mutation.
+func (d Decision) Sends() bool {
+	for _, s := range d.Steps {
+		if s.Sends() {
+			return true
+		}
+	}
+	return false
+}
+
+// Decide is the one rule for bringing a stream prefix to a shard count. It
+// is pure: the record in, the steps out.
+//
+//  1. A PREPARING migration to another count refuses everything: only its
+//     own target moves it.
+//  2. A migration that started at the target and heads elsewhere makes the
+//     change a revert: every unfinished migration is rolled back (all must
+//     be ACTIVE and from the target, and rollback_on_revert set, else the
+//     revert is refused), then every group at another count with nothing
+//     under way (one this apply created at the count the plan saw, or a
+//     split prefix's) is scaled to the target one by one.
+//  3. Migrations heading elsewhere (and not from the target) are waited
+//     for; the decision is then made again from a fresh record.
+//  4. With nothing under way, one stream scale brings every group there
+//     (the coordinator answers a noop for groups at the target); with every
+//     group at the target there is nothing to do.
+//  5. With migrations under way to the target, each is adopted, a PREPARING
+//     one is resumed with a per-group scale to the same target, and every
+//     group left behind (a split prefix) gets a per-group scale: a stream
+//     scale would be refused (409) while any migration is under way. A known
+//     migration (Input.Known) of a group with none under way is adopted.
+//
+// A wait-only plan refuses any decision that sends (WaitOnlyStale).
+func Decide(in Input) Decision {
+	r, target := in.Record, in.Target
+	var active []client.Group
+	for _, g := range r.Groups {
+		if Unfinished(&g) != nil {
+			active = append(active, g)
+		}
+	}
+	for _, g := range active {
+		if am := g.ActiveMigration; am.State == client.MigrationPreparing && am.ToShardCount != target {
+			return refuse(PreparingElsewhere, g)
+		}
+	}
+	reverting := false
+	for _, g := range active {
+		if am := g.ActiveMigration; am.FromShardCount == target && am.ToShardCount != target {
+			reverting = true
+		}
+	}
+	if reverting {
+		return decideRevert(in, active)
+	}
+	var elsewhere []client.Group
+	for _, g := range active {
+		if g.ActiveMigration.ToShardCount != target {
+			elsewhere = append(elsewhere, g)
+		}
+	}
+	if len(elsewhere) > 0 {
+		if in.WaitOnly {
+			return refuse(WaitOnlyStale, elsewhere[0])
+		}
+		return Decision{Steps: []Step{{Kind: WaitOthers}}}
+	}
+	var d Decision
+	var behind []client.Group
+	for _, g := range r.Groups {
+		am := Unfinished(&g)
+		known, isKnown := in.Known[g.ConsumerGroup]
+		switch {
+		case am != nil && am.State == client.MigrationPreparing:
+			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup, Migration: am, Resume: true})
+			behind = append(behind, g)
+		case am != nil:
+			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: am})
+		case isKnown && (g.ShardCount == target || in.WaitOnly):
+			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: &known})
+		case g.ShardCount != target:
+			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup})
+			behind = append(behind, g)
+		}
+	}
+	if len(active) == 0 && len(behind) > 0 {
+		// One stream scale instead of per-group scales: the coordinator
+		// allows it with nothing under way, and answers a noop for the
+		// groups already at the target.
+		steps := []Step{{Kind: StreamScale}}
+		for _, s := range d.Steps {
+			if s.Kind == Adopt {
+				steps = append(steps, s)
+			}
+		}
+		d.Steps = steps
+	}
+	if in.WaitOnly && len(behind) > 0 {
+		return refuse(WaitOnlyStale, behind[0])
+	}
+	return d
+}
+
+func decideRevert(in Input, active []client.Group) Decision {
+	if in.WaitOnly {
+		return refuse(WaitOnlyStale, active[0])
+	}
+	for _, g := range active {
+		if am := g.ActiveMigration; !in.RollbackOnRevert || am.State != client.MigrationActive || am.FromShardCount != in.Target {
+			return Decision{Refusal: &Refusal{Kind: RevertRefused, Groups: active}}
+		}
+	}
+	d := Decision{Revert: true}
+	for _, g := range active {
+		d.Steps = append(d.Steps, Step{Kind: Rollback, Group: g.ConsumerGroup, Migration: g.ActiveMigration})
+	}
+	for _, g := range in.Record.Groups {
+		if g.ShardCount != in.Target && Unfinished(&g) == nil {
+			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup})
+		}
+	}
+	return d
+}
+
+func refuse(k RefusalKind, g client.Group) Decision {
+	return Decision{Refusal: &Refusal{Kind: k, Groups: []client.Group{g}}}
+}

@@ -1,0 +1,224 @@
+package prefix
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+func grp(name string, count int32) client.Group {
+	return client.Group{StreamPrefix: "p", ConsumerGroup: name, ShardCount: count, State: client.GroupStable}
+}
+
+func migrating(name string, from, to int32, state client.MigrationState) client.Group {
+	g := grp(name, to)
+	if state == client.MigrationPreparing {
+		g.ShardCount = from
+	}
+	g.ActiveMigration = &client.Migration{ReshardingID: "reshard-" + name, FromShardCount: from, ToShardCount: to, State: state}
+	return g
+}
+
+func rec(groups ...client.Group) Record {
+	all := append([]client.Group{{StreamPrefix: "other", ConsumerGroup: "x", ShardCount: 99}}, groups...)
+	return FromListing(all, "p")
+}
+
+// summary renders a decision as "stream scale; adopt b; per-group scale c"
+// or "refuse <kind> a,b".
+func summary(d Decision) string {
+	if d.Refusal != nil {
+		var names []string
+		for _, g := range d.Refusal.Groups {
+			names = append(names, g.ConsumerGroup)
+		}
+		kind := map[RefusalKind]string{PreparingElsewhere: "preparing-elsewhere", RevertRefused: "revert-refused", WaitOnlyStale: "wait-only-stale"}[d.Refusal.Kind]
+		return "refuse " + kind + " " + strings.Join(names, ",")
+	}
+	if d.Done() {
+		return "done"
+	}
+	var parts []string
+	for _, s := range d.Steps {
+		p := s.Kind.String()
+		if s.Group != "" {
+			p += " " + s.Group
+		}
+		if s.Resume {
+			p += " (resume)"
+		}
+		parts = append(parts, p)
+	}
+	if d.Revert {
+		parts = append(parts, "[revert]")
+	}
+	return strings.Join(parts, "; ")
+}
+
+func TestDecide(t *testing.T) {
+	known := map[string]client.Migration{"b": {ReshardingID: "reshard-old-b", FromShardCount: 4, ToShardCount: 6, State: client.MigrationActive}}
+	cases := []struct {
+		name     string
+		in       Input
+		want     string
+		wantSend bool
+	}{
+		{"every group at the target", Input{Record: rec(grp("a", 6), grp("b", 6)), Target: 6}, "done", false},
+		{"empty prefix", Input{Record: rec(), Target: 6}, "done", false},
+		{"a plain change: one stream scale", Input{Record: rec(grp("a", 4), grp("b", 4)), Target: 6}, "stream scale", true},
+		{"a split prefix, nothing under way: one stream scale (noop for a)", Input{Record: rec(grp("a", 6), grp("b", 4)), Target: 6}, "stream scale", true},
+		{"a split prefix with self behind", Input{Record: rec(grp("a", 4), grp("b", 6)), Self: "a", Target: 6}, "stream scale", true},
+		{"to 0 shards", Input{Record: rec(grp("a", 4)), Target: 0}, "stream scale", true},
+		{"under way to the target: adopt", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationDraining)), Target: 6},
+			"adopt a; adopt b", false},
+		{"under way to the target, a sibling left behind (a stream scale failed part-way)",
+			Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6}, "adopt a; per-group scale b", true},
+		{"a sibling PREPARING to the target is resumed", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationPreparing), grp("c", 4)), Target: 6},
+			"adopt a; per-group scale b (resume); per-group scale c", true},
+		{"only PREPARING to the target", Input{Record: rec(migrating("a", 4, 6, client.MigrationPreparing), grp("b", 6)), Target: 6}, "per-group scale a (resume)", true},
+		{"PREPARING to another count refuses", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing), grp("b", 4)), Target: 6}, "refuse preparing-elsewhere a", false},
+		{"PREPARING elsewhere refuses even a count the group has", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing)), Target: 4}, "refuse preparing-elsewhere a", false},
+		{"heading elsewhere: wait for them first", Input{Record: rec(migrating("a", 4, 8, client.MigrationActive), grp("b", 4)), Target: 6}, "wait for other migrations", false},
+		{"heading elsewhere, draining", Input{Record: rec(migrating("a", 8, 2, client.MigrationDraining), grp("b", 8)), Target: 6}, "wait for other migrations", false},
+		{"revert without rollback_on_revert refuses", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive)), Target: 4}, "refuse revert-refused a", false},
+		{"revert with rollback_on_revert", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationActive)), Target: 4, RollbackOnRevert: true},
+			"rollback a; rollback b; [revert]", true},
+		{"revert brings a group at another count there too", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6), grp("c", 4)), Target: 4, RollbackOnRevert: true},
+			"rollback a; per-group scale b; [revert]", true},
+		{"revert of a DRAINING migration is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationDraining)), Target: 4, RollbackOnRevert: true}, "refuse revert-refused a", false},
+		{"revert mixed with a migration elsewhere is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 8, 6, client.MigrationActive)), Target: 4, RollbackOnRevert: true},
+			"refuse revert-refused a,b", false},
+		{"wait-only: under way to the target", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6)), Target: 6, WaitOnly: true}, "adopt a", false},
+		{"wait-only: finished meanwhile", Input{Record: rec(grp("a", 6), grp("b", 6)), Target: 6, WaitOnly: true}, "done", false},
+		{"wait-only: a group behind is stale", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6, WaitOnly: true}, "refuse wait-only-stale b", false},
+		{"wait-only: a migration elsewhere is stale", Input{Record: rec(migrating("a", 6, 8, client.MigrationActive)), Target: 6, WaitOnly: true}, "refuse wait-only-stale a", false},
+		{"wait-only: a revert is stale", Input{Record: rec(migrating("a", 6, 8, client.MigrationActive)), Target: 6, WaitOnly: true, RollbackOnRevert: true}, "refuse wait-only-stale a", false},
+		{"wait-only: the resumed migration ended away (rolled back) is adopted so the wait reports it",
+			Input{Record: rec(grp("a", 6), grp("b", 4)), Target: 6, WaitOnly: true, Known: known}, "adopt b", false},
+		{"a known migration finished at the target is adopted", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6)), Target: 6, Known: known},
+			"adopt a; adopt b", false},
+		{"a known migration of a group away from the target: the group is behind", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6, Known: known},
+			"adopt a; per-group scale b", true},
+		{"with nothing under way a known finished one rides along the stream scale", Input{Record: rec(grp("a", 4), grp("b", 6)), Target: 6, Known: known},
+			"stream scale; adopt b", true},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			d := Decide(tc.in)
+			if got := summary(d); got != tc.want {
+				t.Errorf("Decide = %q, want %q (record: %s)", got, tc.want, tc.in.Record)
+			}
+			if d.Sends() != tc.wantSend {
+				t.Errorf("Sends = %v, want %v", d.Sends(), tc.wantSend)
+			}
+		})
+	}
+}
+
+// After the steps of a decision have run as planned (every migration it
+// starts or adopts completed), deciding again finds nothing to do: the
+// prefix is at one count. Checked over every small prefix.
+func TestDecideConverges(t *testing.T) {
+	states := []client.MigrationState{"", client.MigrationActive, client.MigrationDraining, client.MigrationPreparing}
+	counts := []int32{2, 4, 6}
+	n := 0
+	for _, target := range counts {
+		for _, a := range counts {
+			for _, b := range counts {
+				for _, sa := range states {
+					for _, sb := range states {
+						groups := []client.Group{mk("a", a, target, sa), mk("b", b, target, sb)}
+						in := Input{Record: rec(groups...), Target: target, RollbackOnRevert: true}
+						d := Decide(in)
+						if d.Refusal != nil || (len(d.Steps) > 0 && d.Steps[0].Kind == WaitOthers) {
+							continue
+						}
+						n++
+						after := run(in.Record, d, target)
+						if again := Decide(Input{Record: after, Target: target}); !again.Done() {
+							t.Errorf("%s to %d: %s, then %s", in.Record, target, summary(d), summary(again))
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d decisions checked", n)
+	}
+}
+
+// mk is group name at count with a migration in state st (none for "") from
+// count to the other counts' first differing value, or to target.
+func mk(name string, count, target int32, st client.MigrationState) client.Group {
+	if st == "" {
+		return grp(name, count)
+	}
+	to := target
+	if count == target {
+		to = count + 2
+	}
+	return migrating(name, count, to, st)
+}
+
+// run applies a decision's steps as if each completed.
+func run(r Record, d Decision, target int32) Record {
+	out := Record{Prefix: r.Prefix}
+	for _, g := range r.Groups {
+		g := g
+		for _, s := range d.Steps {
+			switch {
+			case s.Kind == StreamScale, s.Group == g.ConsumerGroup && (s.Kind == ScaleGroup || s.Kind == Adopt):
+				g.ShardCount, g.ActiveMigration = target, nil
+			case s.Kind == Rollback && s.Group == g.ConsumerGroup:
+				g.ShardCount, g.ActiveMigration = s.Migration.FromShardCount, nil
+			}
+		}
+		out.Groups = append(out.Groups, g)
+	}
+	return out
+}
+
+func TestRecordChanges(t *testing.T) {
+	basis := rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("c", 4))
+	cases := []struct {
+		name string
+		now  Record
+		want string
+	}{
+		{"unchanged", basis, ""},
+		{"a migration advanced and completed: not a change", rec(grp("a", 4), grp("b", 6), grp("c", 4)), ""},
+		{"a count moved", rec(grp("a", 8), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)), `group "a" went from 4 to 8 shards`},
+		{"a group appeared and one went", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("d", 4)),
+			`group "c" (4 shards) no longer exists; group "d" (4 shards) appeared`},
+		{"a migration rolled back", rec(grp("a", 4), grp("b", 4), grp("c", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
+		{"a migration started", rec(migrating("a", 4, 8, client.MigrationActive), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)),
+			`group "a" started migration reshard-a (4→8 shards, ACTIVE)`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(basis.Changes(tc.now, nil), "; "); got != tc.want {
+				t.Errorf("Changes = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	ours := func(g string) bool { return g == "c" || g == "d" }
+	if got := basis.Changes(rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("d", 4)), ours); len(got) != 0 {
+		t.Errorf("groups the run creates or deletes are not changes: %q", got)
+	}
+}
+
+func TestRecordSplit(t *testing.T) {
+	r := rec(grp("a", 6), grp("b", 4), migrating("c", 4, 6, client.MigrationActive), migrating("d", 4, 6, client.MigrationPreparing))
+	var names []string
+	for _, g := range r.Split(6) {
+		names = append(names, g.ConsumerGroup)
+	}
+	if got := strings.Join(names, ","); got != "b,d" {
+		t.Errorf("Split(6) = %s, want b,d", got)
+	}
+	if !r.Distinct() || rec(grp("a", 6), migrating("c", 4, 6, client.MigrationActive)).Distinct() {
+		t.Error("Distinct: a prefix heading to one count is not split")
+	}
+}
