@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -307,4 +308,105 @@ func (w *campaignRun) acknowledgeStep(s campaignStep) {
 	} else {
 		w.clean = false
 	}
+}
+
+// provisionFaultScale: a configuration change of the prefix's count,
+// applied while the coordinator cannot provision the shards of a group after
+// the prefix's first (name order, the order a stream scale takes them in):
+// the stream scale fails part-way, the earlier groups ACTIVE at the new
+// count, that group PREPARING at the old one. The fault outlasts the
+// provider's retries and resumes; once the apply ended, Redis is healthy
+// again (the fault is cleared), and the prefix is left split for the next
+// apply to repair.
+func (w *campaignRun) provisionFaultScale(s campaignStep) {
+	w.clean = false
+	w.applyChange(s)
+	var names []string
+	for name := range w.prefixCounts(s.Prefix) {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	if len(names) < 2 {
+		w.note("provision fault: stream prefix %s has %d group(s), none after the first to fail", s.Prefix, len(names))
+	} else {
+		failing := names[1+s.Variant%(len(names)-1)]
+		w.c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: s.Prefix, ConsumerGroup: failing,
+			Operation: coordinator.ProvisionScale, Times: 1 << 20})
+		w.note("provision fault: every scale of %s/%s fails to provision its shards (503 REDIS_STREAM_PROVISIONING_FAILED) during the apply", s.Prefix, failing)
+	}
+	code, _ := w.run("apply", "-auto-approve")
+	w.c.ClearProvisioningFaults()
+	w.note("provision fault cleared; stream prefix %s is at %v", s.Prefix, w.prefixCounts(s.Prefix))
+	if code == 0 {
+		w.afterApply(false)
+	}
+}
+
+// campaignSecondGroup is the name of the second workspace's group in each
+// prefix (after the main workspace's g1, g2, … in name order).
+const campaignSecondGroup = "ws2"
+
+// secondWorkspace: a second terraform working directory, with its own
+// state, manages a group of the step's prefix and nothing else (a
+// redisstreamcoordinator_group: the main workspace's shard count resource
+// manages the prefix). It creates the group (shard count omitted: the
+// prefix's) or deletes it, as s.Other says, with a consumer started before
+// the create and stopped after the delete. For the main workspace that is a
+// change out of band.
+func (w *campaignRun) secondWorkspace(s campaignStep) {
+	w.writeSecond(s)
+	code, _ := w.runIn(w.second, "apply", "-auto-approve")
+	w.afterSecond(s, code)
+}
+
+// secondSavedPlan: the second workspace makes a saved plan of its change,
+// then the main workspace adds a group to the prefix and applies (another
+// group appears in the prefix, and the prefix's count may move), then the
+// second workspace applies its saved plan (no_crash: no "inconsistent final
+// plan").
+func (w *campaignRun) secondSavedPlan(s campaignStep) {
+	w.writeSecond(s)
+	if code, _ := w.runIn(w.second, "plan", "-out=second.tfplan"); code != 0 {
+		w.note("second workspace: plan -out of %s exited %d", s.Other, code)
+		return
+	}
+	w.note("second workspace: saved plan of %s made; the main workspace applies the addition of a group of %s", s.Other, s.Prefix)
+	w.applyChange(s)
+	code, _ := w.run("apply", "-auto-approve")
+	w.afterConfigApply(code, "")
+	w.clean = false
+	code, _ = w.runIn(w.second, "apply", "second.tfplan")
+	w.afterSecond(s, code)
+}
+
+// writeSecond writes the second workspace's configuration with s's change.
+func (w *campaignRun) writeSecond(s campaignStep) {
+	w.clean = false
+	if w.second == nil {
+		w.second = &demo.Terraform{Bin: w.tf.Bin, Dir: filepath.Join(filepath.Dir(w.tf.Dir), "second"), CLIConfig: w.tf.CLIConfig, WithoutLogging: true}
+		if err := os.MkdirAll(w.second.Dir, 0o700); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	key := s.Prefix + "/" + campaignSecondGroup
+	create := s.Other == "create"
+	if create && len(w.consumers[key]) == 0 {
+		w.join(s.Prefix, campaignSecondGroup)
+	}
+	w.secondHas[s.Prefix] = create
+	cfg := w.env.ProviderConfig()
+	for _, p := range campaignPrefixes {
+		if w.secondHas[p] {
+			cfg += groupHCL(strings.ReplaceAll(p, "-", "_")+"_second", p, campaignSecondGroup, `deletion_policy = "DELETE"`, "force_delete = true")
+		}
+	}
+	writeWorkFiles(w.t, w.second.Dir, map[string]string{"main.tf": cfg})
+}
+
+func (w *campaignRun) afterSecond(s campaignStep, code int) {
+	key := s.Prefix + "/" + campaignSecondGroup
+	if s.Other != "create" {
+		w.consumersOf(s.Prefix, campaignSecondGroup, 0)
+	}
+	w.note("second workspace: %s %s exited %d; stream prefix %s is at %v", s.Other, key, code, s.Prefix, w.prefixCounts(s.Prefix))
 }

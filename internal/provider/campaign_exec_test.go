@@ -19,12 +19,14 @@ var (
 
 // campaignOutOfBand are the step kinds that change the coordinator without
 // terraform.
-var campaignOutOfBand = []string{"churn", "oob_scale", "oob_rollback", "oob_delete", "oob_recreate", "oob_restore"}
+var campaignOutOfBand = []string{"churn", "oob_scale", "oob_group_scale", "oob_rollback", "oob_delete", "oob_recreate", "oob_restore"}
 
 // exec runs one step and checks its invariants; around a terraform step,
-// no_split_prefix.
+// no_split_prefix. A provision_fault_scale splits its prefix by design: its
+// stream scale fails part-way on the provisioning fault (prefix_at_count_after_apply
+// judges the apply that comes after it).
 func (w *campaignRun) exec(s campaignStep) {
-	if slices.Contains(campaignOutOfBand, s.Kind) {
+	if slices.Contains(campaignOutOfBand, s.Kind) || s.Kind == "provision_fault_scale" {
 		w.execStep(s)
 		return
 	}
@@ -61,9 +63,20 @@ func (w *campaignRun) execStep(s campaignStep) {
 		p, g := target()
 		w.churn(p, g, s.Between)
 		applyStepToModel(w.m, s)
-	case "oob_scale", "oob_rollback", "oob_delete", "oob_recreate", "oob_restore":
+	case "oob_scale", "oob_group_scale", "oob_rollback", "oob_delete", "oob_recreate", "oob_restore":
 		p, g := target()
 		w.oob(s.Kind, p, g, s.Count)
+	case "provision_fault_scale":
+		w.provisionFaultScale(s)
+	case "second_workspace":
+		switch s.Variant {
+		case 1:
+			w.savedPlan(s, anchor(s.Prefix))
+		case 2:
+			w.secondSavedPlan(s)
+		default:
+			w.secondWorkspace(s)
+		}
 	case "plan":
 		if code, _ := w.run("plan", "-detailed-exitcode"); w.clean && code != 0 {
 			w.violate("empty_after_apply", "terraform plan exited %d (2: changes, 1: failed) after a successful apply with consumer churn only since", code)
@@ -206,6 +219,10 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	}
 	churnOnly := slices.Contains(campaignChurn, s.Between)
 	switch {
+	case s.Kind == "second_workspace":
+		w.secondWorkspace(s)
+		w.oobBetween = true
+		w.countsBefore()
 	case s.Between == "none":
 	case churnOnly:
 		w.churn(p, g, s.Between)
@@ -233,6 +250,12 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	switch {
 	case code == 0 && churnOnly:
 		w.afterApply(true)
+	case code == 0 && s.Kind == "second_workspace":
+		// Another group of the prefix appeared or went: the saved plan's
+		// stream scale (if any) covers a new one, which was created at the
+		// prefix's count; so the prefix is at the configured count.
+		w.checkPrefixesAtCount()
+		w.clean = false
 	default:
 		// After an out-of-band change between plan and apply, state may
 		// rightly hold what the plan's refresh saw until the next refresh.

@@ -1,12 +1,16 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
+	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -14,23 +18,24 @@ import (
 // failure reports and what CAMPAIGN_INVARIANTS_OFF takes. The issue items
 // each one holds the provider to are in brackets.
 var campaignInvariants = map[string]string{
-	"no_crash":                  "no crash (\"Plugin did not respond\", panic), no \"inconsistent result\" or \"inconsistent final plan\" [23.1, 24.3, 24.5]",
-	"error_names_request":       "every error about a coordinator answer or a lost one names the errorCode (when the coordinator sent one) and the request id [provider rules]",
-	"saved_plan_sends_shown":    "the apply of a saved plan sends only what the plan showed [23.1]",
-	"saved_plan_not_refused":    "a saved plan is refused only when something it showed changed: consumer churn alone never makes it refused [23.1]",
-	"clean_apply_succeeds":      "from a state with no out-of-band change, an apply of a configuration change succeeds, whatever consumers do meanwhile [23.1, 24.3, 24.7]",
-	"empty_after_apply":         "after a successful apply with no out-of-band change (consumer churn aside), the next plan is empty [23.1]",
-	"refresh_never_fails":       "a refresh never fails on a state the coordinator can be in (deleted, created again, restored, rolled back, scaled) [24.2]",
-	"state_matches":             "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
-	"nothing_after_sigint":      "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
-	"interrupted_apply_resumes": "from a state with no out-of-band change, the apply after an interrupted one finishes what it started (an unfinished wait resumed, finished or not by then; what was not sent, sent), with only consumer churn between [24.4, 23.1]",
-	"import_never_creates":      "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
-	"import_plan_only_once":     "only an import's own plan reports what the import found (a migration under way is reported, not waited on); a later plan, -refresh=false included, plans from state [24.1, 24.7]",
-	"query_plans":               "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
-	"no_split_prefix":           "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
-	"acknowledge_recovers":      "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
-	"lost_answer_settles":       "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
-	"unknown_provider_plans":    "a plan with a provider configuration unknown at plan time does not fail [24.5]",
+	"no_crash":                    "no crash (\"Plugin did not respond\", panic), no \"inconsistent result\" or \"inconsistent final plan\" [23.1, 24.3, 24.5]",
+	"error_names_request":         "every error about a coordinator answer or a lost one names the errorCode (when the coordinator sent one) and the request id [provider rules]",
+	"saved_plan_sends_shown":      "the apply of a saved plan sends only what the plan showed [23.1]",
+	"saved_plan_not_refused":      "a saved plan is refused only when something it showed changed: consumer churn alone never makes it refused [23.1]",
+	"clean_apply_succeeds":        "from a state with no out-of-band change, an apply of a configuration change succeeds, whatever consumers do meanwhile [23.1, 24.3, 24.7]",
+	"empty_after_apply":           "after a successful apply with no out-of-band change (consumer churn aside), the next plan is empty [23.1]",
+	"refresh_never_fails":         "a refresh never fails on a state the coordinator can be in (deleted, created again, restored, rolled back, scaled) [24.2]",
+	"state_matches":               "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
+	"nothing_after_sigint":        "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
+	"interrupted_apply_resumes":   "from a state with no out-of-band change, the apply after an interrupted one finishes what it started (an unfinished wait resumed, finished or not by then; what was not sent, sent), with only consumer churn between [24.4, 23.1]",
+	"import_never_creates":        "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
+	"import_plan_only_once":       "only an import's own plan reports what the import found (a migration under way is reported, not waited on); a later plan, -refresh=false included, plans from state [24.1, 24.7]",
+	"query_plans":                 "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
+	"no_split_prefix":             "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one [24.6]",
+	"prefix_at_count_after_apply": "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
+	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
+	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
+	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail [24.5]",
 }
 
 // campaignCrash are terraform's words for a provider that crashed or broke
@@ -147,4 +152,47 @@ func (s shownMutations) notShown(events []coordinator.AuditEvent) []string {
 		}
 	}
 	return out
+}
+
+// checkPrefixesAtCount is prefix_at_count_after_apply, right after a
+// successful apply: every group the coordinator has under a prefix whose
+// shard count resource is in the configuration (an anchor group is never
+// removed from it) is at the configured count, or has a migration to it
+// under way that is not PREPARING (a PREPARING migration never moves by
+// itself, CONTRACT §4.6).
+func (w *campaignRun) checkPrefixesAtCount() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, err := w.env.Client().Groups(ctx)
+	if err != nil {
+		w.t.Fatalf("campaign seed %d: list groups: %v", w.seed, err)
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].ConsumerGroup < groups[j].ConsumerGroup })
+	for _, p := range campaignPrefixes {
+		if len(w.m.inConfig(p)) == 0 {
+			continue
+		}
+		want := w.m.Counts[p]
+		var all, off []string
+		for _, g := range groups {
+			if g.StreamPrefix != p {
+				continue
+			}
+			am := g.ActiveMigration
+			desc := fmt.Sprintf("%s: %d", g.ConsumerGroup, g.ShardCount)
+			if !am.Finished() {
+				desc += fmt.Sprintf(" (%s migration %d→%d)", am.State, am.FromShardCount, am.ToShardCount)
+			}
+			all = append(all, desc)
+			underWay := !am.Finished() && int(am.ToShardCount) == want && am.State != client.MigrationPreparing
+			if int(g.ShardCount) != want && !underWay {
+				off = append(off, g.ConsumerGroup)
+			}
+		}
+		if len(off) > 0 {
+			w.violate("prefix_at_count_after_apply", "the apply succeeded with shard_count = %d for stream prefix %s, but group(s) %s are neither at %d nor under way to it; the prefix's groups (shard counts): %s",
+				want, p, strings.Join(off, ", "), want, strings.Join(all, "; "))
+			return
+		}
+	}
 }

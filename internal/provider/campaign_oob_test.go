@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sort"
 	"sync/atomic"
 	"time"
 
@@ -93,6 +94,16 @@ func (w *campaignRun) oob(kind, p, g string, count int) {
 	switch kind {
 	case "oob_scale":
 		_, err = api.ScaleStream(ctx, p, int32(count), client.Mutation{})
+	case "oob_group_scale":
+		// One group only (CONTRACT §4.7), to another count than it has: a
+		// split prefix. Another actor scales a group that is free to: the
+		// step's, or else the first of the prefix (name order) without a
+		// migration under way.
+		g = w.freeGroup(ctx, p, g)
+		if cur, gerr := api.GetGroup(ctx, p, g); gerr == nil && cur.ShardCount == int32(count) {
+			count = count%6 + 1
+		}
+		_, err = api.ScaleGroup(ctx, p, g, int32(count), client.Mutation{})
 	case "oob_rollback":
 		for _, grp := range w.m.inConfig(p) {
 			cur, gerr := api.GetGroup(ctx, p, grp.Name)
@@ -159,4 +170,30 @@ func mutationRoute(change string) string {
 		return coordinator.RouteGroup
 	}
 	return coordinator.RouteStreamScale
+}
+
+// freeGroup is g if it has no migration under way, or else the first group
+// of p (name order) without one; g if none is free.
+func (w *campaignRun) freeGroup(ctx context.Context, p, g string) string {
+	groups, err := w.env.Client().Groups(ctx)
+	if err != nil {
+		return g
+	}
+	sort.Slice(groups, func(i, j int) bool { return groups[i].ConsumerGroup < groups[j].ConsumerGroup })
+	free := ""
+	for _, gi := range groups {
+		if gi.StreamPrefix != p || !gi.ActiveMigration.Finished() {
+			continue
+		}
+		if gi.ConsumerGroup == g {
+			return g
+		}
+		if free == "" {
+			free = gi.ConsumerGroup
+		}
+	}
+	if free == "" {
+		return g
+	}
+	return free
 }

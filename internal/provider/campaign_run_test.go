@@ -63,6 +63,11 @@ type campaignRun struct {
 	savedCreates map[string]bool
 	// splitBase: the prefixes' counts per group before the running step.
 	splitBase map[string]map[string]int32
+	// second is the second workspace (its own working directory and
+	// state), made by its first step; secondHas: prefix → its configuration
+	// has its group of that prefix.
+	second    *demo.Terraform
+	secondHas map[string]bool
 	failed    bool
 }
 
@@ -73,7 +78,7 @@ func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, c
 		t: t, seed: seed, settings: settings, cli: cli, steps: steps, cur: -1, env: env, c: env.Coordinator,
 		all: &strings.Builder{}, m: m, consumers: map[string][]*acctest.Consumer{},
 		backups: map[string][]coordinator.GroupBackup{}, ack: map[string]int64{}, regressed: map[string]bool{},
-		deleted: map[string]bool{},
+		deleted: map[string]bool{}, secondHas: map[string]bool{},
 	}
 	root := t.TempDir()
 	w.logPath = filepath.Join(root, "provider.log")
@@ -309,11 +314,13 @@ func (w *campaignRun) showPlan(tf *demo.Terraform, file string) *tfjson.Plan {
 	return &plan
 }
 
-// afterApply records a successful apply or refresh: state_matches, and a
-// backup of every group for a later restore.
+// afterApply records a successful apply: state_matches,
+// prefix_at_count_after_apply, and a backup of every group for a later
+// restore.
 func (w *campaignRun) afterApply(cleanNow bool) {
 	w.clean = cleanNow
 	w.checkStateMatches()
+	w.checkPrefixesAtCount()
 	for _, g := range w.m.Groups {
 		if b, ok := w.c.BackupGroup(g.Prefix, g.Name); ok {
 			k := g.Prefix + "/" + g.Name

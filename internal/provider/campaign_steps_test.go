@@ -27,12 +27,21 @@ var campaignDefaultWeights = map[string]int{
 	"unknown_provider": 1, // a provider configuration unknown at plan time
 	"fault_apply":      3, // terraform apply behind a gateway fault on the mutation
 	"acknowledge":      1, // acknowledged_metadata_version after a regression, as the runbook says
+	// a count change applied while provisioning fails for a later group of
+	// the prefix: the stream scale fails part-way (issue 30)
+	"provision_fault_scale": 2,
+	// a second working directory (its own state) creates or deletes a group
+	// of a campaign prefix, as a plain step, between the main workspace's
+	// plan -out and apply, or by a saved plan of its own applied after the
+	// main workspace added a group to the prefix (issue 30)
+	"second_workspace": 2,
 	// Out of band
-	"oob_scale":    2,
-	"oob_rollback": 1,
-	"oob_delete":   1,
-	"oob_recreate": 1,
-	"oob_restore":  1,
+	"oob_scale":       2,
+	"oob_group_scale": 2, // one group scaled with the per-group endpoint: a split prefix (issue 30)
+	"oob_rollback":    1,
+	"oob_delete":      1,
+	"oob_recreate":    1,
+	"oob_restore":     1,
 	// Churn
 	"churn": 4,
 }
@@ -63,6 +72,9 @@ type campaignModel struct {
 	Counts   map[string]int // shard_count per prefix
 	Deletion string         // deletion_policy of every group
 	WaitFor  string         // wait_for of every shard count resource
+	// Second: prefix → the second workspace manages its group of that
+	// prefix (campaignSecondGroup); the generator's record.
+	Second   map[string]bool
 	nextName map[string]int
 	nextAddr int
 }
@@ -111,12 +123,13 @@ type campaignStep struct {
 	Fault   string // fault_apply: the fault; interrupt: what is held
 	Variant int    // a kind-specific choice
 	AtGET   int    // apply: the consumer joins when the apply's AtGET-th GET arrives
+	Other   string // second_workspace: what the second workspace does with its group (create, delete)
 }
 
 func (s campaignStep) String() string {
 	var b strings.Builder
 	b.WriteString(s.Kind)
-	for _, kv := range [][2]string{{"prefix", s.Prefix}, {"group", s.Addr}, {"change", s.Change}, {"between", s.Between}, {"fault", s.Fault}} {
+	for _, kv := range [][2]string{{"prefix", s.Prefix}, {"group", s.Addr}, {"change", s.Change}, {"between", s.Between}, {"fault", s.Fault}, {"second", s.Other}} {
 		if kv[1] != "" {
 			fmt.Fprintf(&b, " %s=%s", kv[0], kv[1])
 		}
@@ -136,7 +149,7 @@ func (s campaignStep) String() string {
 // campaignWorkflow generates a workflow: its initial model and steps.
 func campaignWorkflow(seed uint64, settings campaignSettings, cli campaignCLI) (*campaignModel, []campaignStep) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	m := &campaignModel{Counts: map[string]int{}, nextName: map[string]int{}}
+	m := &campaignModel{Counts: map[string]int{}, Second: map[string]bool{}, nextName: map[string]int{}}
 	m.Deletion = pick(r, "DELETE", "DELETE", "ABANDON")
 	m.WaitFor = pick(r, "ACCEPTED", "ACCEPTED", "COMPLETION")
 	for i, p := range campaignPrefixes {
@@ -173,6 +186,8 @@ func weightedKind(r *rand.Rand, weights map[string]int, cli campaignCLI, m *camp
 			w = 0 // its setup leaves a group without consumers
 		case k == "rename" && len(m.inConfig("")) <= len(campaignPrefixes):
 			w = 0 // only anchors left
+		case k == "provision_fault_scale" && len(m.sharedPrefixes()) == 0:
+			w = 0 // no prefix with a group after its first to fail
 		}
 		for range w {
 			kinds = append(kinds, k)
@@ -192,6 +207,22 @@ func (m *campaignModel) nonAnchors() []*campaignGroup {
 	for _, p := range campaignPrefixes {
 		if gs := m.inConfig(p); len(gs) > 1 {
 			out = append(out, gs[1:]...)
+		}
+	}
+	return out
+}
+
+// sharedPrefixes are the prefixes with more than one group (of the
+// configuration, or the second workspace's).
+func (m *campaignModel) sharedPrefixes() []string {
+	var out []string
+	for _, p := range campaignPrefixes {
+		n := len(m.inConfig(p))
+		if m.Second[p] {
+			n++
+		}
+		if n > 1 {
+			out = append(out, p)
 		}
 	}
 	return out
@@ -245,6 +276,37 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 		s.Count = pick(r, counts...)
 	case "oob_scale":
 		s.Count = pick(r, 0, 1, 2, 3, 4, 6, 1500)
+	case "oob_group_scale":
+		s.Addr = anyGroup()
+		s.Count = pick(r, 1, 2, 3, 4, 6)
+	case "provision_fault_scale":
+		s.Prefix = pick(r, m.sharedPrefixes()...)
+		s.Change, s.Count = "count", pick(r, counts...)
+		if s.Count == m.Counts[s.Prefix] {
+			s.Count = s.Count%5 + 1
+		}
+		s.Variant = r.IntN(4) // which group after the prefix's first (name order) fails
+	case "second_workspace":
+		s.Other = "create"
+		if m.Second[s.Prefix] {
+			s.Other = "delete"
+		}
+		// 1: between the main workspace's plan -out and its apply; 2: its
+		// own plan -out, then the main workspace adds a group of the
+		// prefix, then its apply of the saved plan
+		s.Variant = r.IntN(3)
+		if s.Variant == 2 {
+			s.Change = "add"
+		}
+		if s.Variant == 1 {
+			s.Change = pick(r, "count", "count", "none", "add")
+			if s.Change == "count" {
+				s.Count = pick(r, counts...)
+				if s.Count == m.Counts[s.Prefix] {
+					s.Count = s.Count%5 + 1
+				}
+			}
+		}
 	case "oob_delete", "oob_recreate", "oob_restore", "acknowledge":
 		s.Addr = anyGroup()
 	case "churn":
@@ -282,6 +344,8 @@ func applyStepToModel(m *campaignModel, s campaignStep) {
 		m.group(s.Addr).InConfig = false
 	}
 	switch s.Kind {
+	case "second_workspace":
+		m.Second[s.Prefix] = s.Other == "create"
 	case "rename", "replace":
 		// The replacement is created with the prefix's count: omitted
 		// (the siblings'), or set for a prefix's only group.
@@ -315,6 +379,10 @@ func (m *campaignModel) clone() *campaignModel {
 	c.Counts = map[string]int{}
 	for k, v := range m.Counts {
 		c.Counts[k] = v
+	}
+	c.Second = map[string]bool{}
+	for k, v := range m.Second {
+		c.Second[k] = v
 	}
 	c.nextName = map[string]int{}
 	for k, v := range m.nextName {
