@@ -166,7 +166,6 @@ func mk(name string, count, target int32, st client.MigrationState) client.Group
 func run(r Record, d Decision, target int32) Record {
 	out := Record{Prefix: r.Prefix}
 	for _, g := range r.Groups {
-		g := g
 		for _, s := range d.Steps {
 			switch {
 			case s.Kind == StreamScale, s.Group == g.ConsumerGroup && (s.Kind == ScaleGroup || s.Kind == Adopt):

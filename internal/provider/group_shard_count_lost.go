@@ -141,7 +141,7 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
 			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
 			underWay[gi.ConsumerGroup] = *am
-		} else if gi.ConsumerGroup == s.g && gi.ShardCount == s.target {
+		} else if gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
 			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
 		}
 		if gi.ConsumerGroup == s.g {
@@ -161,6 +161,19 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
 			"waits for them, without sending a second scale.", s.p, s.target, requestID, lostAnswerCause(lost), strings.Join(found, "; ")))
 	return true, out
+}
+
+// wasBehind reports a group that was not at the target when the stream
+// scale was sent (s.before), so finding it there proves the scale landed. A
+// group of a split prefix already at the target before proves nothing.
+// Without that record only this resource's own group counts, as it was read
+// before the scale.
+func (s *scaler) wasBehind(g string) bool {
+	if s.before == nil {
+		return g == s.g
+	}
+	was := s.before.Group(g)
+	return was != nil && was.ShardCount != s.target
 }
 
 // lostAnswerCause says in a few words what came back instead of an answer.

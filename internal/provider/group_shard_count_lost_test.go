@@ -81,17 +81,18 @@ func TestAccGroupShardCount_lostScaleFinishedBetweenReadBackAndTakeOver(t *testi
 // Campaign seed 989385417 (issue 30): a shard count change whose own group
 // has no migration, in a prefix where another group's migration heads to
 // another count. The plan says the change "waits for" that migration "to
-// finish first"; the stream scale is refused (409 ACTIVE_MIGRATION_EXISTS)
-// while it runs. The apply waits for it, as planned, and sends the scale
-// again; before the fix it went to the take-over, which refused the prefix
-// ("has a resharding in progress to another shard count") without waiting.
+// finish first"; the apply does: the executor reads the prefix, sees the
+// migration heading elsewhere (prefix.Decide: wait for others), waits for
+// it, reads the prefix again and sends one stream scale. Nothing is sent
+// that the coordinator would refuse (before the model, a stream scale was
+// sent, refused with 409 ACTIVE_MIGRATION_EXISTS, and the take-over refused
+// the prefix without waiting).
 //
 // Forced with the coordinator's hooks: an undrained removed shard holds
-// group "b"'s 4→3 migration in DRAINING; the refused scale queues two
-// faults on the groups listing: the first listing after the refusal (the
-// provider's look at what refused it) is served as is, and just before the
-// second (the wait's) the shard is drained and the loop ticked, so "b"'s
-// migration is finished.
+// group "b"'s 4→3 migration in DRAINING. Once the plan is made (PreApply),
+// the fourth groups listing after it drains the shard and ticks the loop:
+// by then the apply is waiting (its re-plan, the executor's read and the
+// wait's first read come first), and every later listing serves the wait.
 func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds another group's migration and finishes it while the provider waits")
@@ -102,8 +103,16 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
 		t.Fatal(err)
 	}
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
-		OnMatch: finishAtSecondListing(c, p, "b", 3)})
+	arm := plancheck.PlanCheck(armCheck(func() {
+		for i := 0; i < 3; i++ {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+		}
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
+			c.SetUndrainedShard(p, "b", 3, false)
+			c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
+			c.Tick() // DRAINING → DEPRECATED, or nothing left to do
+		}})
+	}))
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -111,14 +120,15 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
 					knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(3)})),
+				arm,
 			}},
 			ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
 			Check: resource.ComposeTestCheckFunc(
 				a.migrationFinished(p, "a", 2), a.migrationFinished(p, "b", 2),
-				// The refused scale and the one sent after the wait.
+				// One stream scale, sent after the wait: none refused.
 				func(*terraform.State) error {
-					if events := terraformMutations(c, p, "SCALE_STREAM"); len(events) != 2 {
-						return fmt.Errorf("want the refused stream scale and the one after the wait; got %+v", events)
+					if events := terraformMutations(c, p, "SCALE_STREAM"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
+						return fmt.Errorf("want one stream scale, accepted, after the wait; got %+v", events)
 					}
 					if events := terraformMutations(c, p, "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
 						return fmt.Errorf("want no per-group scale or rollback; got %+v", events)
@@ -128,6 +138,14 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 			),
 		}},
 	})
+}
+
+// armCheck is a plan check that only runs arm: a hook between the plan and
+// its apply.
+type armCheck func()
+
+func (f armCheck) CheckPlan(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
+	f()
 }
 
 // finishAtSecondListing is an OnMatch hook for the request after which the

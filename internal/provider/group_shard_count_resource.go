@@ -196,6 +196,10 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	}
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	// A planned repair of a split prefix sends scales like a change of the
+	// count (group_shard_count_split.go).
+	repair := isSplitRepair(plan.Resharding)
+	pending = pending || repair
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		if plan.Resharding.IsUnknown() {
@@ -231,7 +235,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	var resumed *groupShardCountModel
-	if pending {
+	if pending && !repair {
 		resumed = &state
 	}
 	seen, diags := readGroupSeen(ctx, req.Private)

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // scaler brings every group of a stream prefix to one target shard count,
@@ -45,6 +46,9 @@ type scaler struct {
 	// longer waited for.
 	plans   *planRegistry
 	planned map[string]int64
+	// before is the prefix as read right before a stream scale: its
+	// read-back after a lost answer compares the groups with it.
+	before *prefix.Record
 	// waitsForOthers: a stream scale refused (409) for other groups'
 	// migrations heading elsewhere waits for them (within the timeout) and
 	// is sent again, once (waitedForOthers); otherwise, or at a second
@@ -61,15 +65,6 @@ func (s *scaler) markScaled() {
 	if s.plans != nil {
 		s.plans.registerScaled(s.p, s.target, s.planned)
 	}
-}
-
-// createdInRun reports a group of the prefix this run created.
-func (s *scaler) createdInRun(g string) bool {
-	if s.plans == nil {
-		return false
-	}
-	_, ok := s.plans.createdInRun(s.p)[g]
-	return ok
 }
 
 // deletedInRun reports a group of the prefix this run deleted (a
@@ -148,7 +143,8 @@ func (o *scaleOutcome) previousValue() types.Int64 {
 	return types.Int64Value(int64(*o.previous))
 }
 
-// start begins the change, or takes over a migration already under way. It
+// start carries out the change: it reads the group (the basis check runs
+// on it), then decides from the prefix and runs the steps (execute). It
 // returns nil after adding an error diagnostic.
 func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	group, err := s.api.GetGroup(ctx, s.p, s.g)
@@ -166,39 +162,95 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if s.checkBasis != nil && !s.checkBasis(ctx, group) {
 		return nil
 	}
-	if s.waitOnly && (group.ShardCount != s.target || (!group.ActiveMigration.Finished() && group.ActiveMigration.ToShardCount != s.target)) {
-		s.refuseWaitOnly(group)
-		return nil
-	}
-	if s.waitOnly && group.ActiveMigration.Finished() {
-		return s.resumeFinishedOwn(ctx)
-	}
-	if am := group.ActiveMigration; am != nil && !am.Finished() {
-		switch {
-		case am.ToShardCount == s.target:
-			return s.takeOver(ctx, "adopted", nil)
-		case am.State == client.MigrationPreparing:
-			s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
-				preparingElsewhereDetail(s.p, s.target, *group)+"\n\nNothing was sent to the coordinator.")
+	return s.execute(ctx)
+}
+
+// execute is the prefix's executor: it reads every group of the prefix,
+// lets prefix.Decide turn that record into steps, and runs them. One stream
+// scale when nothing is under way; otherwise, under the prefix lock, the
+// take-over (adopt, resume, per-group scales of the groups left behind: a
+// split prefix is repaired the same way) or the revert (rollbacks). Other
+// groups' migrations heading elsewhere are waited for once, then the prefix
+// is read and decided again.
+func (s *scaler) execute(ctx context.Context) *scaleOutcome {
+	for waited := false; ; waited = true {
+		rec, ok := s.record(ctx)
+		if !ok {
 			return nil
-		case am.FromShardCount == s.target:
-			return s.revert(ctx)
-		default:
+		}
+		d := prefix.Decide(s.input(rec, nil))
+		if s.refused(d) {
+			return nil
+		}
+		switch {
+		case d.Done():
+			return newScaleOutcome()
+		case d.Steps[0].Kind == prefix.WaitOthers && !waited:
 			if !s.waitForOthers(ctx) {
 				return nil
 			}
-			if group, err = s.api.GetGroup(ctx, s.p, s.g); err != nil {
-				addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q", s.g, s.p), err, "")
-				return nil
+			continue
+		case d.Steps[0].Kind == prefix.WaitOthers:
+			s.refuseBlockedTakeOver(rec.Groups)
+			return nil
+		case d.Steps[0].Kind == prefix.StreamScale:
+			s.before = &rec
+			return s.scaleStream(ctx, newScaleOutcome())
+		case d.Revert:
+			return s.revert(ctx)
+		}
+		return s.takeOver(ctx, "adopted", nil)
+	}
+}
+
+// record reads the prefix: every group, in name order, and s.self among
+// them.
+func (s *scaler) record(ctx context.Context) (prefix.Record, bool) {
+	groups, ok := s.prefixGroups(ctx)
+	if !ok {
+		return prefix.Record{}, false
+	}
+	rec := prefix.Record{Prefix: s.p, Groups: groups}
+	if self := rec.Group(s.g); self != nil {
+		g := *self
+		s.self = &g
+	}
+	return rec, true
+}
+
+// input is the decision's input for a record; known are the migrations an
+// earlier read saw under way (a lost scale's read-back) or, for a wait-only
+// plan, the migrations of the wait it resumes that ended away from the
+// target (the wait reads how they ended).
+func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
+	if s.waitOnly && known == nil {
+		known = map[string]client.Migration{}
+		for name, id := range s.resumed {
+			if g := rec.Group(name); g != nil && g.ShardCount != s.target && prefix.Unfinished(g) == nil {
+				known[name] = client.Migration{ReshardingID: id, ToShardCount: s.target, FromShardCount: g.ShardCount, State: client.MigrationActive}
 			}
 		}
 	}
-	out := newScaleOutcome()
-	if group.ShardCount == s.target {
-		return out
-	}
+	return prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly, Known: known}
+}
 
-	return s.scaleStream(ctx, out)
+// refused reports a decision to send nothing, with its diagnostic.
+func (s *scaler) refused(d prefix.Decision) bool {
+	if d.Refusal == nil {
+		return false
+	}
+	gi := d.Refusal.Groups[0]
+	switch d.Refusal.Kind {
+	case prefix.PreparingElsewhere:
+		s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
+			preparingElsewhereDetail(s.p, s.target, gi)+"\n\nNothing was sent to the coordinator.")
+	case prefix.RevertRefused:
+		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
+			revertRefusedDetail(s.p, s.target, s.rollbackOnRevert, d.Refusal.Groups))
+	case prefix.WaitOnlyStale:
+		s.refuseWaitOnly(&gi)
+	}
+	return true
 }
 
 func scaleErrorHint(err error) string {
@@ -212,55 +264,59 @@ func scaleErrorHint(err error) string {
 	return ""
 }
 
-// takeOver reads every group of the prefix and makes each reach the target:
-// it adopts migrations already heading there, resumes a PREPARING one with
-// the same target, and scales groups left behind one by one. Migrations
-// heading elsewhere block it.
+// takeOver reads every group of the prefix and runs the decision's steps
+// one group at a time: it adopts migrations already heading to the target,
+// resumes a PREPARING one with the same target, and scales groups left
+// behind (a split prefix, a stream scale that failed part-way) with the
+// per-group endpoint. Migrations heading elsewhere refuse it before anything
+// is sent (refuseBlockedTakeOver): scaling the rest first would leave the
+// prefix at two counts. Under the lock it never sends a stream scale: what a
+// stream scale would do, it does group by group.
 //
 // It holds the prefix lock and registers the prefix as scaled by this run
 // (registerScaled), as a stream scale does: a create of the prefix in this
 // apply comes before it, or after it and brings itself to the target.
 //
 // underWay are the migrations to the target that an earlier read of the
-// prefix saw under way (the read-back of a scale whose answer was lost): a
-// group that has reached the target with none active since finished one of
-// them in between. It is tracked all the same, so the wait reads its final
-// state and state records it, as for a scale whose answer came through. The
-// group itself is recorded as this read has it (s.self), not as the earlier
-// read did.
+// prefix saw under way (the read-back of a scale whose answer was lost):
+// prefix.Input.Known. The group itself is recorded as this read has it
+// (s.self), not as the earlier read did.
 func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
-	siblings, ok := s.prefixGroups(ctx)
-	if !ok || s.refuseBlockedTakeOver(siblings) {
+	rec, ok := s.record(ctx)
+	if !ok || s.refuseBlockedTakeOver(rec.Groups) {
 		return nil
+	}
+	d := prefix.Decide(s.input(rec, underWay))
+	if s.refused(d) {
+		return nil
+	}
+	steps := d.Steps
+	if len(steps) > 0 && steps[0].Kind == prefix.StreamScale {
+		steps = steps[1:]
+		for _, gi := range rec.Groups {
+			if gi.ShardCount != s.target {
+				steps = append(steps, prefix.Step{Kind: prefix.ScaleGroup, Group: gi.ConsumerGroup})
+			}
+		}
 	}
 	out := newScaleOutcome()
 	var done []string
-	var blocking []client.Group
-	for _, gi := range siblings {
-		if gi.ConsumerGroup == s.g {
-			self := gi
-			s.self = &self
-		}
-		am := gi.ActiveMigration
-		seen, wasUnderWay := underWay[gi.ConsumerGroup]
-		switch {
-		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
+	for _, st := range steps {
+		gi := *rec.Group(st.Group)
+		switch st.Kind {
+		case prefix.Adopt:
 			s.markScaled()
-			out.track(gi.ConsumerGroup, *am)
-			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
-		case am.Finished() && gi.ShardCount == s.target && wasUnderWay:
-			s.markScaled()
-			out.track(gi.ConsumerGroup, seen)
-			done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", seen.ReshardingID, gi.ConsumerGroup, seen.FromShardCount, seen.ToShardCount))
-		case am != nil && !am.Finished() && am.ToShardCount != s.target:
-			blocking = append(blocking, gi)
-		case (am != nil && !am.Finished() || gi.ShardCount != s.target) && s.waitOnly:
-			s.refuseWaitOnly(&gi)
-			return nil
-		case am != nil && !am.Finished() || gi.ShardCount != s.target:
+			out.track(gi.ConsumerGroup, *st.Migration)
+			if prefix.Unfinished(&gi) == nil {
+				done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", st.Migration.ReshardingID, gi.ConsumerGroup, st.Migration.FromShardCount, st.Migration.ToShardCount))
+			} else {
+				am := st.Migration
+				done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
+			}
+		case prefix.ScaleGroup:
 			action := "scaled group %q with the per-group scale endpoint (%s)"
-			if am != nil && !am.Finished() {
+			if st.Resume {
 				action = "resumed group %q's PREPARING migration with the same target (%s)"
 			}
 			s.markScaled()
@@ -274,17 +330,6 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 			done = append(done, fmt.Sprintf(action, gi.ConsumerGroup, m.ReshardingID))
 		}
 	}
-	if len(blocking) > 0 {
-		detail := blockingMigrationsDetail(s.p, s.target, blocking)
-		for _, gi := range blocking {
-			if gi.ActiveMigration.State == client.MigrationPreparing {
-				detail += "\n\n" + preparingElsewhereDetail(s.p, s.target, gi)
-			}
-		}
-		s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p),
-			detail+"\n\nAlready done: "+orNone(done)+".")
-		return nil
-	}
 	if len(done) > 0 {
 		s.diags.AddWarning(fmt.Sprintf("Took over the resharding of stream prefix %q (%s)", s.p, verb), fmt.Sprintf(
 			"A stream-level scale to %d shards could not simply be started, so the provider read every group of the prefix and: %s.",
@@ -293,66 +338,59 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 	return out
 }
 
-// revert handles a desired count equal to where the active migration
-// started: a rollback when allowed, else an error naming the calls to make.
+// revert runs a revert decision: the desired count is where the active
+// migrations started, and rollback_on_revert allows rolling them back
+// (prefix.Decide refuses otherwise, naming the calls to make).
 //
 // Like takeOver it holds the prefix lock and registers the prefix as scaled
-// to the target; a group this apply created at another count (a replacement
-// created before the revert, with the count the prefix had at plan time) is
-// brought to the target with the per-group scale once the rollbacks are
-// done, so the prefix keeps one count.
+// to the target; a group at another count with nothing under way (one this
+// apply created with the count the prefix had at plan time, or a split
+// prefix's) is brought to the target with the per-group scale once the
+// rollbacks are done, so the prefix keeps one count.
 func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
-	siblings, ok := s.prefixGroups(ctx)
+	rec, ok := s.record(ctx)
 	if !ok {
 		return nil
 	}
-	var active []client.Group
-	allActive := true
-	for _, gi := range siblings {
-		if am := gi.ActiveMigration; am != nil && !am.Finished() {
-			active = append(active, gi)
-			allActive = allActive && am.State == client.MigrationActive && am.FromShardCount == s.target
-		}
+	d := prefix.Decide(s.input(rec, nil))
+	if s.refused(d) {
+		return nil
 	}
-	if !s.rollbackOnRevert || !allActive {
-		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
-			revertRefusedDetail(s.p, s.target, s.rollbackOnRevert, active))
+	if !d.Revert {
+		// The prefix moved between the two reads: decide with the lock held.
+		s.diags.AddError(fmt.Sprintf("Stream prefix %q changed while this apply was reverting it to %d shards", s.p, s.target), fmt.Sprintf(
+			"The groups of the prefix are now: %s. Nothing was sent to the coordinator. Run terraform plan again and review it.", rec))
 		return nil
 	}
 	out := newScaleOutcome()
 	var rolled []string
-	for _, gi := range active {
-		am := gi.ActiveMigration
+	for _, st := range d.Steps {
+		gi := *rec.Group(st.Group)
 		s.markScaled()
-		m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
-		if err != nil {
-			addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
-				"Rolled back so far: "+orNone(rolled)+".")
-			return nil
-		}
-		to := am.ToShardCount
-		out.previous = &to
-		out.track(gi.ConsumerGroup, *m)
-		rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
-	}
-	for _, gi := range siblings {
-		if !s.createdInRun(gi.ConsumerGroup) || gi.ShardCount == s.target || !gi.ActiveMigration.Finished() {
+		if st.Kind == prefix.Rollback {
+			am := st.Migration
+			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
+			if err != nil {
+				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
+					"Rolled back so far: "+orNone(rolled)+".")
+				return nil
+			}
+			to := am.ToShardCount
+			out.previous = &to
+			out.track(gi.ConsumerGroup, *m)
+			rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 			continue
 		}
-		s.markScaled()
 		m, err := s.scaleGroup(ctx, gi)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
-				fmt.Sprintf("This apply created group %q with %d shards and rolled the prefix back to %d (rolled back: %s), so the provider "+
-					"scales the new group to %d with the per-group scale, and that did not take effect: the prefix routes with two shard "+
-					"counts until it does. The next plan does not show this scale: send it yourself, POST "+
-					"/coord/v1/streams/%s/groups/%s/scale with targetShardCount %d (the redisstreamcoordinator_group_shard_count of the "+
-					"prefix is at its count already).", gi.ConsumerGroup, gi.ShardCount, s.target, orNone(rolled), s.target, s.p,
-					gi.ConsumerGroup, s.target))
+				fmt.Sprintf("The provider rolled the prefix back to %d (rolled back: %s) and scales group %q, at %d shards, to %d with the "+
+					"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
+					"shows the split prefix and its apply sends this scale again.", s.target, orNone(rolled), gi.ConsumerGroup, gi.ShardCount, s.target))
 			return nil
 		}
-		rolled = append(rolled, fmt.Sprintf("group %q, created by this apply with %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
+		rolled = append(rolled, fmt.Sprintf("group %q, at %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
 	}
 	out.state = client.MigrationRolledBack
 	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
@@ -407,39 +445,6 @@ func orNone(items []string) string {
 		return "nothing"
 	}
 	return strings.Join(items, "; ")
-}
-
-// resumeFinishedOwn is a wait-only apply whose own group's migration has
-// finished: the wait it resumes covers every group of the prefix, so it waits
-// for the migrations still under way to the target in the other groups. A
-// group at another count, or heading elsewhere (a migration rolled back, a
-// group scaled since), is refused: nothing is sent. A group at the target
-// with nothing under way is done, whether it finished the migration the wait
-// tracked or was created again since (its old migration is then unknown).
-func (s *scaler) resumeFinishedOwn(ctx context.Context) *scaleOutcome {
-	siblings, ok := s.prefixGroups(ctx)
-	if !ok {
-		return nil
-	}
-	out := newScaleOutcome()
-	for _, gi := range siblings {
-		am := gi.ActiveMigration
-		switch {
-		case am != nil && !am.Finished() && am.ToShardCount == s.target && am.State != client.MigrationPreparing:
-			out.track(gi.ConsumerGroup, *am)
-		case (am == nil || am.Finished()) && gi.ShardCount != s.target && s.resumed[gi.ConsumerGroup] != "":
-			// The migration the wait resumes for this group ended away from
-			// the target (rolled back): the wait reads it and ends with its
-			// own error, which also ends the unfinished wait, so the next
-			// plan does not resume (and refuse) again.
-			out.track(gi.ConsumerGroup, client.Migration{ReshardingID: s.resumed[gi.ConsumerGroup], ToShardCount: s.target,
-				FromShardCount: gi.ShardCount, State: client.MigrationActive})
-		case am != nil && !am.Finished(), gi.ShardCount != s.target:
-			s.refuseWaitOnly(&gi)
-			return nil
-		}
-	}
-	return out
 }
 
 // refuseWaitOnly stops a plan that waits and sends no scale, when a group of

@@ -12,6 +12,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // A refresh never reports an unfinished resharding as done (issue 20). When
@@ -49,55 +50,87 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 	return am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && !hasLiveConsumer(*g)
 }
 
-// privateSiblingsSeen holds, in private state, the counts of the prefix's
-// groups as the refresh read them (the listing): planUnderWay's siblings,
-// so that Terraform's re-plan during apply, which has no refresh, computes
-// the same values however the siblings moved since; and what a change's
-// preview checks the prefix against (siblingsSinceRefresh), so that a
-// sibling that moved since is refused as a stale plan instead of the re-plan
-// differing from the plan.
+// privateSiblingsSeen holds, in private state, the prefix as the refresh
+// read it: every group with its count, its migration under way and whether
+// it has a live consumer (prefixSeen, versioned). It is the basis of every
+// plan of the prefix: planUnderWay's siblings and planSplit's record, so
+// that Terraform's re-plan during apply, which has no refresh, computes the
+// same values however the prefix moved since; and what a change's preview
+// checks the prefix against (siblingsSinceRefresh), so that a sibling that
+// moved since is refused as a stale plan instead of the re-plan differing
+// from the plan. The refresh lists the coordinator once per run for it (the
+// listing serves every read of the run, group_snapshot.go); nothing is
+// recorded when listing fails, and the plan lists for itself.
 //
-// With a migration under way the refresh lists the prefix for it. Without
-// one it records the run's listing only when the refresh already made one
-// (more than listAfterDistinctGroups groups read): a small workspace's
-// refresh sends no listing for it, and its plan lists for itself.
+// Version 1 (through v0.x of this provider) was a bare map of counts; it is
+// still read, without migrations.
 const privateSiblingsSeen = "siblings_seen"
 
-// recordSiblingsSeen is Read's part (nothing is recorded when listing
-// fails: the plan lists for itself).
+// prefixSeen is privateSiblingsSeen's version 2.
+type prefixSeen struct {
+	V      int                        `json:"v"`
+	Groups map[string]prefixSeenGroup `json:"groups"`
+}
+
+type prefixSeenGroup struct {
+	Count     int32             `json:"count"`
+	Empty     bool              `json:"empty,omitempty"`
+	Migration *client.Migration `json:"migration,omitempty"`
+}
+
+// recordSiblingsSeen is Read's part.
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
-	if underWayMigration(group) == nil {
-		counts, ok := r.pd.listedPrefix(group.StreamPrefix)
-		if !ok {
-			return private.SetKey(ctx, privateSiblingsSeen, nil)
-		}
-		b, _ := json.Marshal(counts)
-		return private.SetKey(ctx, privateSiblingsSeen, b)
-	}
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
 		return private.SetKey(ctx, privateSiblingsSeen, nil)
 	}
-	counts := map[string]int32{}
-	for _, gi := range all {
-		if gi.StreamPrefix == group.StreamPrefix {
-			counts[gi.ConsumerGroup] = gi.ShardCount
+	seen := prefixSeen{V: 2, Groups: map[string]prefixSeenGroup{}}
+	for _, gi := range prefix.FromListing(all, group.StreamPrefix).Groups {
+		if gi.ConsumerGroup == group.ConsumerGroup {
+			gi = *group // as this refresh read it
 		}
+		seen.Groups[gi.ConsumerGroup] = prefixSeenGroup{Count: gi.ShardCount, Empty: !hasLiveConsumer(gi), Migration: prefix.Unfinished(&gi)}
 	}
-	b, _ := json.Marshal(counts)
+	b, _ := json.Marshal(seen)
 	return private.SetKey(ctx, privateSiblingsSeen, b)
 }
 
-func readSiblingsSeen(ctx context.Context, private privateGetter) (map[string]int32, diag.Diagnostics) {
+// readPrefixSeen returns the prefix as the refresh recorded it, or false.
+// A version-1 record has counts only (no migrations, liveness unknown:
+// taken as live).
+func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
 	b, diags := private.GetKey(ctx, privateSiblingsSeen)
 	if diags.HasError() || len(b) == 0 {
+		return prefix.Record{}, false, diags
+	}
+	var seen prefixSeen
+	if json.Unmarshal(b, &seen) != nil || seen.V != 2 {
+		var counts map[string]int32
+		if json.Unmarshal(b, &counts) != nil {
+			return prefix.Record{}, false, diags
+		}
+		seen = prefixSeen{Groups: map[string]prefixSeenGroup{}}
+		for name, c := range counts {
+			seen.Groups[name] = prefixSeenGroup{Count: c}
+		}
+	}
+	var all []client.Group
+	for name, g := range seen.Groups {
+		state := client.GroupStable
+		if g.Empty {
+			state = client.GroupEmpty
+		}
+		all = append(all, client.Group{StreamPrefix: p, ConsumerGroup: name, ShardCount: g.Count, State: state, ActiveMigration: g.Migration})
+	}
+	return prefix.FromListing(all, p), true, diags
+}
+
+func readSiblingsSeen(ctx context.Context, private privateGetter) (map[string]int32, diag.Diagnostics) {
+	rec, ok, diags := readPrefixSeen(ctx, private, "")
+	if !ok {
 		return nil, diags
 	}
-	var counts map[string]int32
-	if json.Unmarshal(b, &counts) != nil {
-		return nil, diags
-	}
-	return counts, diags
+	return rec.Counts(), diags
 }
 
 // recordUnderWay is Read's part: state tracks the migration under way.

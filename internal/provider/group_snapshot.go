@@ -153,37 +153,6 @@ func (pd *providerData) noteDelete(p string) {
 	pd.groups.mu.Unlock()
 }
 
-// listedPrefix returns prefix p's groups with their counts from this run's
-// listing when one has already been made and may serve a read of p (ok
-// false otherwise): what a refresh saw of the prefix, at no extra request.
-func (pd *providerData) listedPrefix(p string) (map[string]int32, bool) {
-	if pd.unconfigured() {
-		return nil, false
-	}
-	r := pd.groups
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	l := r.listing
-	if l == nil || !r.usable(l.issued, l.at, p) {
-		return nil, false
-	}
-	select {
-	case <-l.done:
-	default:
-		return nil, false
-	}
-	if l.err != nil {
-		return nil, false
-	}
-	counts := map[string]int32{}
-	for _, gi := range l.groups {
-		if gi.StreamPrefix == p {
-			counts[gi.ConsumerGroup] = gi.ShardCount
-		}
-	}
-	return counts, true
-}
-
 // usable reports whether an answer issued at seq issued, at time at, may
 // serve a read of prefix p. Callers hold r.mu.
 func (r *groupReader) usable(issued uint64, at time.Time, p string) bool {

@@ -1,0 +1,143 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/path"
+	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
+)
+
+// A split prefix is drift (issue 30 §1). A shard count belongs to the
+// stream prefix: when some of its groups are at another count (a per-group
+// scale out of band, a stream scale that failed part-way, a take-over or
+// revert interrupted between its per-group calls), producers routing by one
+// group's count write to shards another group never reads. The refresh
+// records the whole prefix (prefixSeen); a plan whose shard_count is
+// unchanged but whose prefix is split is an update: its resharding preview
+// lists every group with its count, plan_check says the prefix is split, and
+// applying it brings every group to shard_count with the steps prefix.Decide
+// gives (a stream scale when nothing is under way, per-group scales while a
+// migration is), after checking that the prefix is still as the plan saw it.
+// A split the coordinator cannot repair (a PREPARING migration to another
+// count; a migration away from the count that may not be rolled back) is a
+// warning that names the way out, and no update.
+
+// planCheckSplit is resharding.plan_check of a plan that repairs a split
+// prefix; Update recognises the repair by it.
+const planCheckSplit = "the stream prefix is split (read from the coordinator at the refresh): applying brings every group to this count"
+
+// isSplitRepair reports a planned repair of a split prefix.
+func isSplitRepair(resharding types.Object) bool {
+	if resharding.IsNull() || resharding.IsUnknown() {
+		return false
+	}
+	v, ok := resharding.Attributes()["plan_check"].(types.String)
+	return ok && v.ValueString() == planCheckSplit
+}
+
+// planSplit is ModifyPlan's part, for a plan that keeps the count: seen is
+// the group as the refresh read it. It reports whether it planned a repair.
+func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShardCountModel, seen *client.Group, private privateGetter, resp *resource.ModifyPlanResponse) bool {
+	if seen == nil {
+		return false
+	}
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	rec, ok, diags := readPrefixSeen(ctx, private, p)
+	resp.Diagnostics.Append(diags...)
+	if !ok {
+		return false
+	}
+	// Groups this run creates, deletes or replaces are theirs to plan: a
+	// create rescales itself to the prefix's count (group_create_rescale.go).
+	var ours []string
+	for _, gi := range rec.Groups {
+		name := gi.ConsumerGroup
+		_, planned := r.pd.plans.plannedGroupCreate(p, name)
+		_, created := r.pd.plans.createdInRun(p)[name]
+		if name != g && (planned || created || r.pd.plans.deletedInRun(p, name)) {
+			ours = append(ours, name)
+		}
+	}
+	rec = rec.Without(ours...)
+	if self := rec.Group(g); self != nil {
+		*self = *seen
+	}
+	target := int32(plan.ShardCount.ValueInt64())
+	split := rec.Split(target)
+	if len(split) == 0 {
+		return false
+	}
+	var moves []string
+	moved := 0.0
+	for _, gi := range split {
+		moves = append(moves, fmt.Sprintf("group %q: %d shards%s", gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(&gi)))
+		if pct := movedKeyPercent(gi.ShardCount, target); pct > moved {
+			moved = pct
+		}
+	}
+	d := prefix.Decide(prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()})
+	snap := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}
+	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
+	if d.Refusal != nil && fatal == "" {
+		fatal = "The coordinator refuses every scale that would bring them there."
+	}
+	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
+	if fatal != "" {
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, fmt.Sprintf(
+			"As the refresh read it: %s. Producers routing by one group's count write to shards another group never reads. "+
+				"This plan cannot repair it:\n\n%s", strings.Join(moves, "; "), fatal))
+		return false
+	}
+	affected := map[string]attr.Value{}
+	for _, gi := range rec.Groups {
+		affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
+	}
+	m := reshardingModel{
+		FromShardCount:       types.Int64Value(int64(seen.ShardCount)),
+		ToShardCount:         types.Int64Value(int64(target)),
+		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
+		MovedKeyPercent:      types.Float64Value(moved),
+		CompletesByItself:    types.BoolValue(completes),
+		BlockedBy:            types.StringNull(),
+		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
+		PlanCheck:            types.StringValue(planCheckSplit),
+	}
+	if blockedBy != "" {
+		m.BlockedBy = types.StringValue(blockedBy)
+	}
+	plan.Resharding = m.object()
+	plan.MigrationIDs = types.MapUnknown(types.StringType)
+	plan.MigrationState = types.StringUnknown()
+	plan.PreviousShardCount = types.Int64Unknown()
+	plan.MetadataVersion = types.Int64Unknown()
+	var steps []string
+	for _, st := range d.Steps {
+		switch st.Kind {
+		case prefix.StreamScale:
+			steps = append(steps, fmt.Sprintf("one stream-level scale to %d (a noop for the groups already there)", target))
+		case prefix.ScaleGroup:
+			steps = append(steps, fmt.Sprintf("a per-group scale of group %q", st.Group))
+		case prefix.Adopt:
+			steps = append(steps, fmt.Sprintf("waits for group %q's migration %s", st.Group, st.Migration.ReshardingID))
+		case prefix.Rollback:
+			steps = append(steps, fmt.Sprintf("rolls back group %q's migration %s (rollback_on_revert)", st.Group, st.Migration.ReshardingID))
+		case prefix.WaitOthers:
+			steps = append(steps, "waits for the migrations heading elsewhere, then brings every group to the count")
+		}
+	}
+	detail := fmt.Sprintf("shard_count is %d and group %q has it, but as the refresh read the prefix: %s. Producers routing by one "+
+		"group's count write to shards another group never reads, so this plan is an update that repairs it: %s. Up to %.2f%% of "+
+		"partition keys move in the groups that change.", target, g, strings.Join(moves, "; "), strings.Join(steps, "; then "), moved)
+	if blockedBy != "" {
+		detail += "\n\nThe change " + blockedBy + "."
+	}
+	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)
+	return true
+}

@@ -1,0 +1,103 @@
+package provider
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Issue 30 §1: a split prefix is drift. Group "b" of the prefix is scaled
+// on its own, out of band, with the per-group endpoint: the prefix routes
+// with two counts. The shard count resource (on group "a", which kept its
+// count) plans an update whose preview lists both groups and says the
+// prefix is split; the apply brings "b" back with one stream scale (a noop
+// for "a"), and the next plan is empty. Before the fix the plan said "No
+// changes" and the apply sent nothing.
+func TestAccGroupShardCount_splitPrefixIsDriftAndApplyRepairs(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("split")
+	a.createConsumedGroupOutOfBand(t, p, "a", 4)
+	a.createConsumedGroupOutOfBand(t, p, "b", 4)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config, ConfigStateChecks: expectShardCountState(4, "")},
+			{
+				PreConfig: func() {
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+					waitForGroup(t, a, p, "b", func(g *client.Group) bool { return g.ShardCount == 2 && g.ActiveMigration == nil })
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(2)})),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("moved_key_percent"), knownvalue.Float64Exact(movedKeyPercent(2, 4))),
+				}},
+				ConfigStateChecks: expectShardCountState(4, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, "a", 4), a.migrationFinished(p, "b", 4),
+					resource.TestCheckResourceAttrSet(shardCountAddr, "migration_ids.b"),
+					resource.TestCheckNoResourceAttr(shardCountAddr, "migration_ids.a"),
+				),
+			},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
+}
+
+// A split prefix whose repair cannot be sent: a migration of "b" that
+// started at the configured count and heads elsewhere, with
+// rollback_on_revert unset. The plan warns, names the rollback call, and
+// plans no update (an apply could only be refused).
+func TestAccGroupShardCount_splitPrefixTheCoordinatorRefusesIsNamed(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("splitno")
+	a.createConsumedGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4) // no consumer: a scale-out of it stays ACTIVE
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 6, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: false,
+			},
+			{
+				Config: config,
+				Check: func(*terraform.State) error {
+					g, err := a.env.Client().GetGroup(ctxT(t), p, "b")
+					if err != nil {
+						return err
+					}
+					if g.ShardCount != 6 || g.ActiveMigration == nil {
+						return fmt.Errorf("the apply must leave b's migration alone; got %+v", g)
+					}
+					return nil
+				},
+			},
+		},
+	})
+}
