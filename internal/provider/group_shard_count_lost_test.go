@@ -103,7 +103,7 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
 		t.Fatal(err)
 	}
-	arm := plancheck.PlanCheck(armCheck(func() {
+	arm := betweenPlanAndApply(func() {
 		for i := 0; i < 3; i++ {
 			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
 		}
@@ -112,7 +112,7 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 			c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
 			c.Tick() // DRAINING → DEPRECATED, or nothing left to do
 		}})
-	}))
+	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -138,14 +138,6 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 			),
 		}},
 	})
-}
-
-// armCheck is a plan check that only runs arm: a hook between the plan and
-// its apply.
-type armCheck func()
-
-func (f armCheck) CheckPlan(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
-	f()
 }
 
 // finishAtSecondListing is an OnMatch hook for the request after which the

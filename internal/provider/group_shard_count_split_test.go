@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -100,4 +101,55 @@ func TestAccGroupShardCount_splitPrefixTheCoordinatorRefusesIsNamed(t *testing.T
 			},
 		},
 	})
+}
+
+// Issue 30 §2: a workspace that manages one group of a shared prefix (the
+// other groups belong to other teams). Its refresh reads one group, and
+// before the model it listed the prefix only after reading more than two
+// groups, so a saved plan applied after a sibling moved alone, or after a
+// group appeared, was re-planned during apply from a fresh listing:
+// "Provider produced inconsistent final plan". The refresh now records the
+// whole prefix, and the apply refuses the plan as stale, sending nothing.
+func TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("shared")
+	a.createGroupOutOfBand(t, p, "b", 2) // another team's group
+	config := func(count int) string {
+		return a.env.ProviderConfig() + groupHCL("a", p, "a", "initial_shard_count = 2") +
+			shardCountHCL("test", p, "a", count, "depends_on = [redisstreamcoordinator_group.a]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(2)},
+			{
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 1, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+				})}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "b" went from 2 to 1 shards`) +
+					".*" + words("Nothing was sent to the coordinator")),
+			},
+			{
+				PreConfig: func() { waitForMigrationDone(t, a, p, "b") },
+				Config:    config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
+					dsCreateGroup(t, a.env, p, "c", 1)
+				})}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "c" (1 shards) appeared`)),
+			},
+			{
+				Config: config(4),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "a", shardCountIs(4)), a.expectGroup(p, "b", shardCountIs(4)),
+					a.expectGroup(p, "c", shardCountIs(4))),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if scales := terraformMutations(c, p, "SCALE_STREAM"); len(scales) != 1 {
+			t.Fatalf("want only the last step's stream scale, got %d", len(scales))
+		}
+	}
 }
