@@ -364,17 +364,20 @@ func (w *campaignRun) secondWorkspace(s campaignStep) {
 // group appears in the prefix, and the prefix's count may move), then the
 // second workspace applies its saved plan (no_crash: no "inconsistent final
 // plan").
+//
+// The main workspace's addition happens whether or not the second
+// workspace's plan succeeded: the generator's model has the new group.
 func (w *campaignRun) secondSavedPlan(s campaignStep) {
 	w.writeSecond(s)
-	if code, _ := w.runIn(w.second, "plan", "-out=second.tfplan"); code != 0 {
-		w.note("second workspace: plan -out of %s exited %d", s.Other, code)
-		return
-	}
-	w.note("second workspace: saved plan of %s made; the main workspace applies the addition of a group of %s", s.Other, s.Prefix)
+	planned, _ := w.runIn(w.second, "plan", "-out=second.tfplan")
+	w.note("second workspace: plan -out of %s exited %d; the main workspace applies the addition of a group of %s", s.Other, planned, s.Prefix)
 	w.applyChange(s)
 	code, _ := w.run("apply", "-auto-approve")
 	w.afterConfigApply(code, "")
 	w.clean = false
+	if planned != 0 || w.failed {
+		return
+	}
 	code, _ = w.runIn(w.second, "apply", "second.tfplan")
 	w.afterSecond(s, code)
 }
