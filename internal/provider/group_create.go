@@ -98,8 +98,8 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"finished it within its %s grace period: the group exists and is recorded in state, so the next apply continues from it.",
 			ctx.Err(), g, p, m.RequestID, cancelGrace))
 	}
-	if rescale != nil && group.ShardCount != *rescale && !r.rescaleCreated(ctx, p, g, *rescale, group, m, &resp.Diagnostics) {
-		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, &rescaleOwed{Target: *rescale, CreateRequestID: m.RequestID})...)
+	if rescale != nil && group.ShardCount != *rescale {
+		r.rescaleCreated(ctx, p, g, *rescale, group, m, &resp.Diagnostics)
 	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)

@@ -320,11 +320,11 @@ func TestAccGroupRescale_revertWithAReplacement(t *testing.T) {
 }
 
 // TestAccGroupRescale_owedScaleFollowsTheNextCountChange: g2 is created
-// after the scale to 3 and its per-group scale is refused (503), so it owes
-// one. The next apply changes the count to 2: the stream scale takes g1 and
-// g2 to 2, and g2's owed update, deciding again from a fresh read, sends
-// nothing. Before, it sent the scale to 3 it had planned, and split the
-// prefix.
+// after the scale to 3 and its per-group scale is refused (503): the prefix
+// is split (g1 at 3, g2 at 4), and the next plan shows the shard count's
+// repair (issue 30: the group owes nothing of its own). The next apply
+// changes the count to 2 instead: the stream scale takes g1 and g2 to 2.
+// Before issue 24's fix, an owed scale to 3 split the prefix again.
 func TestAccGroupRescale_owedScaleFollowsTheNextCountChange(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "refuses the per-group scale")
@@ -358,8 +358,9 @@ func TestAccGroupRescale_owedScaleFollowsTheNextCountChange(t *testing.T) {
 
 // TestAccGroupRescale_owedScaleAfterAProvisioningFailure: the new g2's
 // per-group scale fails on provisioning (503, the migration stays
-// PREPARING on g2 at 4 shards while g1 is at 2). The next plan shows the
-// update that resumes it (the same target resumes a PREPARING migration),
+// PREPARING on g2 at 4 shards while g1 is at 2). The prefix is split: the
+// next plan shows the shard count's update that repairs it (prefix.Decide:
+// the same target resumes a PREPARING migration, with a per-group scale),
 // and once Redis is healthy its apply brings g2 to 2. Before, g2's own
 // PREPARING migration made the plan take the prefix for busy: the plan was
 // empty and the prefix stayed split.
@@ -385,9 +386,17 @@ func TestAccGroupRescale_owedScaleAfterAProvisioningFailure(t *testing.T) {
 				PreConfig: func() { c.ClearProvisioningFaults() },
 				Config:    cfg,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionNoop),
+					plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(rescaleCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
 				}},
-				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2)),
+					func(*terraform.State) error {
+						if scales := terraformMutations(c, p, "SCALE_GROUP"); len(scales) == 0 || deref(scales[len(scales)-1].ConsumerGroup) != "g2" {
+							return fmt.Errorf("want the repair's per-group scale of g2 last; got %+v", scales)
+						}
+						return nil
+					}),
 			},
 			{Config: cfg, PlanOnly: true},
 		},

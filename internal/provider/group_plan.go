@@ -234,9 +234,6 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	plan.Recreation = state.Recreation
 	plan.SiblingShardCounts = state.SiblingShardCounts
-	if plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
-		r.planOwedRescale(ctx, req, resp, &plan)
-	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 
 	if !plan.InitialShardCount.IsUnknown() && !plan.InitialShardCount.Equal(state.InitialShardCount) {

@@ -253,9 +253,6 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
-	if owed, _ := readRescaleOwed(ctx, req.Private); owed != nil && group.ShardCount == owed.Target {
-		resp.Diagnostics.Append(setRescaleOwed(ctx, resp.Private, nil)...) // group_create_rescale.go
-	}
 	// The highest metadataVersion seen is kept in private state, and the
 	// shard_count and metadata_version attributes are not raised by a
 	// refresh: scales (this configuration's own, through
@@ -305,8 +302,8 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 }
 
 // Update changes only Terraform-side settings: no group field can be changed
-// through the coordinator's API. The one exception is the per-group scale a
-// create after its prefix's stream scale still owes (applyOwedRescale).
+// through the coordinator's API. (A group left at another count than its
+// prefix is the shard count resource's to repair: group_shard_count_split.go.)
 func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -340,9 +337,6 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
 		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 	}
-	// The one mutation an update can send: the per-group scale a create
-	// after its prefix's stream scale still owes (group_create_rescale.go).
-	r.applyOwedRescale(ctx, req, resp, plan)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"math"
 	"fmt"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // ModifyPlan puts what a reviewer needs into the plan's values: the
@@ -270,8 +272,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			extra[g] = from
 		}
 	}
-	if snap.self != nil && from == target && snap.self.ActiveMigration.Finished() {
-		// The group already has the count: nothing will be sent.
+	split := prefix.Record{Prefix: p, Groups: snap.groups}.Split(target)
+	if snap.self != nil && from == target && snap.self.ActiveMigration.Finished() && len(split) == 0 {
+		// The prefix already has the count: nothing will be sent.
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
@@ -318,6 +321,14 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		m.FromShardCount = types.Int64Value(int64(from))
 		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(from, target))
 		plan.PreviousShardCount = types.Int64Value(int64(from))
+	}
+	if from == target {
+		// A split prefix: this group has the count, others move.
+		moved := 0.0
+		for _, gi := range split {
+			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, target))
+		}
+		m.MovedKeyPercent = types.Float64Value(moved)
 	}
 	if blockedBy != "" {
 		m.BlockedBy = types.StringValue(blockedBy)

@@ -166,7 +166,7 @@ func TestAccInterrupt_lostCreateIsNotSentAgain(t *testing.T) {
 // (503 REDIS_STREAM_PROVISIONING_FAILED: group "a" scaled, "b" PREPARING,
 // "c" untouched). Without an interrupt the provider retries it and takes the
 // prefix over with per-group scales; after one, it sends nothing more: no
-// retry, no per-group scale.
+// retry, no per-group scale. The next plan and apply repair the prefix.
 func TestAccInterrupt_partWayStreamScaleIsNotTakenOver(t *testing.T) {
 	f := newInterruptFixture(t, builtProvider(t))
 	p := acctest.RandomName("sigint-partial")
@@ -185,6 +185,30 @@ func TestAccInterrupt_partWayStreamScaleIsNotTakenOver(t *testing.T) {
 	f.sentOnce(http.MethodPost, coordinator.RouteStreamScale)
 	if n := f.coord.RequestCount(http.MethodPost, coordinator.RouteGroupScale); n != 0 {
 		t.Fatalf("%d per-group scales were sent after the interrupt", n)
+	}
+	// Issue 30 §1: the prefix is left split (a under way to 1, b PREPARING
+	// to 1, c at 2). The next plan shows the change, and its apply brings
+	// every group to 1: it adopts a's migration, resumes b's with the same
+	// target and scales c, one by one (a stream scale is refused while a
+	// migration is under way). Then the plan is empty.
+	f.coord.SetUndrainedShard(p, "a", 1, false)
+	if code := f.run("plan", "-detailed-exitcode", "-no-color"); code != 2 {
+		t.Fatalf("the plan after the part-way scale exited %d, want 2 (changes)", code)
+	}
+	if code := f.run("apply", "-auto-approve", "-no-color"); code != 0 {
+		t.Fatalf("the apply that repairs the prefix exited %d", code)
+	}
+	for _, g := range []string{"a", "b", "c"} {
+		grp, err := f.env.Client().GetGroup(ctxT(t), p, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if grp.ShardCount != 1 || !grp.ActiveMigration.Finished() {
+			t.Fatalf("group %s after the repair: %d shards, migration %+v; want 1 and none", g, grp.ShardCount, grp.ActiveMigration)
+		}
+	}
+	if code := f.run("plan", "-detailed-exitcode", "-no-color"); code != 0 {
+		t.Fatalf("the plan after the repair exited %d, want 0 (no changes)", code)
 	}
 }
 
