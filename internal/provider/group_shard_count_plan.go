@@ -2,8 +2,8 @@ package provider
 
 import (
 	"context"
-	"math"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
