@@ -57,6 +57,9 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 		Apply: &ApplyResult{N: 50, Create: Run{Wall: 1500 * time.Millisecond}, NoopCreate: Run{Wall: time.Second},
 			CreateCounts: map[string]int{"POST /coord/v1/streams/{streamPrefix}/groups/{consumerGroup}": 50, "GET /coord/v1/monitoring/groups": 2},
 			Update:       Run{Wall: 12 * time.Second}, UpdateCounts: map[string]int{"POST /coord/v1/streams/{streamPrefix}/scale": 50}, UpdateLastLatency: 300 * time.Millisecond},
+		LiveScale: &LiveScaleResult{N: 50, Apply: Run{Wall: 30 * time.Second}, Window: 29 * time.Second, LastLatency: 190 * time.Millisecond,
+			WindowCounts: map[string]int{"POST /coord/v1/streams/{streamPrefix}/scale": 50, "GET /coord/v1/monitoring/groups": 30},
+			ApplyCounts:  map[string]int{"POST /coord/v1/streams/{streamPrefix}/scale": 50, "GET /coord/v1/monitoring/groups": 31}},
 		Latency: &LatencyResult{Runs: 5, Latency: Stats{Min: 100 * time.Millisecond, Median: 200 * time.Millisecond, Max: 500 * time.Millisecond}},
 		RateLimit: []RateLimitResult{{Name: "one bucket", Mutations: 30, Limit: 6, Window: 6 * time.Second, Workers: 10,
 			Total: 24100 * time.Millisecond, Minimum: 24 * time.Second, Refused: 36}},
@@ -70,6 +73,7 @@ func TestReportRendersEveryMeasurement(t *testing.T) {
 		"| 50 | 0.90 s | 0.30 s | 1.00 s | 0.40 s | 0.50 s | 0.10 s |",
 		"| create | 1.50 s | 1.00 s | 52 | POST /streams/{streamPrefix}/groups/{consumerGroup} 50; GET /monitoring/groups 2 | | |",
 		"| scale every group 4→2 | 12.0 s | | 50 | POST /streams/{streamPrefix}/scale 50 | 0 | 0.30 s |",
+		"| 30.0 s | 29.0 s | 80 | POST /streams/{streamPrefix}/scale 50; GET /monitoring/groups 30 | 81 | 0.19 s |",
 		"| migration DEPRECATED → terraform apply returned | 0.10 s | 0.20 s | 0.50 s |",
 		"| one bucket | 30 | 6 / 6s | 10 | 24.1 s | 24.0 s | 36 | 0 |",
 	} {

@@ -77,6 +77,7 @@ type Report struct {
 	Sizes     []SizeResult
 	Apply     *ApplyResult
 	Latency   *LatencyResult
+	LiveScale *LiveScaleResult
 	RateLimit []RateLimitResult
 	// Query is `terraform query` and the import through generated
 	// configuration (query.go); empty under Terraform < 1.14 and OpenTofu.
@@ -141,6 +142,14 @@ func (r Report) Write(w io.Writer) {
 			totalRequests(a.CreateCounts), byRoute(a.CreateCounts))
 		fmt.Fprintf(w, "| scale every group 4→2 | %s | | %d | %s | %d | %s |\n", secs(a.Update.Wall),
 			totalRequests(a.UpdateCounts), byRoute(a.UpdateCounts), a.Update429s, secs(a.UpdateLastLatency))
+		fmt.Fprintln(w)
+	}
+	if l := r.LiveScale; l != nil {
+		fmt.Fprintf(w, "Apply scaling %d prefixes out (%d→%d shards), each group with a live consumer, at the default parallelism (10):\n\n", l.N, liveScaleFrom, liveScaleTo)
+		fmt.Fprintln(w, "| wall | first scale → last DEPRECATED | requests in that window | by route | requests of the whole apply | last DEPRECATED → apply returned |")
+		fmt.Fprintln(w, "|---:|---:|---:|---|---:|---:|")
+		fmt.Fprintf(w, "| %s | %s | %d | %s | %d | %s |\n", secs(l.Apply.Wall), secs(l.Window), totalRequests(l.WindowCounts),
+			byRoute(l.WindowCounts), totalRequests(l.ApplyCounts), secs(l.LastLatency))
 		fmt.Fprintln(w)
 	}
 	if l := r.Latency; l != nil {

@@ -18,5 +18,6 @@
 //     to MaxResends re-sends with the same request id; a failed read-back
 //     re-sends only an idempotent mutation (rollback, delete).
 //   - Watch (watch.go): every wait of a run is served by one poll of the
-//     coordinator's groups listing.
+//     coordinator's groups listing, with the client's retries as its only
+//     ones.
 package prefix

@@ -291,6 +291,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	target := int32(plan.ShardCount.ValueInt64())
 	s := &scaler{
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target,
+		watch:            r.pd.watch,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),

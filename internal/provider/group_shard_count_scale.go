@@ -46,6 +46,7 @@ type scaler struct {
 	// longer waited for.
 	plans   *planRegistry
 	planned map[string]int64
+	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record

@@ -12,47 +12,36 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-// Migration polling: first check within ~250 ms, growing to 500 ms, so apply
-// returns well within a second of the coordinator marking the migration
-// DEPRECATED (BENCHMARKS.md); a 1 s cap let it take up to ~1.1 s. Polls are
-// GETs, which the rate limit does not count.
+// migrationPoll is the schedule of a rollback's confirmation
+// (waitRolledBack): first check within ~250 ms, growing to 500 ms. A
+// shard count's waits are the Watcher's (wait).
 var migrationPoll = client.PollOptions{Initial: 250 * time.Millisecond, Max: 500 * time.Millisecond, Factor: 1.5, MaxConsecutiveErrors: 5}
 
 // errMigrationEnded ends a wait at once: the migration was rolled back or
 // its group disappeared. Waiting longer cannot help.
 var errMigrationEnded = errors.New("migration ended without completing")
 
-// wait polls every tracked migration until each is finished (DEPRECATED and
-// no longer the group's active migration), or is a scale-out that cannot
+// wait waits for every tracked migration until each is finished (DEPRECATED
+// and no longer the group's active migration), or is a scale-out that cannot
 // finish because its group has no live consumer. It reports whether the
 // outcome is settled: false means the next apply should resume the wait.
+//
+// Its rounds are the run's Watcher's (prefix.Watcher): one groups listing a
+// round serves every wait of the run, and the final state of a migration no
+// longer active is read once. The wait's rule for an unavailable coordinator
+// is the Watcher's, which is the client's: the listing gets the client's
+// retries and no others, and a listing that fails after them ends the wait
+// (the next apply resumes it). With the provider's defaults (max_retries
+// 10, retry_wait_min 1 s, retry_wait_max 30 s) a wait rides out about 1.5
+// to 3 minutes of 503s and 3 s of refused connections, as every other read
+// does, rather than hiding an outage for its whole timeout.
 func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
-	seenViolations := map[string]bool{}
 	finished := map[string]bool{}
-	round := 0
-	pace := s.pacer()
-	err := client.Poll(ctx, pollOptionsFor(len(out.migrations), pace.clock), func(ctx context.Context) (bool, error) {
-		defer func() { round++ }()
-		for _, name := range sortedKeys(out.migrations) {
-			if finished[name] {
-				continue
-			}
-			done, err := s.observe(ctx, out, name, round, seenViolations)
-			if err != nil {
-				return false, err
-			}
-			if _, tracked := out.migrations[name]; !tracked {
-				delete(finished, name) // deleted by this apply (observe)
-				continue
-			}
-			finished[name] = done
-		}
-		out.state = aggregateState(out.migrations)
-		return len(finished) == len(out.migrations) && allTrue(finished), nil
-	})
+	err := s.awaitMigrations(ctx, out, finished)
 	for _, name := range sortedKeys(out.waitingForConsumer) {
 		m := out.migrations[name]
 		s.diags.AddWarning(fmt.Sprintf("Scale-out of group %q waits for a consumer", name), fmt.Sprintf(
@@ -81,34 +70,66 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 		return false
 	default:
 		addAPIError(s.diags, fmt.Sprintf("Failed while waiting for the resharding of stream prefix %q to %d shards", s.p, s.target), err,
-			"The scale was accepted; the next terraform apply resumes waiting.")
+			"The scale was accepted. The coordinator stayed unavailable through the provider's retries (max_retries, retry_wait_max): "+
+				"once it answers again, the next terraform apply resumes waiting without sending another scale.")
 		return false
 	}
 }
 
-// pollOptionsFor spreads the polls of a prefix's migrations: each round
-// reads every unfinished group, so the interval grows with their number.
-// The pacer, not this schedule, is what bounds the requests per second.
-func pollOptionsFor(groups int, clk *pollClock) client.PollOptions {
-	o := migrationPoll
-	if groups > 1 {
-		o.Initial *= time.Duration(groups)
-		o.Max *= time.Duration(groups)
+// awaitMigrations takes the Watcher's rounds until every tracked migration
+// is done (finished[name]); a migration ended otherwise is an error
+// wrapping errMigrationEnded.
+func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finished map[string]bool) error {
+	seenViolations := map[string]bool{}
+	wt := s.watcher().Watch(ctx, s.p, out.migrations)
+	defer wt.Close()
+	for !allDone(out, finished) {
+		seen, err := wt.Next(ctx)
+		if err != nil {
+			return err
+		}
+		for _, name := range sortedKeys(seen) {
+			if _, tracked := out.migrations[name]; !tracked || finished[name] {
+				continue
+			}
+			done, err := s.observe(ctx, out, name, seen[name], seenViolations)
+			if err != nil {
+				return err
+			}
+			if _, tracked := out.migrations[name]; !tracked {
+				delete(finished, name) // deleted by this apply (observe)
+				continue
+			}
+			finished[name] = done
+			if done {
+				wt.Forget(name)
+			}
+		}
+		out.state = aggregateState(out.migrations)
 	}
-	o.Sleep = clk.sleep
-	return o
+	return nil
 }
 
-// A wait sends at most pollPaceMax reads for its stream prefix in any
-// pollPaceWindow, whatever its rounds add up to (group reads, side reads,
-// the final read of a finished migration): under 4 requests per second per
-// waiting prefix (issue 12). Measured in TestScaleWaitPace.
-const (
-	pollPaceMax    = 3
-	pollPaceWindow = time.Second
-)
+func allDone(out *scaleOutcome, finished map[string]bool) bool {
+	for name := range out.migrations {
+		if !finished[name] {
+			return false
+		}
+	}
+	return true
+}
 
-// pollClock is the time a wait runs on; tests drive a virtual one.
+// watcher is the run's Watcher; a scaler built without one (a unit test)
+// gets its own, on its pacer's clock.
+func (s *scaler) watcher() *prefix.Watcher {
+	if s.watch == nil {
+		clk := s.pacer().clock
+		s.watch = prefix.NewWatcher(s.api, prefix.Options{Clock: prefix.Clock{Now: clk.now, Sleep: clk.sleep}})
+	}
+	return s.watch
+}
+
+// pollClock is the time a wait's own reads run on; tests drive a virtual one.
 type pollClock struct {
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
@@ -116,7 +137,14 @@ type pollClock struct {
 
 var realPollClock = &pollClock{now: time.Now, sleep: client.Sleep}
 
-// pacer holds each read of a wait back until it is at most the
+// A wait's own reads for its prefix (the invariant-violation reads; the
+// listing is the Watcher's) are at most pollPaceMax in any pollPaceWindow.
+const (
+	pollPaceMax    = 3
+	pollPaceWindow = time.Second
+)
+
+// pacer holds each of a wait's own reads back until it is at most the
 // pollPaceMax-th within pollPaceWindow.
 type pacer struct {
 	clock *pollClock
@@ -145,81 +173,73 @@ func (s *scaler) pacer() *pacer {
 	return s.pace
 }
 
-// Side reads while waiting: invariant violations are checked every
-// violationsEvery rounds, and whether a scale-out has a live consumer every
-// membersEvery rounds (and on the first), on top of one group read a round.
+// Invariant violations are read (GET .../assignments, which the listing
+// does not carry) only for a migration still unfinished violationsAfter into
+// the wait, and then every violationsEvery: CONTRACT §7 puts a scale-out with
+// live consumers at 5–10 s, so a migration that completes as usual costs no
+// read, and one that lingers (the one a user needs explained) is checked. A
+// read for every migration every few rounds was most of a run's requests,
+// and violations are only warned about, never waited on.
 const (
-	violationsEvery = 4
-	membersEvery    = 2
+	violationsAfter = 10 * time.Second
+	violationsEvery = 30 * time.Second
 )
 
-// observe checks one group's migration; done means nothing more to wait for.
-func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, round int, seenViolations map[string]bool) (bool, error) {
+// observe applies one round's observation of a group's migration; done
+// means nothing more to wait for.
+func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o prefix.Observation, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
-	pace := s.pacer()
-	if err := pace.take(ctx); err != nil {
-		return false, err
-	}
-	group, err := s.api.GetGroup(ctx, s.p, name)
-	if client.IsNotFound(err) && s.deletedInRun(name) {
+	switch {
+	case o.Gone && s.deletedInRun(name):
 		return s.untrackDeleted(ctx, out, name), nil
-	}
-	if client.IsNotFound(err) {
+	case o.Gone:
 		return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d) was in progress (deleted out of band?)",
 			errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
+	case o.Err != nil && client.IsNotFound(o.Err) && s.deletedInRun(name):
+		// Deleted and created again by this apply (a replacement): the
+		// new group does not know the old one's migration.
+		return s.untrackDeleted(ctx, out, name), nil
+	case o.Err != nil:
+		return false, o.Err
 	}
-	if err != nil {
-		return false, err
-	}
-	if am := group.ActiveMigration; am != nil && am.ReshardingID == m.ReshardingID {
-		m = *am
-	} else {
-		// No longer active: read its final state.
-		if err := pace.take(ctx); err != nil {
-			return false, err
-		}
-		final, err := s.api.GetMigration(ctx, s.p, name, m.ReshardingID)
-		if client.IsNotFound(err) && s.deletedInRun(name) {
-			// Deleted and created again by this apply (a replacement): the
-			// new group does not know the old one's migration.
-			return s.untrackDeleted(ctx, out, name), nil
-		}
-		if err != nil {
-			return false, err
-		}
-		m = *final
-	}
+	m = o.Migration
 	out.migrations[name] = m
 	switch {
 	case m.State == client.MigrationRolledBack || m.State == client.MigrationRollingBack:
 		return false, fmt.Errorf("%w: migration %s of group %q (%d→%d shards) was rolled back; the group has %d shards again. "+
 			"If that was intended, set shard_count = %d; otherwise apply again to scale anew",
-			errMigrationEnded, m.ReshardingID, name, m.FromShardCount, m.ToShardCount, group.ShardCount, group.ShardCount)
-	case m.State == client.MigrationDeprecated && (group.ActiveMigration == nil || group.ActiveMigration.ReshardingID != m.ReshardingID):
+			errMigrationEnded, m.ReshardingID, name, m.FromShardCount, m.ToShardCount, o.Group.ShardCount, o.Group.ShardCount)
+	case o.Finished && m.State == client.MigrationDeprecated:
 		delete(out.waitingForConsumer, name)
 		return true, nil
 	}
-	if round%violationsEvery == 0 {
-		if err := pace.take(ctx); err != nil {
+	if due := violationsCheckDue(o.Waited, seenViolations, name); due {
+		if err := s.pacer().take(ctx); err != nil {
 			return false, err
 		}
 		s.reportViolations(ctx, name, seenViolations)
 	}
-	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && round%membersEvery == 0 {
-		if err := pace.take(ctx); err != nil {
-			return false, err
-		}
-		live, err := liveMembers(ctx, s.api, s.p, name)
-		if err != nil {
-			return false, err
-		}
-		if len(live) == 0 {
-			out.waitingForConsumer[name] = true
-			return true, nil
-		}
-		delete(out.waitingForConsumer, name)
+	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && !hasLiveConsumer(*o.Group) {
+		out.waitingForConsumer[name] = true
+		return true, nil
 	}
+	delete(out.waitingForConsumer, name)
 	return false, nil
+}
+
+// violationsCheckDue reports whether a migration awaited for waited is due
+// an invariant-violation read, and notes it in seen (under the group's
+// name and a NUL, a key no violation text has).
+func violationsCheckDue(waited time.Duration, seen map[string]bool, name string) bool {
+	if waited < violationsAfter {
+		return false
+	}
+	slot := fmt.Sprintf("%s\x00check\x00%d", name, (waited-violationsAfter)/violationsEvery)
+	if seen[slot] {
+		return false
+	}
+	seen[slot] = true
+	return true
 }
 
 // untrackDeleted stops waiting for the migration of a group this apply
@@ -279,6 +299,7 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	// The inner wait's own diagnostics describe the other migrations as if
 	// they were ours; this function reports them in its own words instead.
 	s.pacer() // shared with the inner wait and the scale's own wait after it
+	s.watcher()
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch
@@ -364,11 +385,5 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func allTrue(m map[string]bool) bool {
-	for _, v := range m {
-		if !v {
-			return false
-		}
-	}
-	return true
-}
+// runWatcher is the run's prefix.Watcher, as the scaler holds it.
+type runWatcher = prefix.Watcher

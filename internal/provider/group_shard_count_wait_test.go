@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -14,9 +15,10 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// virtualTime is the clock of TestScaleWaitPace: the wait's sleeps advance
+// virtualTime is the clock of TestScaleWaitPace: the poll's sleeps advance
 // it, and the coordinator's loop ticks once per virtual second from
 // tickFrom on, so no test waits for real time.
 type virtualTime struct {
@@ -59,87 +61,126 @@ func (v *virtualTime) sleep(ctx context.Context, d time.Duration) error {
 	return ctx.Err()
 }
 
-// TestScaleWaitPace: while a scale waits for its migrations, the reads it
-// sends for the stream prefix never exceed pollPaceMax (3) in any one
-// second, that is, under 4 requests per second per waiting prefix, with one
-// group or several, through rounds with side reads and the final migration
-// read; and the wait still ends once the coordinator completes the change.
+// TestScaleWaitPace: the waits of a run share one poll. Two prefixes (one
+// group, and three) wait at once through one Watcher: while they wait, the
+// run sends groups listings no closer together than the poll's first
+// interval and at most pollPaceMax (3) in any second, whatever the number of
+// prefixes and groups, plus exactly one final read per migration and no
+// other request (no per-group GETs, no members reads); and both waits end
+// once the coordinator completes the change.
 func TestScaleWaitPace(t *testing.T) {
-	for _, groups := range []int{1, 3} {
-		t.Run(fmt.Sprintf("%d groups", groups), func(t *testing.T) {
-			ctx := context.Background()
-			vt := &virtualTime{base: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), tickFrom: 6 * time.Second, limit: 10 * time.Minute}
-			c := coordinator.New(coordinator.Options{AdminPassword: "pace-pass", Now: vt.now})
-			vt.tick = c.Tick
+	ctx := context.Background()
+	vt := &virtualTime{base: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), tickFrom: 6 * time.Second, limit: 10 * time.Minute}
+	c := coordinator.New(coordinator.Options{AdminPassword: "pace-pass", Now: vt.now})
+	vt.tick = c.Tick
 
-			var mu sync.Mutex
-			recording := false
-			var sent []time.Duration
-			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				mu.Lock()
-				if recording {
-					sent = append(sent, vt.since())
-				}
-				mu.Unlock()
-				c.ServeHTTP(w, r)
-			}))
-			defer srv.Close()
-			api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "pace-pass"})
-			if err != nil {
+	type sent struct {
+		at  time.Duration
+		key string
+	}
+	var mu sync.Mutex
+	recording := false
+	var log []sent
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if recording {
+			key := r.Method + " " + r.URL.Path
+			if strings.Contains(r.URL.Path, "/migrations/") {
+				key = "GET migration"
+			}
+			log = append(log, sent{vt.since(), key})
+		}
+		mu.Unlock()
+		c.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "pace-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk := &pollClock{now: vt.now, sleep: vt.sleep}
+	watch := prefix.NewWatcher(api, prefix.Options{Clock: prefix.Clock{Now: vt.now, Sleep: vt.sleep}})
+
+	four := int32(4)
+	var scalers []*scaler
+	var outs []*scaleOutcome
+	var diags []*diag.Diagnostics
+	migrations := 0
+	for p, groups := range map[string]int{"pace-a": 1, "pace-b": 3} {
+		for i := range groups {
+			if _, err := api.CreateGroup(ctx, p, fmt.Sprintf("g%d", i), &four, client.Mutation{}); err != nil {
 				t.Fatal(err)
 			}
-
-			const prefix = "pace"
-			four := int32(4)
-			for i := range groups {
-				if _, err := api.CreateGroup(ctx, prefix, fmt.Sprintf("g%d", i), &four, client.Mutation{}); err != nil {
-					t.Fatal(err)
-				}
-			}
-			var diags diag.Diagnostics
-			s := &scaler{api: api, locks: &keyedMutex{}, p: prefix, g: "g0", target: 2, diags: &diags, pace: &pacer{clock: &pollClock{now: vt.now, sleep: vt.sleep}}}
-			out := s.start(ctx)
-			if out == nil || diags.HasError() {
-				t.Fatalf("scale did not start: %v", diags)
-			}
-			if len(out.migrations) != groups {
-				t.Fatalf("tracking %d migrations, want one per group (%d)", len(out.migrations), groups)
-			}
-
-			mu.Lock()
-			recording, start := true, vt.since()
-			mu.Unlock()
-			finished := s.wait(ctx, out)
-			mu.Lock()
-			recording = false
-			mu.Unlock()
-
-			if !finished || diags.HasError() {
-				t.Fatalf("wait did not finish: finished=%v %v", finished, diags)
-			}
-			if out.state != client.MigrationDeprecated {
-				t.Fatalf("migrations ended %s, want %s", out.state, client.MigrationDeprecated)
-			}
-			// Nothing completes before tickFrom, so the wait polled for
-			// several seconds: enough rounds to include side reads.
-			if waited := vt.since() - start; waited < vt.tickFrom-start {
-				t.Fatalf("wait ended after %s of virtual time, before the coordinator could complete anything", waited)
-			}
-			if len(sent) < 2*pollPaceMax {
-				t.Fatalf("only %d requests while waiting", len(sent))
-			}
-			busiest := 0
-			for i := range sent {
-				n := 0
-				for j := i; j < len(sent) && sent[j]-sent[i] < time.Second; j++ {
-					n++
-				}
-				busiest = max(busiest, n)
-				if n > pollPaceMax {
-					t.Fatalf("%d requests within one second from %s (all: %v)", n, sent[i], sent)
-				}
-			}
-			t.Logf("%d requests over %s of virtual time, at most %d in any second", len(sent), sent[len(sent)-1]-sent[0], busiest)
-		})
+		}
+		d := &diag.Diagnostics{}
+		s := &scaler{api: api, locks: &keyedMutex{}, p: p, g: "g0", target: 2, diags: d, pace: &pacer{clock: clk}, watch: watch}
+		out := s.start(ctx)
+		if out == nil || d.HasError() {
+			t.Fatalf("scale of %s did not start: %v", p, *d)
+		}
+		if len(out.migrations) != groups {
+			t.Fatalf("%s: tracking %d migrations, want one per group (%d)", p, len(out.migrations), groups)
+		}
+		migrations += groups
+		scalers, outs, diags = append(scalers, s), append(outs, out), append(diags, d)
 	}
+
+	mu.Lock()
+	recording = true
+	mu.Unlock()
+	finished := make([]bool, len(scalers))
+	var wg sync.WaitGroup
+	for i, s := range scalers {
+		wg.Add(1)
+		go func() { defer wg.Done(); finished[i] = s.wait(ctx, outs[i]) }()
+	}
+	wg.Wait()
+	mu.Lock()
+	recording = false
+	mu.Unlock()
+
+	for i, s := range scalers {
+		if !finished[i] || diags[i].HasError() {
+			t.Fatalf("wait of %s did not finish: finished=%v %v", s.p, finished[i], *diags[i])
+		}
+		if outs[i].state != client.MigrationDeprecated {
+			t.Fatalf("%s: migrations ended %s, want %s", s.p, outs[i].state, client.MigrationDeprecated)
+		}
+	}
+	var listings []time.Duration
+	finals := 0
+	for _, r := range log {
+		switch r.key {
+		case "GET " + coordinator.RouteMonitoringGroups:
+			listings = append(listings, r.at)
+		case "GET migration":
+			finals++
+		default:
+			t.Errorf("the wait sent %s at %s: only listings and final migration reads belong to it", r.key, r.at)
+		}
+	}
+	if finals != migrations {
+		t.Errorf("%d final migration reads, want one per migration (%d)", finals, migrations)
+	}
+	// Nothing completes before tickFrom: the waits polled for several
+	// seconds, so the listings show the poll's pace.
+	if len(listings) < 2*pollPaceMax || listings[len(listings)-1] < vt.tickFrom {
+		t.Fatalf("only %d listings, the last at %s", len(listings), listings[len(listings)-1])
+	}
+	busiest := 0
+	for i := range listings {
+		if i > 0 && listings[i]-listings[i-1] < prefix.DefaultPollInitial {
+			t.Fatalf("listings at %s and %s, closer than the poll's first interval (all: %v)", listings[i-1], listings[i], listings)
+		}
+		n := 0
+		for j := i; j < len(listings) && listings[j]-listings[i] < time.Second; j++ {
+			n++
+		}
+		busiest = max(busiest, n)
+		if n > pollPaceMax {
+			t.Fatalf("%d listings within one second from %s (all: %v)", n, listings[i], listings)
+		}
+	}
+	t.Logf("%d listings over %s of virtual time (at most %d in any second) and %d final reads served %d migrations of 2 prefixes",
+		len(listings), listings[len(listings)-1]-listings[0], busiest, finals, migrations)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // providerData is what Configure hands every resource, data source and
@@ -23,6 +24,9 @@ type providerData struct {
 	// process: group creates that resolve their siblings' shard count, and
 	// stream-level scales (which touch every group of the prefix).
 	prefixLocks *keyedMutex
+	// watch serves every shard count wait of the run from one poll of the
+	// groups listing (prefix.Watcher).
+	watch *prefix.Watcher
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
 	// configUnknown lists the provider settings that are unknown at plan
@@ -52,7 +56,8 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client) *providerData {
-	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}, configuration: newConfiguration()}
+	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}, watch: prefix.NewWatcher(api, prefix.Options{}),
+		configuration: newConfiguration()}
 }
 
 // providerDataFrom type-asserts ProviderData; nil data (the provider is not

@@ -32,6 +32,7 @@ func run() error {
 		largePlans = flag.Int("large-plans", 1, "rounds of plans and refreshes for sizes from -large up")
 		applyN     = flag.Int("apply", 50, "groups (each with a shard count) the apply scenario creates and scales (0 skips)")
 		latency    = flag.Int("latency-runs", 5, "applies for the scale completion latency (0 skips)")
+		liveScale  = flag.Int("live-scale", 50, "prefixes, each with a live consumer, the shared-wait scenario scales out in one apply (0 skips)")
 		rateLimit  = flag.Bool("rate-limit", true, "run the rate-limit workloads")
 		keep       = flag.Bool("keep", false, "keep the working directories")
 		sdkLogsOff = flag.Bool("logs-off", false, "set TF_LOG_SDK, TF_LOG_SDK_FRAMEWORK, TF_LOG_SDK_PROTO and TF_LOG_PROVIDER to OFF for every provider "+
@@ -128,6 +129,14 @@ func run() error {
 			return fmt.Errorf("latency: %w", err)
 		}
 		report.Latency = &l
+	}
+	if *liveScale > 0 {
+		progress(fmt.Sprintf("live scale: %d prefixes with a live consumer each, scaled out in one apply", *liveScale))
+		l, err := bench.MeasureLiveScale(ctx, tf, *liveScale)
+		if err != nil {
+			return fmt.Errorf("live scale: %w", err)
+		}
+		report.LiveScale = &l
 	}
 	if *rateLimit {
 		// The server default is 60 per 60 s window; both workloads shorten

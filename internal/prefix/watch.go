@@ -1,0 +1,345 @@
+package prefix
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/hashicorp/terraform-plugin-log/tflog"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Reader is what a Watcher reads: the groups listing (GET
+// /monitoring/groups, CONTRACT §5) and, once, the final state of a
+// migration that is no longer active (§4.8). *client.Client is one.
+type Reader interface {
+	Groups(ctx context.Context) ([]client.Group, error)
+	GetMigration(ctx context.Context, p, g, id string) (*client.Migration, error)
+}
+
+// Clock is the time the poll runs on; a zero field is the real clock's.
+// Tests drive a virtual one.
+type Clock struct {
+	Now   func() time.Time
+	Sleep func(ctx context.Context, d time.Duration) error
+}
+
+// The poll's schedule: the first listing 250 ms after a wait starts the
+// loop, then intervals growing by half up to 1 s. A run sends at most one
+// listing a second however many prefixes it waits for, and an apply returns
+// within a second of its last migration completing.
+const (
+	DefaultPollInitial = 250 * time.Millisecond
+	DefaultPollMax     = time.Second
+	pollFactor         = 1.5
+)
+
+// Options tune a Watcher; zero values take the defaults.
+type Options struct {
+	Clock        Clock
+	Initial, Max time.Duration
+}
+
+// Watcher serves every wait of a run from one poll: each round reads the
+// groups listing once and answers every wait registered before it from
+// that one answer. A migration no longer active in the listing is read once
+// with GetMigration, which alone tells DEPRECATED from ROLLED_BACK
+// (CONTRACT §4.6: activeMigration becomes null either way); a group missing
+// from the listing is reported as gone, and the caller decides what that
+// means. The loop runs only while a wait is registered.
+//
+// One retry layer: the poll's reads are the client's calls, with the
+// client's retries (its retry table, max_retries, retry_wait_min/max,
+// Retry-After and the connection retry budget), and the poll adds none. A
+// listing that fails after those retries fails the round for every wait it
+// was to serve (Wait.Next returns the error); the provider's waits end
+// there, and the next apply resumes them. So a wait rides out an
+// unavailable coordinator for exactly as long as any other read of the
+// provider does: with the defaults (max_retries 10, waits of 1 s doubling
+// to 30 s, jittered), about 1.5 to 3 minutes of 503s or 500s, and 3 s
+// (connect_retry_budget) of refused connections, the bound the client
+// gives a restart. Why that bound and not the wait's whole timeout: a
+// second layer over the client's multiplied both (every GET answered 503
+// was sent 55 times over a 10-minute timeout), and a wait that hides an
+// outage for its whole timeout reports it only when it has nothing left to
+// do; the user who wants a longer ride sets max_retries and retry_wait_max,
+// which govern every read alike.
+type Watcher struct {
+	api     Reader
+	clock   Clock
+	initial time.Duration
+	max     time.Duration
+
+	mu    sync.Mutex
+	waits map[*Wait]struct{}
+	// stop ends the running loop; nil when no loop runs.
+	stop context.CancelFunc
+}
+
+// NewWatcher builds the run's Watcher; it sends nothing until a wait.
+func NewWatcher(api Reader, o Options) *Watcher {
+	w := &Watcher{api: api, clock: o.Clock, initial: o.Initial, max: o.Max, waits: map[*Wait]struct{}{}}
+	if w.clock.Now == nil {
+		w.clock.Now = time.Now
+	}
+	if w.clock.Sleep == nil {
+		w.clock.Sleep = client.Sleep
+	}
+	if w.initial <= 0 {
+		w.initial = DefaultPollInitial
+	}
+	if w.max <= 0 {
+		w.max = DefaultPollMax
+	}
+	w.max = max(w.max, w.initial)
+	return w
+}
+
+// Observation is what one round saw of one awaited migration.
+type Observation struct {
+	// Migration is the migration as of this round: the group's active
+	// migration, or its final state once Finished.
+	Migration client.Migration
+	// Group is the group's record in the listing; nil when Gone.
+	Group *client.Group
+	// Finished: the migration is no longer the group's active one and its
+	// final state is DEPRECATED or ROLLED_BACK (CONTRACT §7 "Finished").
+	Finished bool
+	// Gone: the group is not in the listing (deleted).
+	Gone bool
+	// Err is the failure of the migration's final read (a 404 when the
+	// group was deleted and created again: the new one does not know it).
+	Err error
+	// Waited is how long this wait has awaited the migration.
+	Waited time.Duration
+}
+
+// Ended reports an observation after which the Watcher reads nothing more
+// for the migration.
+func (o Observation) Ended() bool { return o.Finished || o.Gone || o.Err != nil }
+
+// Wait is one waiter's registration: the migrations (group → migration) of
+// one stream prefix it awaits.
+type Wait struct {
+	w       *Watcher
+	prefix  string
+	started time.Time
+	notify  chan struct{}
+
+	mu      sync.Mutex
+	awaited map[string]client.Migration
+	seen    map[string]Observation // delivered, not yet taken by Next
+	err     error
+	closed  bool
+}
+
+// Watch registers the migrations of prefix p a caller waits for; the
+// caller takes the rounds with Next and ends with Close. ctx gives the
+// poll's reads their logger; its cancellation ends only this wait.
+func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]client.Migration) *Wait {
+	wt := &Wait{w: w, prefix: p, started: w.clock.Now(), notify: make(chan struct{}, 1),
+		awaited: map[string]client.Migration{}, seen: map[string]Observation{}}
+	for g, m := range migrations {
+		wt.awaited[g] = m
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.waits[wt] = struct{}{}
+	if w.stop == nil {
+		loop, stop := context.WithCancel(context.WithoutCancel(ctx))
+		w.stop = stop
+		go w.run(loop)
+	}
+	return wt
+}
+
+// Next returns what the rounds since the last call saw of the migrations
+// still awaited (group → observation), waiting for the next round if none
+// has been delivered; a failed listing is returned as the error.
+func (wt *Wait) Next(ctx context.Context) (map[string]Observation, error) {
+	for {
+		wt.mu.Lock()
+		seen, err := wt.seen, wt.err
+		if len(seen) > 0 || err != nil {
+			wt.seen, wt.err = map[string]Observation{}, nil
+			wt.mu.Unlock()
+			if err != nil {
+				return nil, err
+			}
+			return seen, nil
+		}
+		wt.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-wt.notify:
+		}
+	}
+}
+
+// Forget stops awaiting group g's migration (the caller has what it needs).
+func (wt *Wait) Forget(g string) {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	delete(wt.awaited, g)
+	delete(wt.seen, g)
+}
+
+// Close ends the wait; the loop stops when no wait remains.
+func (wt *Wait) Close() {
+	wt.mu.Lock()
+	wt.closed = true
+	wt.mu.Unlock()
+	w := wt.w
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	delete(w.waits, wt)
+	if len(w.waits) == 0 && w.stop != nil {
+		w.stop()
+		w.stop = nil
+	}
+}
+
+// run is the poll loop: it sleeps, then serves one round, while its
+// context lives.
+func (w *Watcher) run(ctx context.Context) {
+	interval := w.initial
+	for {
+		if w.clock.Sleep(ctx, interval) != nil {
+			return
+		}
+		interval = min(time.Duration(float64(interval)*pollFactor), w.max)
+		waits := w.registered(ctx)
+		if waits == nil {
+			return
+		}
+		w.round(ctx, waits)
+	}
+}
+
+// registered are the waits a round starting now serves: those registered
+// before its listing is sent, so none is answered from a listing that may
+// predate its scale. Nil when the loop has been stopped.
+func (w *Watcher) registered(ctx context.Context) []*Wait {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if ctx.Err() != nil {
+		return nil
+	}
+	waits := make([]*Wait, 0, len(w.waits))
+	for wt := range w.waits {
+		waits = append(waits, wt)
+	}
+	return waits
+}
+
+// round reads the listing once and answers every wait from it.
+func (w *Watcher) round(ctx context.Context, waits []*Wait) {
+	awaited := make([]map[string]client.Migration, len(waits))
+	n := 0
+	for i, wt := range waits {
+		awaited[i] = wt.snapshot()
+		n += len(awaited[i])
+	}
+	if n == 0 {
+		return
+	}
+	groups, err := w.api.Groups(ctx)
+	if ctx.Err() != nil {
+		return
+	}
+	if err != nil {
+		tflog.Debug(ctx, "groups listing failed; every wait of the round ends with the error", map[string]any{"error": err.Error(), "waits": len(waits)})
+		for _, wt := range waits {
+			wt.fail(fmt.Errorf("reading the groups listing while waiting for migrations: %w", err))
+		}
+		return
+	}
+	index := make(map[[2]string]*client.Group, len(groups))
+	for i := range groups {
+		index[[2]string{groups[i].StreamPrefix, groups[i].ConsumerGroup}] = &groups[i]
+	}
+	now := w.clock.Now()
+	for i, wt := range waits {
+		seen := make(map[string]Observation, len(awaited[i]))
+		for _, g := range sortedNames(awaited[i]) {
+			seen[g] = w.observe(ctx, wt.prefix, g, awaited[i][g], index[[2]string{wt.prefix, g}])
+			o := seen[g]
+			o.Waited = now.Sub(wt.started)
+			seen[g] = o
+		}
+		wt.deliver(seen)
+	}
+}
+
+// observe reads one awaited migration from the listing's record of its
+// group, and reads its final state once it is no longer active.
+func (w *Watcher) observe(ctx context.Context, p, g string, m client.Migration, rec *client.Group) Observation {
+	if rec == nil {
+		return Observation{Migration: m, Gone: true}
+	}
+	group := *rec
+	if am := group.ActiveMigration; am != nil && am.ReshardingID == m.ReshardingID {
+		return Observation{Migration: *am, Group: &group}
+	}
+	final, err := w.api.GetMigration(ctx, p, g, m.ReshardingID)
+	if err != nil {
+		return Observation{Migration: m, Group: &group, Err: err}
+	}
+	return Observation{Migration: *final, Group: &group, Finished: final.Finished()}
+}
+
+func (wt *Wait) snapshot() map[string]client.Migration {
+	wt.mu.Lock()
+	defer wt.mu.Unlock()
+	out := make(map[string]client.Migration, len(wt.awaited))
+	for g, m := range wt.awaited {
+		out[g] = m
+	}
+	return out
+}
+
+// deliver hands a round's observations to the wait; an ended one is no
+// longer awaited, so its final read is sent once.
+func (wt *Wait) deliver(seen map[string]Observation) {
+	wt.mu.Lock()
+	for g, o := range seen {
+		if _, still := wt.awaited[g]; !still || wt.closed {
+			continue
+		}
+		if o.Ended() {
+			delete(wt.awaited, g)
+		} else {
+			wt.awaited[g] = o.Migration
+		}
+		wt.seen[g] = o
+	}
+	wt.mu.Unlock()
+	wt.wake()
+}
+
+func (wt *Wait) fail(err error) {
+	wt.mu.Lock()
+	wt.err = err
+	wt.mu.Unlock()
+	wt.wake()
+}
+
+func (wt *Wait) wake() {
+	select {
+	case wt.notify <- struct{}{}:
+	default:
+	}
+}
+
+func sortedNames(m map[string]client.Migration) []string {
+	names := make([]string, 0, len(m))
+	for g := range m {
+		names = append(names, g)
+	}
+	sort.Strings(names)
+	return names
+}

@@ -1,0 +1,158 @@
+package provider
+
+import (
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+)
+
+// watchedGroupsHCL is n groups (prefixes base-00, …) created with 4 shards,
+// each with a shard count at count.
+func watchedGroupsHCL(base string, n, count int) string {
+	return fmt.Sprintf(`
+resource "redisstreamcoordinator_group" "g" {
+  count               = %[2]d
+  stream_prefix       = format("%[1]s-%%02d", count.index)
+  consumer_group      = "svc"
+  initial_shard_count = 4
+  deletion_policy     = "DELETE"
+}
+
+resource "redisstreamcoordinator_group_shard_count" "s" {
+  count          = %[2]d
+  stream_prefix  = redisstreamcoordinator_group.g[count.index].stream_prefix
+  consumer_group = redisstreamcoordinator_group.g[count.index].consumer_group
+  shard_count    = %[3]d
+  # A hold the test fails to release ends the apply, not the test binary.
+  timeouts {
+    update = "3m"
+  }
+}
+`, base, n, count)
+}
+
+// An apply of several prefixes' shard counts waits with one shared poll.
+// Every prefix's migration is held (an undrained removed shard) until every
+// scale has been sent and recorded in state; the second groups listing after
+// that releases them all and ticks the coordinator before it is answered, so
+// that one listing shows every migration finished. With one poll for the run
+// it serves every wait: the final read of each migration follows it and no
+// other listing comes before the last of them (a poll per prefix would need
+// a listing per prefix). The waits send no per-group reads (only the apply's
+// own reads of each group, before its scale and when it records state), read
+// each finished migration once, and the apply completes.
+func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds migrations, ticks from a listing and counts the coordinator's requests by route")
+	base := acctest.RandomName("shared")
+	const n = 3
+
+	var mu sync.Mutex
+	var groupGETsBeforeScale, listingsAfterRecorded, listingsAfterRelease, finalReads int
+	released, anyScaled := false, false
+	settled := map[string]bool{} // prefixes whose state was recorded after the scale
+	// Listings as of the last migration's final read (the waits are over),
+	// group reads as of the first.
+	var listingsWaited, groupGETsWaited int
+	recorded := func() bool { return len(settled) == n }
+	hold := func() {
+		for i := 0; i < n; i++ {
+			p := countedPrefix(base, i)
+			c.SetUndrainedShard(p, "svc", 3, true)
+			// A prefix's first group read after its scale is the one that
+			// records its state before it waits. (The refresh reads groups
+			// too: only the reads after the first scale are the apply's.)
+			scaled := false
+			c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/" + p + "/scale", Kind: coordinator.FaultDelay,
+				OnMatch: func() {
+					mu.Lock()
+					defer mu.Unlock()
+					if !anyScaled {
+						anyScaled, groupGETsBeforeScale = true, c.RequestCount("GET", coordinator.RouteGroup)
+					}
+					scaled = true
+				}})
+			c.InjectFault(coordinator.Fault{Method: "GET", Path: "/coord/v1/streams/" + p + "/groups/svc", Times: 1 << 20, Kind: coordinator.FaultDelay,
+				OnMatch: func() {
+					mu.Lock()
+					defer mu.Unlock()
+					if scaled {
+						settled[p] = true
+					}
+				}})
+		}
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMigration, Kind: coordinator.FaultDelay, Times: n,
+			OnMatch: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				if finalReads++; finalReads == 1 {
+					// No wait has ended yet: every group read so far is one
+					// an apply sent before it waits.
+					groupGETsWaited = c.RequestCount("GET", coordinator.RouteGroup) - groupGETsBeforeScale
+				}
+				listingsWaited = listingsAfterRelease
+			}})
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20, Kind: coordinator.FaultDelay,
+			OnMatch: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case released:
+					listingsAfterRelease++
+				case recorded():
+					if listingsAfterRecorded++; listingsAfterRecorded < 2 {
+						return
+					}
+					released = true
+					for i := 0; i < n; i++ {
+						c.SetUndrainedShard(countedPrefix(base, i), "svc", 3, false)
+					}
+					// DRAINING at the first tick, DEPRECATED at the next.
+					c.Tick()
+					c.Tick()
+				}
+			}})
+	}
+	config := a.env.ProviderConfig()
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config + watchedGroupsHCL(base, n, 4)},
+			{
+				PreConfig: func() { c.ResetRequestCounts(); hold() },
+				Config:    config + watchedGroupsHCL(base, n, 2),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(countedPrefix(base, 0), "svc", 2),
+					a.migrationFinished(countedPrefix(base, 1), "svc", 2),
+					a.migrationFinished(countedPrefix(base, 2), "svc", 2),
+					func(*terraform.State) error {
+						c.ClearFaults()
+						mu.Lock()
+						defer mu.Unlock()
+						counts := c.RequestCounts()
+						switch {
+						case !released:
+							return fmt.Errorf("the waits sent fewer than 2 groups listings once every scale was recorded; requests: %v", counts)
+						case finalReads != n || c.RequestCount("GET", coordinator.RouteMigration) != n:
+							return fmt.Errorf("%d migration reads, want one per finished migration (%d); requests: %v", c.RequestCount("GET", coordinator.RouteMigration), n, counts)
+						case listingsWaited > 0:
+							return fmt.Errorf("%d more listings before the last final read: the listing that showed every migration finished did not serve every wait; requests: %v", listingsWaited, counts)
+						case c.RequestCount("GET", coordinator.RouteMembers)+c.RequestCount("GET", coordinator.RouteAssignments) > 0:
+							return fmt.Errorf("the waits read members or assignments; requests: %v", counts)
+						case groupGETsWaited > 2*n:
+							return fmt.Errorf("%d group GETs from the first scale to the first final read, want at most the apply's own %d; requests: %v",
+								groupGETsWaited, 2*n, counts)
+						}
+						return nil
+					},
+				),
+			},
+		},
+	})
+}
