@@ -100,23 +100,12 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 		// a lost scale that landed after the read-back: find out which
 		// from the groups.
 		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
-		if s.waitsForOthers && !s.waitedForOthers {
-			siblings, ok := s.prefixGroups(ctx)
-			if !ok {
-				return nil
-			}
-			if onlyHeadingElsewhere(siblings, s.target) {
-				// Other groups' migrations, all heading to another count
-				// and moving by themselves: the plan said the change
-				// waits for them ("waits for … to finish first"), so it
-				// does, and then sends the scale once more (a new
-				// request: the refused one changed nothing).
-				s.waitedForOthers = true
-				if !s.waitForOthers(ctx) {
-					return nil
-				}
-				return s.scaleStream(ctx, out)
-			}
+		if !s.redecided {
+			// The prefix moved since the record the decision was made
+			// from: decide again, once, from a fresh one (it may wait for
+			// other migrations, or adopt ours).
+			s.redecided = true
+			return s.execute(ctx)
 		}
 		return s.takeOver(mctx, "recovered", nil)
 	default:
@@ -267,24 +256,4 @@ func provedNotApplied(err error) bool {
 		return true
 	}
 	return false
-}
-
-// onlyHeadingElsewhere: some group of the prefix has a migration under way,
-// and every such migration heads to a count other than target and moves by
-// itself (none PREPARING, which only its own target finishes). A migration
-// heading to the target instead means a scale of ours already landed in
-// part (a part-way stream scale, a lost answer): the take-over handles that.
-func onlyHeadingElsewhere(siblings []client.Group, target int32) bool {
-	found := false
-	for _, gi := range siblings {
-		am := gi.ActiveMigration
-		if am == nil || am.Finished() {
-			continue
-		}
-		if am.ToShardCount == target || am.State == client.MigrationPreparing {
-			return false
-		}
-		found = true
-	}
-	return found
 }

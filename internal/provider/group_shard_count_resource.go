@@ -295,9 +295,6 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
-		// The plan's preview says the change waits for other groups'
-		// migrations to finish first; wait_for = "ACCEPTED" waits for none.
-		waitsForOthers: plan.WaitFor.ValueString() != waitForAccepted,
 	}
 	// Every plan's apply checks its basis, a resumed wait's included; a
 	// resumed wait (an unfinished wait, or a migration under way the plan

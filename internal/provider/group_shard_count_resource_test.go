@@ -521,7 +521,8 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 // A resumed wait whose sibling's migration was rolled back out of band since
 // the wait timed out: the apply ends with the wait's own rolled-back error
 // and ends the unfinished wait, so the next plan does not resume (and refuse)
-// again and again.
+// again and again. The prefix is split then (svc at 4, audit back at 2):
+// the next plan is the repair (issue 30), not a resumed wait.
 func TestAccGroupShardCount_resumedWaitOfARolledBackSiblingEnds(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p, g, other := acctest.RandomName("resumedrb"), "svc", "audit"
@@ -548,7 +549,26 @@ func TestAccGroupShardCount_resumedWaitOfARolledBackSiblingEnds(t *testing.T) {
 			{Config: config(2, "2s")},
 			{Config: config(4, "2s"), ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*group "audit".*is ACTIVE`)},
 			{PreConfig: rollBackOther, Config: config(4, "60s"), ExpectError: regexp.MustCompile(`(?s)did not complete.*group "audit".*was\s+rolled\s+back`)},
-			{Config: config(4, "60s"), PlanOnly: true},
+			{Config: config(4, "60s"), PlanOnly: true, ExpectNonEmptyPlan: true},
+			{
+				// audit's consumer is stalled: the repair's scale-out of it
+				// waits for it, until the timeout.
+				Config:      config(4, "2s"),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*group "audit"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.Int64Exact(4), other: knownvalue.Int64Exact(2)})),
+				}},
+			},
+			{
+				PreConfig: func() {
+					if gr, err := a.group(t, p, other); err != nil || gr.ShardCount != 4 {
+						t.Fatalf("the repair must have scaled audit to 4: %+v %v", gr, err)
+					}
+				},
+				Config: config(4, "60s"), PlanOnly: true, ExpectNonEmptyPlan: true, // the wait to resume
+			},
 		},
 	})
 }

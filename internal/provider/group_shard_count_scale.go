@@ -50,11 +50,10 @@ type scaler struct {
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record
-	// waitsForOthers: a stream scale refused (409) for other groups'
-	// migrations heading elsewhere waits for them (within the timeout) and
-	// is sent again, once (waitedForOthers); otherwise, or at a second
-	// refusal, the take-over refuses the prefix at once.
-	waitsForOthers, waitedForOthers bool
+	// redecided: a stream scale refused (409 ACTIVE_MIGRATION_EXISTS) was
+	// decided again from a fresh record; a second refusal goes to the
+	// take-over, which refuses migrations heading elsewhere.
+	redecided bool
 }
 
 // markScaled registers the prefix as taken to the target by this run

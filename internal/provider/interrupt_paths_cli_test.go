@@ -272,8 +272,9 @@ action "redisstreamcoordinator_delete_group" "old" {
 // terraform is interrupted while the create is in flight, the create is
 // finished, but the per-group scale, a new mutation, is not sent: the group
 // stays in state (not tainted: its replacement would be planned as a create
-// of a group that exists), the apply says what it owes, and the next plan
-// shows the update that sends it.
+// of a group that exists), and the apply says the prefix is split. The next
+// plan shows the shard count's repair of the split prefix (issue 30: the
+// group owes nothing of its own), and its apply brings g2 to the count.
 func TestAccInterrupt_createAfterItsPrefixScaledSendsNoPerGroupScale(t *testing.T) {
 	f := newInterruptFixture(t, builtProvider(t))
 	p := acctest.RandomName("sigint-rescale-create")
@@ -295,15 +296,15 @@ func TestAccInterrupt_createAfterItsPrefixScaledSendsNoPerGroupScale(t *testing.
 		t.Fatalf("the per-group scale reached the coordinator %d times after the interrupt, want 0", n)
 	}
 	f.outputSays("was created, but not yet brought to its stream prefix's new shard count", "The operation ended",
-		"The next terraform plan shows an update of it that sends this scale")
+		"the next terraform plan shows an update of its redisstreamcoordinator_group_shard_count")
 	grp, ok := f.state()["redisstreamcoordinator_group.new"]
 	if !ok || grp.Tainted {
 		t.Fatalf("the group created without its per-group scale must be in state, not tainted: %+v", grp)
 	}
 	if code := f.run("plan", "-detailed-exitcode"); code != 2 {
-		t.Fatalf("the next plan must show the per-group scale the create owes, exit code %d", code)
+		t.Fatalf("the next plan must show the repair of the split prefix, exit code %d", code)
 	}
-	f.outputSays(`Group "g2" was created (request id terraform-`, "This apply sends it: group \"g2\" goes from 4 to 2 shards")
+	f.outputSays(fmt.Sprintf(`Stream prefix %q is split`, p), `group "g2": 4 shards`)
 	if code := f.run("apply", "-auto-approve"); code != 0 {
 		t.Fatalf("the next apply: exit %d", code)
 	}
@@ -312,8 +313,10 @@ func TestAccInterrupt_createAfterItsPrefixScaledSendsNoPerGroupScale(t *testing.
 			t.Fatalf("group %s after the next apply: %+v %v (want 2 shards)", g, grp, err)
 		}
 	}
-	if events := terraformMutations(f.coord, p, coordinator.ActionScaleGroup); len(events) != 1 {
-		t.Fatalf("want one per-group scale, sent by the next apply: %+v", events)
+	// Sent by the next apply: a stream scale (a noop for g1) once g1's
+	// migration has finished, or a per-group scale of g2 while it runs.
+	if events := terraformMutations(f.coord, p, coordinator.ActionScaleGroup, coordinator.ActionScaleStream); len(events) != 2 {
+		t.Fatalf("want the first apply's stream scale and the repair's one scale: %+v", events)
 	}
 	if code := f.run("plan", "-detailed-exitcode"); code != 0 {
 		t.Fatalf("the plan after it must be empty, exit code %d", code)
