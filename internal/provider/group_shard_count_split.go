@@ -54,18 +54,10 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	if !ok {
 		return false
 	}
-	// Groups this run creates, deletes or replaces are theirs to plan: a
-	// create rescales itself to the prefix's count (group_create_rescale.go).
-	var ours []string
-	for _, gi := range rec.Groups {
-		name := gi.ConsumerGroup
-		_, planned := r.pd.plans.plannedGroupCreate(p, name)
-		_, created := r.pd.plans.createdInRun(p)[name]
-		if name != g && (planned || created || r.pd.plans.deletedInRun(p, name)) {
-			ours = append(ours, name)
-		}
-	}
-	rec = rec.Without(ours...)
+	// The record is the refresh's: the same in the plan and in Terraform's
+	// re-plan during apply, whatever this run creates or deletes meanwhile
+	// (the executor reads the prefix again, and the basis check knows the
+	// groups this run deleted or created).
 	if self := rec.Group(g); self != nil {
 		*self = *seen
 	}
