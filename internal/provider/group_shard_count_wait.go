@@ -174,16 +174,13 @@ func (s *scaler) pacer() *pacer {
 }
 
 // Invariant violations are read (GET .../assignments, which the listing
-// does not carry) only for a migration still unfinished violationsAfter into
-// the wait, and then every violationsEvery: CONTRACT §7 puts a scale-out with
-// live consumers at 5–10 s, so a migration that completes as usual costs no
-// read, and one that lingers (the one a user needs explained) is checked. A
-// read for every migration every few rounds was most of a run's requests,
-// and violations are only warned about, never waited on.
-const (
-	violationsAfter = 10 * time.Second
-	violationsEvery = 30 * time.Second
-)
+// does not carry) once per migration, in the first round that sees it
+// unfinished, and again every violationsEvery while it stays unfinished: one
+// read catches what the coordinator reports while the migration starts, and
+// one that lingers (the one a user needs explained) is checked again. A read
+// for every migration every few rounds was most of a run's requests, and
+// violations are only warned about, never waited on.
+const violationsEvery = 30 * time.Second
 
 // observe applies one round's observation of a group's migration; done
 // means nothing more to wait for.
@@ -231,10 +228,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 // an invariant-violation read, and notes it in seen (under the group's
 // name and a NUL, a key no violation text has).
 func violationsCheckDue(waited time.Duration, seen map[string]bool, name string) bool {
-	if waited < violationsAfter {
-		return false
-	}
-	slot := fmt.Sprintf("%s\x00check\x00%d", name, (waited-violationsAfter)/violationsEvery)
+	slot := fmt.Sprintf("%s\x00check\x00%d", name, waited/violationsEvery)
 	if seen[slot] {
 		return false
 	}

@@ -65,8 +65,9 @@ func (v *virtualTime) sleep(ctx context.Context, d time.Duration) error {
 // group, and three) wait at once through one Watcher: while they wait, the
 // run sends groups listings no closer together than the poll's first
 // interval and at most pollPaceMax (3) in any second, whatever the number of
-// prefixes and groups, plus exactly one final read per migration and no
-// other request (no per-group GETs, no members reads); and both waits end
+// prefixes and groups, plus exactly one final read and one invariant-violation
+// read per migration and no other request (no per-group GETs, no members
+// reads); and both waits end
 // once the coordinator completes the change.
 func TestScaleWaitPace(t *testing.T) {
 	ctx := context.Background()
@@ -87,6 +88,9 @@ func TestScaleWaitPace(t *testing.T) {
 			key := r.Method + " " + r.URL.Path
 			if strings.Contains(r.URL.Path, "/migrations/") {
 				key = "GET migration"
+			}
+			if strings.HasSuffix(r.URL.Path, "/assignments") {
+				key = "GET assignments"
 			}
 			log = append(log, sent{vt.since(), key})
 		}
@@ -148,16 +152,21 @@ func TestScaleWaitPace(t *testing.T) {
 		}
 	}
 	var listings []time.Duration
-	finals := 0
+	finals, violationReads := 0, 0
 	for _, r := range log {
 		switch r.key {
+		case "GET assignments":
+			violationReads++
 		case "GET " + coordinator.RouteMonitoringGroups:
 			listings = append(listings, r.at)
 		case "GET migration":
 			finals++
 		default:
-			t.Errorf("the wait sent %s at %s: only listings and final migration reads belong to it", r.key, r.at)
+			t.Errorf("the wait sent %s at %s: only listings, final migration reads and invariant-violation reads belong to it", r.key, r.at)
 		}
+	}
+	if violationReads != migrations {
+		t.Errorf("%d invariant-violation reads, want one per migration (%d): the waits lasted under %s", violationReads, migrations, violationsEvery)
 	}
 	if finals != migrations {
 		t.Errorf("%d final migration reads, want one per migration (%d)", finals, migrations)
