@@ -20,8 +20,9 @@ import (
 // refused 409 ACTIVE_MIGRATION_EXISTS; the take-over then scaled the groups
 // before the blocked one, one by one with the per-group endpoint, and only
 // then stopped at it: the prefix was left at two shard counts, which
-// producers, routing with one count per prefix, cannot follow. The take-over
-// refuses before it sends anything.
+// producers, routing with one count per prefix, cannot follow. Now the
+// executor waits for it before sending anything (prefix.Decide), and sends
+// nothing when it does not finish.
 func TestAccGroupShardCount_blockedTakeOverLeavesThePrefixAtOneCount(t *testing.T) {
 	// The lease and the rebalance timeout outlast the test: the stalled
 	// member stays live, neither expired nor fenced, however slow the machine.
@@ -36,8 +37,11 @@ func TestAccGroupShardCount_blockedTakeOverLeavesThePrefixAtOneCount(t *testing.
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, `wait_for = "ACCEPTED"`),
-			ExpectError: regexp.MustCompile(`(?s)resharding in progress to another shard count.*group "b".*ACTIVE.*Nothing was changed`),
+			// The plan says the change waits for b's migration to finish
+			// first, and under wait_for = "ACCEPTED" too the apply does
+			// (issue 30), until its timeout: b never converges.
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, `wait_for = "ACCEPTED"`, "timeouts {\n    create = \"3s\"\n  }"),
+			ExpectError: regexp.MustCompile(`(?s)another resharding is in progress.*group "b".*ACTIVE.*did not finish within the timeout`),
 		}, {
 			// Nothing was sent: the prefix is still at one count.
 			Config:   a.env.ProviderConfig(),

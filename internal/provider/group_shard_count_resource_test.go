@@ -448,8 +448,8 @@ func TestAccGroupShardCount_resumedWaitOfAFinishedStreamScaleIsNotStale(t *testi
 // wait it resumes covers every group of the prefix, so its apply waits for the
 // sibling still under way (and sends nothing) instead of reporting the
 // resharding complete. The sibling's consumer stalls until something reads
-// the sibling's own group record, which only a wait for it does (plans and
-// refreshes read the prefix's listing). A third group, deleted by the same
+// the sibling's assignments, which only a wait for it does (its first look
+// for invariant violations; plans and refreshes read the prefix's listing). A third group, deleted by the same
 // apply, is no longer waited for, and the migration ids the plan showed stay
 // as planned.
 func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testing.T) {
@@ -474,7 +474,7 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 		if ot, err := a.group(t, p, other); err != nil || ot.ActiveMigration == nil {
 			t.Fatalf("group %s/%s should still be under way: %+v %v", p, other, ot, err)
 		}
-		c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/streams/" + p + "/groups/" + other, Kind: coordinator.FaultDelay, OnMatch: func() {
+		c.InjectFault(coordinator.Fault{Method: http.MethodGet, Path: "/coord/v1/monitoring/streams/" + p + "/groups/" + other + "/assignments", Kind: coordinator.FaultDelay, OnMatch: func() {
 			// The new consumer joins before the stalled one leaves: the
 			// group never lacks a live consumer (a scale-out without one
 			// ends the wait with a warning).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -47,6 +48,9 @@ type scaler struct {
 	plans   *planRegistry
 	planned map[string]int64
 	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
+	// basis is the prefix as start read it, for the basis check and the
+	// first decision (one listing for both); nil once decided from.
+	basis *prefix.Record
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record
@@ -147,15 +151,19 @@ func (o *scaleOutcome) previousValue() types.Int64 {
 // on it), then decides from the prefix and runs the steps (execute). It
 // returns nil after adding an error diagnostic.
 func (s *scaler) start(ctx context.Context) *scaleOutcome {
-	group, err := s.api.GetGroup(ctx, s.p, s.g)
+	rec, ok := s.record(ctx)
+	if !ok {
+		return nil
+	}
+	s.basis = &rec
+	group, err := rec.Group(s.g), error(nil)
+	if group == nil {
+		err = notInListing(groupKey{prefix: s.p, group: s.g}, time.Now())
+	}
 	if client.IsNotFound(err) {
 		addAPIError(s.diags, fmt.Sprintf("Group %q under stream prefix %q does not exist", s.g, s.p), err,
 			"A shard count can only be set on an existing group. Create it with redisstreamcoordinator_group and reference that "+
 				"resource's attributes here, so Terraform creates the group first.")
-		return nil
-	}
-	if err != nil {
-		addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q", s.g, s.p), err, "")
 		return nil
 	}
 	s.self = group
@@ -174,8 +182,12 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 // is read and decided again.
 func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	for waited := false; ; waited = true {
-		rec, ok := s.record(ctx)
-		if !ok {
+		rec, ok := prefix.Record{}, false
+		if s.basis != nil {
+			// The record start read (and the basis check compared):
+			// decided from as it is, one listing for both.
+			rec, ok, s.basis = *s.basis, true, nil
+		} else if rec, ok = s.record(ctx); !ok {
 			return nil
 		}
 		d := prefix.Decide(s.input(rec, nil))

@@ -26,8 +26,8 @@ import (
 // gives (a stream scale when nothing is under way, per-group scales while a
 // migration is), after checking that the prefix is still as the plan saw it.
 // A split the coordinator cannot repair (a PREPARING migration to another
-// count; a migration away from the count that may not be rolled back) is a
-// warning that names the way out, and no update.
+// count; a migration away from the count that may not be rolled back) fails
+// the plan with an error that names the way out.
 
 // planCheckSplit is resharding.plan_check of a plan that repairs a split
 // prefix; Update recognises the repair by it.
@@ -82,9 +82,11 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	}
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
 	if fatal != "" {
-		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, fmt.Sprintf(
+		// shard_count cannot be reached: the plan fails, as a change of the
+		// count that cannot succeed does (previewFatal), naming the way out.
+		resp.Diagnostics.AddAttributeError(path.Root("shard_count"), summary, fmt.Sprintf(
 			"As the refresh read it: %s. Producers routing by one group's count write to shards another group never reads. "+
-				"This plan cannot repair it:\n\n%s", strings.Join(moves, "; "), fatal))
+				"This plan cannot repair it:\n\n%s\n\nNothing was sent to the coordinator.", strings.Join(moves, "; "), fatal))
 		return false
 	}
 	affected := map[string]attr.Value{}

@@ -1,14 +1,12 @@
 package provider
 
 import (
-	"fmt"
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
-	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
@@ -64,8 +62,8 @@ func TestAccGroupShardCount_splitPrefixIsDriftAndApplyRepairs(t *testing.T) {
 
 // A split prefix whose repair cannot be sent: a migration of "b" that
 // started at the configured count and heads elsewhere, with
-// rollback_on_revert unset. The plan warns, names the rollback call, and
-// plans no update (an apply could only be refused).
+// rollback_on_revert unset. The plan fails, naming the rollback call (an
+// apply could only be refused), and nothing is sent.
 func TestAccGroupShardCount_splitPrefixTheCoordinatorRefusesIsNamed(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("splitno")
@@ -82,25 +80,25 @@ func TestAccGroupShardCount_splitPrefixTheCoordinatorRefusesIsNamed(t *testing.T
 						t.Fatal(err)
 					}
 				},
-				Config:             config,
-				PlanOnly:           true,
-				ExpectNonEmptyPlan: false,
+				Config:      config,
+				PlanOnly:    true,
+				ExpectError: regexp.MustCompile(`(?s)Stream prefix "` + p + `" is split.*` + words("Set rollback_on_revert = true") + `.*/rollback`),
 			},
-			{
-				Config: config,
-				Check: func(*terraform.State) error {
-					g, err := a.env.Client().GetGroup(ctxT(t), p, "b")
-					if err != nil {
-						return err
-					}
-					if g.ShardCount != 6 || g.ActiveMigration == nil {
-						return fmt.Errorf("the apply must leave b's migration alone; got %+v", g)
-					}
-					return nil
-				},
-			},
+			{Config: config, ExpectError: regexp.MustCompile(`is split`)},
 		},
 	})
+	g, err := a.env.Client().GetGroup(ctxT(t), p, "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.ShardCount != 6 || g.ActiveMigration == nil {
+		t.Fatalf("the apply must leave b's migration alone; got %+v", g)
+	}
+	if c := a.env.Coordinator; c != nil {
+		if sent := terraformMutations(c, p); len(sent) != 0 {
+			t.Fatalf("nothing may be sent; got %+v", sent)
+		}
+	}
 }
 
 // Issue 30 §2: a workspace that manages one group of a shared prefix (the

@@ -198,8 +198,12 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	// part of what was reviewed.
 	want := map[string]int64{}
 	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
-	siblings, ok := s.prefixGroups(ctx)
-	if !ok {
+	var siblings []client.Group
+	if s.basis != nil {
+		siblings = s.basis.Groups
+	} else if groups, ok := s.prefixGroups(ctx); ok {
+		siblings = groups
+	} else {
 		return false
 	}
 	var changed []string
