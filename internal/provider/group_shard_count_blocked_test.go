@@ -40,7 +40,7 @@ func TestAccGroupShardCount_blockedTakeOverLeavesThePrefixAtOneCount(t *testing.
 			// The plan says the change waits for b's migration to finish
 			// first, and under wait_for = "ACCEPTED" too the apply does
 			// (issue 30), until its timeout: b never converges.
-			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, `wait_for = "ACCEPTED"`, "timeouts {\n    create = \"3s\"\n  }"),
+			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, `wait_for = "ACCEPTED"`, "timeouts {\n    create = \"3s\"\n  }"),
 			ExpectError: regexp.MustCompile(`(?s)another resharding is in progress.*group "b".*ACTIVE.*did not finish within the timeout`),
 		}, {
 			// Nothing was sent: the prefix is still at one count.
