@@ -637,15 +637,16 @@ func TestAccGroupShardCount_invariantViolationsWarnWithoutBlocking(t *testing.T)
 	p, g := acctest.RandomName("violated"), "svc"
 	a.createGroupOutOfBand(t, p, g, 3)
 	c.SetUndrainedShard(p, g, 2, true) // hold the migration so the wait polls it
+	// The wait's look for violations (its first read of the assignments)
+	// releases the migration: hook-driven, so a slow machine gives the same
+	// answer.
 	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteAssignments, Times: 1 << 20,
 		Kind: coordinator.FaultRespond, Status: 200, ContentType: "application/json",
-		Body: `{"targetAssignment":{},"currentAssignments":{},"revokeProgress":{},"invariantViolations":["shard 1 is owned by m-1 and m-2"]}`})
+		Body:    `{"targetAssignment":{},"currentAssignments":{},"revokeProgress":{},"invariantViolations":["shard 1 is owned by m-1 and m-2"]}`,
+		OnMatch: func() { c.SetUndrainedShard(p, g, 2, false) }})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			PreConfig: func() {
-				time.AfterFunc(time.Second, func() { c.SetUndrainedShard(p, g, 2, false) })
-			},
 			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
 			ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
 			Check: resource.ComposeTestCheckFunc(

@@ -1,6 +1,8 @@
 package provider
 
 import (
+	"context"
+	"maps"
 	"regexp"
 	"testing"
 
@@ -149,5 +151,30 @@ func TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved(t *testin
 		if scales := terraformMutations(c, p, "SCALE_STREAM"); len(scales) != 1 {
 			t.Fatalf("want only the last step's stream scale, got %d", len(scales))
 		}
+	}
+}
+
+// siblings_seen: version 2 is read with its migrations; version 1 (a map of
+// counts, from the previous build) is read too, even with a group named
+// "v" or "groups".
+func TestReadPrefixSeenVersions(t *testing.T) {
+	cases := map[string]struct {
+		raw  string
+		want map[string]int32
+	}{
+		"v2":                {`{"v":2,"groups":{"a":{"count":4},"b":{"count":6,"empty":true}}}`, map[string]int32{"a": 4, "b": 6}},
+		"v1":                {`{"a":4,"b":6}`, map[string]int32{"a": 4, "b": 6}},
+		"v1, a group v":     {`{"v":2,"a":4}`, map[string]int32{"v": 2, "a": 4}},
+		"v1, groups v, too": {`{"v":2,"groups":3}`, map[string]int32{"v": 2, "groups": 3}},
+	}
+	for name, tc := range cases {
+		rec, ok, _ := readPrefixSeen(context.Background(), fakePrivate{privateSiblingsSeen: []byte(tc.raw)}, "p")
+		if !ok || !maps.Equal(rec.Counts(), tc.want) {
+			t.Errorf("%s: read %v (ok %v), want %v", name, rec.Counts(), ok, tc.want)
+		}
+	}
+	rec, _, _ := readPrefixSeen(context.Background(), fakePrivate{privateSiblingsSeen: []byte(`{"v":2,"groups":{"b":{"count":6,"empty":true}}}`)}, "p")
+	if g := rec.Group("b"); g == nil || hasLiveConsumer(*g) {
+		t.Errorf("v2 keeps liveness: %+v", g)
 	}
 }

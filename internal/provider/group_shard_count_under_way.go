@@ -103,8 +103,12 @@ func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefi
 	if diags.HasError() || len(b) == 0 {
 		return prefix.Record{}, false, diags
 	}
+	// Version 2 has "v" and "groups"; a version-1 map of counts may have a
+	// group named "v" (or "groups"), so both keys and their types decide.
 	var seen prefixSeen
-	if json.Unmarshal(b, &seen) != nil || seen.V != 2 {
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(b, &keys)
+	if len(keys) != 2 || keys["groups"] == nil || json.Unmarshal(b, &seen) != nil || seen.V != 2 || seen.Groups == nil {
 		var counts map[string]int32
 		if json.Unmarshal(b, &counts) != nil {
 			return prefix.Record{}, false, diags

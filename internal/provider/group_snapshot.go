@@ -31,9 +31,10 @@ import (
 //     every group, in the same shape as the per-group GET) serves that read
 //     and every later one; reads arriving while it is in flight wait for it.
 //     A refresh of N groups (2N resources) therefore sends at most
-//     listAfterDistinctGroups + 1 requests, and a workspace of at most
-//     listAfterDistinctGroups groups never lists the coordinator, however many
-//     groups the coordinator holds.
+//     listAfterDistinctGroups + 1 requests. A workspace of at most
+//     listAfterDistinctGroups groups lists the coordinator only for its shard
+//     count resources, whose refresh records each prefix as a whole
+//     (recordSiblingsSeen): one listing for the run.
 //  3. A listing made for plan-time checks (groupsForPlan) serves reads too, and
 //     a listing made for reads serves groupsForPlan: a plan lists at most once.
 //  4. Freshness: noteMutation(p) marks a mutation of stream prefix p by this

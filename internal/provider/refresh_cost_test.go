@@ -85,9 +85,11 @@ func TestAccRefreshCost_manyGroupsShareOneListing(t *testing.T) {
 	})
 }
 
-// A workspace of few groups reads them one by one and never lists the
-// coordinator, however many other groups it holds.
-func TestAccRefreshCost_smallWorkspaceNeverLists(t *testing.T) {
+// A workspace of few groups reads them one by one; its shard count
+// resources' refresh records each prefix as a whole (a split prefix is
+// drift, issue 30), from one listing for the run, however many other groups
+// the coordinator holds.
+func TestAccRefreshCost_smallWorkspaceListsOnce(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "counts the coordinator's requests by route")
 	base := acctest.RandomName("small")
@@ -106,8 +108,8 @@ func TestAccRefreshCost_smallWorkspaceNeverLists(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectEmptyPlan(),
 					expectRefreshRequests(c, func(counts map[string]int, gets, listings int) error {
-						if total := totalOf(counts); listings != 0 || gets != n || total != n {
-							return fmt.Errorf("refresh of %d groups and their shard counts: %d requests (%d group GETs, %d listings), want one GET per group", n, total, gets, listings)
+						if total := totalOf(counts); listings != 1 || gets > n || total > n+1 {
+							return fmt.Errorf("refresh of %d groups and their shard counts: %d requests (%d group GETs, %d listings), want at most one GET per group and one listing", n, total, gets, listings)
 						}
 						return nil
 					}),
