@@ -44,7 +44,12 @@ func isSplitRepair(resharding types.Object) bool {
 
 // planSplit is ModifyPlan's part, for a plan that keeps the count: seen is
 // the group as the refresh read it. It reports whether it planned a repair.
-func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShardCountModel, seen *client.Group, private privateGetter, resp *resource.ModifyPlanResponse) bool {
+//
+// resumed are the migrations (group → id) of an unfinished wait the plan
+// would resume: a split made only of those groups' migrations is the wait's
+// to report (it reads how they ended), not a repair; a group outside them
+// (one that appeared, or was scaled since) makes the plan a repair.
+func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShardCountModel, seen *client.Group, resumed map[string]string, private privateGetter, resp *resource.ModifyPlanResponse) bool {
 	if seen == nil {
 		return false
 	}
@@ -65,6 +70,15 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	split := rec.Split(target)
 	if len(split) == 0 {
 		return false
+	}
+	if resumed != nil {
+		explained := true
+		for _, gi := range split {
+			explained = explained && resumed[gi.ConsumerGroup] != ""
+		}
+		if explained {
+			return false
+		}
 	}
 	var moves []string
 	moved := 0.0
@@ -134,4 +148,17 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)
 	return true
+}
+
+// resumedIDs are the migrations of the unfinished wait a plan resumes (nil
+// when none is pending).
+func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) map[string]string {
+	if !pending || state == nil || state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() {
+		return nil
+	}
+	ids := map[string]string{}
+	if state.MigrationIDs.ElementsAs(ctx, &ids, false).HasError() {
+		return nil
+	}
+	return ids
 }
