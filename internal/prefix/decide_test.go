@@ -217,6 +217,16 @@ func TestRecordSplit(t *testing.T) {
 	if got := strings.Join(names, ","); got != "b,d" {
 		t.Errorf("Split(6) = %s, want b,d", got)
 	}
+	// A PREPARING migration elsewhere keeps its group at the old count: a
+	// prefix whose groups all have the target is not split (the import of a
+	// prefix stuck PREPARING plans nothing at its own count).
+	stuck := rec(migrating("a", 2, 4, client.MigrationPreparing), grp("b", 2))
+	if got := stuck.Split(2); len(got) != 0 {
+		t.Errorf("Split(2) of a prefix at 2 with a PREPARING 2→4 = %+v, want none", got)
+	}
+	if got := stuck.Split(4); len(got) != 2 {
+		t.Errorf("Split(4) of a prefix at 2 with a PREPARING 2→4 = %d groups, want 2", len(got))
+	}
 	if !r.Distinct() || rec(grp("a", 6), migrating("c", 4, 6, client.MigrationActive)).Distinct() {
 		t.Error("Distinct: a prefix heading to one count is not split")
 	}

@@ -84,11 +84,17 @@ func AtTarget(g client.Group, target int32) bool {
 // A prefix with such a group routes with more than one count once the rest
 // are there: producers routing by one group's count write to shards another
 // never reads.
+//
+// A group at the target whose migration elsewhere is PREPARING is at the
+// target: a PREPARING migration keeps the old shardCount, routes nothing and
+// never moves by itself (CONTRACT §4.6), so the prefix routes with the
+// target. It blocks the next change of the count (Decide refuses it), not
+// this one: there is nothing to repair.
 func (r Record) Split(target int32) []client.Group {
 	var out []client.Group
 	for _, g := range r.Groups {
 		am := Unfinished(&g)
-		if g.ShardCount == target && am == nil {
+		if g.ShardCount == target && (am == nil || am.State == client.MigrationPreparing) {
 			continue
 		}
 		if am != nil && am.ToShardCount == target && am.State != client.MigrationPreparing {
