@@ -231,3 +231,37 @@ func TestRecordSplit(t *testing.T) {
 		t.Error("Distinct: a prefix heading to one count is not split")
 	}
 }
+
+// The executor's basis rule for every record after the first (review of
+// issue 30, finding 1): what moved since, except groups now at the target
+// or under way to it.
+func TestRecordMoved(t *testing.T) {
+	// b's migration elsewhere is what the run waits for before it scales
+	// the prefix to 8.
+	first := rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive))
+	cases := []struct {
+		name string
+		now  Record
+		want string
+	}{
+		{"the awaited migration completed", rec(grp("a", 4), grp("b", 6)), ""},
+		{"our own scale, read back", rec(migrating("a", 4, 8, client.MigrationActive), migrating("b", 6, 8, client.MigrationPreparing)), ""},
+		{"another actor took a group to the target", rec(grp("a", 8), grp("b", 6)), ""},
+		{"a group appeared at the target", rec(grp("a", 4), grp("b", 6), grp("c", 8)), ""},
+		{"a group appeared elsewhere", rec(grp("a", 4), grp("b", 6), grp("c", 4)), `group "c" (4 shards) appeared`},
+		{"the awaited migration was rolled back", rec(grp("a", 4), grp("b", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
+		{"a group was scaled elsewhere", rec(grp("a", 2), grp("b", 6)), `group "a" went from 4 to 2 shards`},
+		{"a migration elsewhere started", rec(migrating("a", 4, 5, client.MigrationActive), grp("b", 6)), `group "a" started migration reshard-a (4→5 shards, ACTIVE)`},
+		{"a group went", rec(grp("b", 6)), `group "a" (4 shards) no longer exists`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(first.Moved(tc.now, 8, nil), "; "); got != tc.want {
+				t.Errorf("Moved = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	if got := first.Moved(rec(grp("b", 6), grp("c", 4)), 8, func(g string) bool { return g == "a" || g == "c" }); len(got) != 0 {
+		t.Errorf("groups the run creates or deletes are not moves: %q", got)
+	}
+}

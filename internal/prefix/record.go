@@ -161,6 +161,33 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 	return out
 }
 
+// Moved lists what changed since the record (Changes) that a change to
+// target did not bring about: a group now at the target, or with a
+// migration under way to it, is left out (this run's own scale, read back;
+// or another actor's heading where the plan goes, which leaves less to
+// send). It is the executor's basis rule for every record it reads after the
+// first: the first was compared with the plan, so a later one that Moved
+// finds nothing in sends no more than the plan showed.
+func (r Record) Moved(now Record, target int32, ours func(g string) bool) []string {
+	if ours == nil {
+		ours = func(string) bool { return false }
+	}
+	towards := func(g string) bool {
+		if ours(g) {
+			return true
+		}
+		is := now.Group(g)
+		if is == nil {
+			return false
+		}
+		if am := Unfinished(is); am != nil {
+			return am.ToShardCount == target
+		}
+		return is.ShardCount == target
+	}
+	return r.Changes(now, towards)
+}
+
 // Describe names a migration for a diagnostic.
 func Describe(m *client.Migration) string {
 	return fmt.Sprintf("migration %s (%d→%d shards, %s)", m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State)

@@ -207,12 +207,21 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
 	var read *client.Group
+	var answer error // the last send's answer
 	mig, _, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
 		What:      fmt.Sprintf("scale of group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target),
 		RequestID: m.RequestID,
 		Send: func(ctx context.Context) (*client.Migration, error) {
-			return s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
+			var mig *client.Migration
+			mig, answer = s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
+			return mig, answer
 		},
+		// A re-send refused with 409 ACTIVE_MIGRATION_EXISTS: the first
+		// send, read back as not applied, may have landed since (CONTRACT
+		// §4.6: a scale is refused while the group's migration is active).
+		// It is read back like a lost answer; a migration heading elsewhere
+		// leaves the refusal as the outcome.
+		LandedMeanwhile: func(err error) bool { return client.IsConflict(err, client.CodeActiveMigrationExists) },
 		ReadBack: func(ctx context.Context) (*client.Migration, bool, error) {
 			var err error
 			if read, err = s.api.GetGroup(ctx, s.p, gi.ConsumerGroup); err != nil {
@@ -224,6 +233,9 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			if read.ShardCount == s.target && read.ActiveMigration.Finished() {
 				// Applied and already finished: nothing left to wait for.
 				return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, true, nil
+			}
+			if client.IsConflict(answer, client.CodeActiveMigrationExists) {
+				return nil, false, prefix.Decided(answer)
 			}
 			return nil, false, nil
 		},

@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"regexp"
 	"testing"
 	"time"
 
@@ -132,6 +133,128 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 					}
 					if events := terraformMutations(c, p, "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
 						return fmt.Errorf("want no per-group scale or rollback; got %+v", events)
+					}
+					return nil
+				},
+			),
+		}},
+	})
+}
+
+// Review of issue 30, finding 1: the executor checks the basis on every
+// record it reads, not only the first. The apply waits for another group's
+// migration (as above); while it waits, a third group appears in the prefix
+// at another count. Before the fix the apply read the prefix again and sent
+// a stream scale that rescaled the new group too, which no plan showed; now
+// it refuses as a stale plan, names the group, and sends nothing.
+func TestAccGroupShardCount_groupAppearingDuringTheWaitMakesThePlanStale(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds another group's migration and adds a group while the provider waits")
+	p := acctest.RandomName("waitstale")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	c.SetUndrainedShard(p, "b", 3, true)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
+		t.Fatal(err)
+	}
+	var created error
+	arm := betweenPlanAndApply(func() {
+		for i := 0; i < 3; i++ {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+		}
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
+			shards := int32(4)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, client.Mutation{Reason: "a third team joins the prefix"})
+			c.SetUndrainedShard(p, "b", 3, false)
+			c.Tick()
+			c.Tick()
+		}})
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(3)})),
+				arm,
+			}},
+			ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*changed during the apply.*"c"\s+\(4\s+shards\)\s+appeared`),
+		}},
+	})
+	if created != nil {
+		t.Fatalf("creating group c while the provider waited: %v", created)
+	}
+	if events := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
+		t.Errorf("want nothing sent after the prefix changed; got %+v", events)
+	}
+	if g, err := a.group(t, p, "c"); err != nil || g.ShardCount != 4 || !g.ActiveMigration.Finished() {
+		t.Errorf("group c: want 4 shards, untouched; got %+v, %v", g, err)
+	}
+}
+
+// Review of issue 30, finding 3: a per-group scale whose answer is lost,
+// read back as not applied, lands late: the re-send (same request id) meets
+// 409 ACTIVE_MIGRATION_EXISTS for the migration the first send started.
+// The 409 is read back like a lost answer: the migration heads to the
+// target, so the apply adopts it. Before the fix the 409 was the outcome
+// and the apply failed on a scale that had happened.
+//
+// Group "a" has a scale-out to 6 under way (no consumer: it stays ACTIVE),
+// "b" is at 4: the apply takes the prefix over, adopts "a"'s migration and
+// scales "b" with the per-group endpoint. That scale's first send is reset
+// before it is applied; the re-send's hook applies it just before the
+// re-send arrives (the first send, landing late).
+func TestAccGroupShardCount_lostGroupScaleLandingLateIsAdopted(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "loses a per-group scale's answer and lands the scale just before its re-send")
+	p := acctest.RandomName("latescale")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "a", 6, client.Mutation{Reason: "another team scales its group"}); err != nil {
+		t.Fatal(err)
+	}
+	var landed error
+	scaleB := coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/" + p + "/groups/b/scale"}
+	reset, late := scaleB, scaleB
+	reset.Kind = coordinator.FaultResetBeforeApply
+	late.Kind = coordinator.FaultDelay
+	late.OnMatch = func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, landed = a.env.Client().ScaleGroup(ctx, p, "b", 6, client.Mutation{Reason: "the first send, landing late"})
+	}
+	c.InjectFault(reset)
+	c.InjectFault(late)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 6),
+			Check: resource.ComposeTestCheckFunc(
+				resource.TestCheckResourceAttr(shardCountAddr, "shard_count", "6"),
+				func(s *terraform.State) error {
+					if landed != nil {
+						return fmt.Errorf("landing the scale of b: %v", landed)
+					}
+					g, err := a.group(t, p, "b")
+					if err != nil {
+						return err
+					}
+					if g.ActiveMigration == nil || g.ActiveMigration.ToShardCount != 6 {
+						return fmt.Errorf("want b's migration to 6 under way; got %+v", g)
+					}
+					// The migration that landed is the one recorded.
+					return resource.TestCheckResourceAttr(shardCountAddr, "migration_ids.b", g.ActiveMigration.ReshardingID)(s)
+				},
+				func(*terraform.State) error {
+					// The first send never reached the handler (reset before
+					// it was applied): the audit log has the re-send only,
+					// refused, and nothing after it.
+					events := terraformMutations(c, p, "SCALE_GROUP", "SCALE_STREAM", "ROLLBACK_MIGRATION")
+					if len(events) != 1 || events[0].Status != 409 {
+						return fmt.Errorf("want the refused re-send of b's scale, and nothing more; got %+v", events)
 					}
 					return nil
 				},

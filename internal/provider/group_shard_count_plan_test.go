@@ -3,8 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"net"
 	"regexp"
+	"syscall"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -545,11 +545,22 @@ func outOfBandMutation() client.Mutation {
 // closedLoopbackEndpoint is an http endpoint on a loopback port with no listener.
 func closedLoopbackEndpoint(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	// A port bound and never listened on: a connection to it is refused,
+	// and no other listener can take it while the test runs (a port
+	// listened on and closed again may be handed to the next test's
+	// coordinator, which then answers). Bound without SO_REUSEADDR, so a
+	// listener that sets it conflicts too.
+	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return "http://" + addr
+	t.Cleanup(func() { _ = syscall.Close(fd) })
+	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		t.Fatal(err)
+	}
+	sa, err := syscall.Getsockname(fd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }

@@ -51,6 +51,11 @@ type scaler struct {
 	// basis is the prefix as start read it, for the basis check and the
 	// first decision (one listing for both); nil once decided from.
 	basis *prefix.Record
+	// first is that record once the plan's basis check passed: every
+	// record read after it is compared with it before anything is sent
+	// (basisHolds). nil without a basis check (a created group brought to
+	// its prefix's count).
+	first *prefix.Record
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record
@@ -167,8 +172,11 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		return nil
 	}
 	s.self = group
-	if s.checkBasis != nil && !s.checkBasis(ctx, group) {
-		return nil
+	if s.checkBasis != nil {
+		if !s.checkBasis(ctx, group) {
+			return nil
+		}
+		s.first = &rec
 	}
 	return s.execute(ctx)
 }
@@ -187,7 +195,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			// The record start read (and the basis check compared):
 			// decided from as it is, one listing for both.
 			rec, ok, s.basis = *s.basis, true, nil
-		} else if rec, ok = s.record(ctx); !ok {
+		} else if rec, ok = s.record(ctx); !ok || !s.basisHolds(rec) {
 			return nil
 		}
 		d := prefix.Decide(s.input(rec, nil))
@@ -228,6 +236,37 @@ func (s *scaler) record(ctx context.Context) (prefix.Record, bool) {
 		s.self = &g
 	}
 	return rec, true
+}
+
+// basisHolds is the executor's basis rule for every record of the prefix
+// read after the first (prefix.Record.Moved): the first was compared with
+// the plan, so a later one in which nothing moved except towards the target
+// sends no more than the plan showed. Otherwise (a group that appeared,
+// went, or moved elsewhere while the apply waited for other migrations, or
+// between a refused stream scale and its second decision) it refuses as a
+// stale plan, naming what moved, and nothing more is sent. The groups this
+// run creates, deletes or replaces are its own.
+func (s *scaler) basisHolds(rec prefix.Record) bool {
+	if s.first == nil {
+		return true
+	}
+	ours := func(g string) bool {
+		if s.plans == nil {
+			return false
+		}
+		_, created := s.plans.createdInRun(s.p)[g]
+		_, planned := s.plans.plannedGroupCreate(s.p, g)
+		return created || planned || s.plans.deletedInRun(s.p, g)
+	}
+	moved := s.first.Moved(rec, s.target, ours)
+	if len(moved) == 0 {
+		return true
+	}
+	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
+		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
+			"Sending the scale now would make a change nobody reviewed, so nothing more was sent to the coordinator.\n\n"+
+			"Run terraform plan again, review the new resharding preview, and apply that plan.", s.first, strings.Join(moved, "; ")))
+	return false
 }
 
 // input is the decision's input for a record; known are the migrations an
@@ -296,7 +335,7 @@ func scaleErrorHint(err error) string {
 func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	rec, ok := s.record(ctx)
-	if !ok || s.refuseBlockedTakeOver(rec.Groups) {
+	if !ok || !s.basisHolds(rec) || s.refuseBlockedTakeOver(rec.Groups) {
 		return nil
 	}
 	d := prefix.Decide(s.input(rec, underWay))
@@ -362,7 +401,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	rec, ok := s.record(ctx)
-	if !ok {
+	if !ok || !s.basisHolds(rec) {
 		return nil
 	}
 	d := prefix.Decide(s.input(rec, nil))
