@@ -92,7 +92,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		} else if !r.pd.unconfigured() && known {
 			siblings, d := readSiblingsSeen(ctx, req.Private)
 			resp.Diagnostics.Append(d...)
-			if r.planUnderWay(ctx, &plan, seen, siblings, pending, resp) || r.planSplit(ctx, &plan, seen, resumedIDs(ctx, pending, state), req.Private, resp) {
+			resumed := resumedIDs(ctx, pending, state)
+			underWay := seen != nil && !splitBeyondWait(ctx, req.Private, seen, int32(plan.ShardCount.ValueInt64()), resumed)
+			if (underWay && r.planUnderWay(ctx, &plan, seen, siblings, pending, resp)) || r.planSplit(ctx, &plan, seen, resumed, req.Private, resp) {
 				resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 				return
 			}

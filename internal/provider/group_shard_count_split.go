@@ -71,14 +71,8 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	if len(split) == 0 {
 		return false
 	}
-	if resumed != nil {
-		explained := true
-		for _, gi := range split {
-			explained = explained && resumed[gi.ConsumerGroup] != ""
-		}
-		if explained {
-			return false
-		}
+	if resumed != nil && waitExplains(split, resumed) {
+		return false
 	}
 	var moves []string
 	moved := 0.0
@@ -148,6 +142,34 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)
 	return true
+}
+
+// waitExplains reports a split made only of the migrations of the wait a
+// plan resumes (resumed: group → id): the wait reads how they ended.
+func waitExplains(split []client.Group, resumed map[string]string) bool {
+	for _, gi := range split {
+		if resumed[gi.ConsumerGroup] == "" {
+			return false
+		}
+	}
+	return true
+}
+
+// splitBeyondWait is the refresh's record of the prefix (seen standing for
+// group g) split at target by a group the wait for g's own migration (and
+// for resumed, an unfinished wait's) cannot bring there: such a plan is a
+// repair (planSplit), not a wait (planUnderWay), or its apply would be
+// refused as stale again and again.
+func splitBeyondWait(ctx context.Context, private privateGetter, seen *client.Group, target int32, resumed map[string]string) bool {
+	rec, ok, diags := readPrefixSeen(ctx, private, seen.StreamPrefix)
+	if !ok || diags.HasError() {
+		return false
+	}
+	if self := rec.Group(seen.ConsumerGroup); self != nil {
+		*self = *seen
+	}
+	split := rec.Split(target)
+	return len(split) > 0 && !waitExplains(split, resumed)
 }
 
 // resumedIDs are the migrations of the unfinished wait a plan resumes (nil

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"regexp"
 	"testing"
@@ -9,10 +10,12 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // Issue 30 §1: a split prefix is drift. Group "b" of the prefix is scaled
@@ -177,4 +180,73 @@ func TestReadPrefixSeenVersions(t *testing.T) {
 	if g := rec.Group("b"); g == nil || hasLiveConsumer(*g) {
 		t.Errorf("v2 keeps liveness: %+v", g)
 	}
+}
+
+// Review of issue 30, finding 4: the resource's own group has a migration to
+// shard_count under way, and a sibling was left behind PREPARING by a stream
+// scale that failed part-way (a provisioning fault on it). Waiting cannot
+// repair that: a PREPARING migration never moves by itself. The plan is the
+// split prefix's repair, not a wait for the own migration; the apply adopts
+// that migration and resumes the sibling's with the per-group scale. Before
+// the fix the plan only waited, and every apply of it was refused as a
+// stale plan (the sibling was not where waiting brings it).
+//
+// Forced with hooks: an undrained removed shard holds "a"'s 4→2 migration
+// in DRAINING while the plan is made; it is released once the plan is saved.
+func TestAccGroupShardCount_underWayWithABehindSiblingPlansTheRepair(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning for one group and holds another's migration")
+	p := acctest.RandomName("behind")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config, ConfigStateChecks: expectShardCountState(4, "")},
+			{
+				PreConfig: func() {
+					c.SetUndrainedShard(p, "a", 3, true)
+					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+					// The client retries the 503 REDIS_STREAM_PROVISIONING_FAILED
+					// once, and the retry meets a's migration (409): either way
+					// the scale failed part-way.
+					if _, err := a.env.Client().ScaleStream(ctxT(t), p, 2, outOfBandMutation()); err == nil {
+						t.Fatal("want the out-of-band stream scale to fail part-way on b's provisioning; it succeeded")
+					}
+					waitForGroup(t, a, p, "b", func(g *client.Group) bool {
+						return g.ActiveMigration != nil && g.ActiveMigration.State == client.MigrationPreparing && g.ShardCount == 4
+					})
+				},
+				// The refresh reads "a" at 2 shards, its migration under way,
+				// and "b" at 4, PREPARING: shard_count = 2 is "a"'s count.
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(2), "b": knownvalue.Int64Exact(4)})),
+					betweenPlanAndApply(func() { c.SetUndrainedShard(p, "a", 3, false) }),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, "a", 2), a.migrationFinished(p, "b", 2),
+					func(*terraform.State) error {
+						// b's PREPARING migration resumed with one per-group
+						// scale; no stream scale, no rollback.
+						if events := terraformMutations(c, p, "SCALE_GROUP"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
+							return fmt.Errorf("want one per-group scale of b, accepted; got %+v", events)
+						}
+						if events := terraformMutations(c, p, "SCALE_STREAM", "ROLLBACK_MIGRATION"); len(events) != 0 {
+							return fmt.Errorf("want no stream scale or rollback; got %+v", events)
+						}
+						return nil
+					},
+				),
+			},
+			{
+				Config:           a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+			},
+		},
+	})
 }
