@@ -247,7 +247,10 @@ func TestRecordMoved(t *testing.T) {
 		{"the awaited migration completed", rec(grp("a", 4), grp("b", 6)), ""},
 		{"our own scale, read back", rec(migrating("a", 4, 8, client.MigrationActive), migrating("b", 6, 8, client.MigrationPreparing)), ""},
 		{"another actor took a group to the target", rec(grp("a", 8), grp("b", 6)), ""},
-		{"a group appeared at the target", rec(grp("a", 4), grp("b", 6), grp("c", 8)), ""},
+		{"a group appeared at the target", rec(grp("a", 4), grp("b", 6), grp("c", 8)), `group "c" (8 shards) appeared`},
+		{"a group appeared PREPARING to the target", rec(grp("a", 4), grp("b", 6), migrating("c", 4, 8, client.MigrationPreparing)),
+			`group "c" (4 shards) appeared`},
+		{"our own stream scale failed part-way on a group behind", rec(migrating("a", 4, 8, client.MigrationPreparing), grp("b", 6)), ""},
 		{"a group appeared elsewhere", rec(grp("a", 4), grp("b", 6), grp("c", 4)), `group "c" (4 shards) appeared`},
 		{"the awaited migration was rolled back", rec(grp("a", 4), grp("b", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
 		{"a group was scaled elsewhere", rec(grp("a", 2), grp("b", 6)), `group "a" went from 4 to 2 shards`},
@@ -260,6 +263,12 @@ func TestRecordMoved(t *testing.T) {
 				t.Errorf("Moved = %q, want %q", got, tc.want)
 			}
 		})
+	}
+	// The awaited group, PREPARING to the target once its migration ended
+	// (another actor's scale failed part-way): resuming it is the scale the
+	// plan showed for it.
+	if got := first.Moved(rec(grp("a", 4), migrating("b", 6, 8, client.MigrationPreparing)), 8, nil); len(got) != 0 {
+		t.Errorf("a PREPARING migration to the target of a group the plan scales is not a move: %q", got)
 	}
 	if got := first.Moved(rec(grp("b", 6), grp("c", 4)), 8, func(g string) bool { return g == "a" || g == "c" }); len(got) != 0 {
 		t.Errorf("groups the run creates or deletes are not moves: %q", got)

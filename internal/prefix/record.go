@@ -162,12 +162,19 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 }
 
 // Moved lists what changed since the record (Changes) that a change to
-// target did not bring about: a group now at the target, or with a
-// migration under way to it, is left out (this run's own scale, read back;
-// or another actor's heading where the plan goes, which leaves less to
-// send). It is the executor's basis rule for every record it reads after the
-// first: the first was compared with the plan, so a later one that Moved
-// finds nothing in sends no more than the plan showed.
+// target did not bring about. A group of the record that is now at the
+// target, or has a migration under way to it that moves by itself (ACTIVE,
+// DRAINING), is left out: this run's own scale, read back, or another
+// actor's heading where the plan goes, which leaves less to send. A
+// PREPARING migration to the target is left out only for a group the record
+// had behind the target (the plan scales it anyway: resuming it is that
+// scale); elsewhere it is a move, since it never moves by itself and
+// resuming it is a send no plan showed. A group the record did not have is
+// always a move, unless it is the run's own (ours).
+//
+// It is the executor's basis rule for every record it reads after the
+// first: the first was compared with the plan, so a later one in which
+// Moved finds nothing sends no more than the plan showed.
 func (r Record) Moved(now Record, target int32, ours func(g string) bool) []string {
 	if ours == nil {
 		ours = func(string) bool { return false }
@@ -176,14 +183,20 @@ func (r Record) Moved(now Record, target int32, ours func(g string) bool) []stri
 		if ours(g) {
 			return true
 		}
-		is := now.Group(g)
-		if is == nil {
+		was, is := r.Group(g), now.Group(g)
+		if was == nil || is == nil {
 			return false
 		}
-		if am := Unfinished(is); am != nil {
-			return am.ToShardCount == target
+		am := Unfinished(is)
+		switch {
+		case am == nil:
+			return is.ShardCount == target
+		case am.ToShardCount != target:
+			return false
+		case am.State == client.MigrationPreparing:
+			return !AtTarget(*was, target)
 		}
-		return is.ShardCount == target
+		return true
 	}
 	return r.Changes(now, towards)
 }

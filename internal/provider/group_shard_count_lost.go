@@ -65,10 +65,15 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 		},
 		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
 			applied, adopted := s.readBackScale(ctx, m.RequestID, lost)
+			if adopted != nil {
+				// Applied, and what it started adopted, even when the
+				// take-over then refused to send more (basisHolds).
+				return adopted, true, nil
+			}
 			if s.diags.HasError() {
 				return nil, false, errDiagnosed
 			}
-			return adopted, applied, nil
+			return nil, applied, nil
 		},
 	})
 	var un *prefix.UnsettledError
@@ -141,6 +146,7 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 	if len(found) == 0 {
 		return false, nil
 	}
+	s.landed = found
 	out := s.takeOver(ctx, "read back after the scale's answer was lost", underWay)
 	if out == nil {
 		return true, nil
@@ -196,11 +202,12 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 }
 
 // scaleGroup scales one group left behind with the per-group endpoint,
-// settling a lost answer by the one rule (prefix.Settle): a migration of the
-// group to the target is the scale's result; the group unchanged means it
-// did not happen, and it is sent again with the same request id. A scale is
-// not idempotent while its migration is active, so a failed read-back sends
-// nothing more.
+// settling a lost answer, or a 409 ACTIVE_MIGRATION_EXISTS, by the one rule
+// (prefix.Settle): a migration of the group to the target that moves by
+// itself is the scale's result; the group unchanged, or PREPARING to the
+// target, means it did not happen, and it is sent again with the same
+// request id (which resumes a PREPARING one). A scale is not idempotent
+// while its migration is active, so a failed read-back sends nothing more.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
@@ -216,18 +223,24 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			mig, answer = s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
 			return mig, answer
 		},
-		// A re-send refused with 409 ACTIVE_MIGRATION_EXISTS: the first
-		// send, read back as not applied, may have landed since (CONTRACT
-		// §4.6: a scale is refused while the group's migration is active).
-		// It is read back like a lost answer; a migration heading elsewhere
-		// leaves the refusal as the outcome.
-		LandedMeanwhile: func(err error) bool { return client.IsConflict(err, client.CodeActiveMigrationExists) },
+		// 409 ACTIVE_MIGRATION_EXISTS, on any send, is read back like a
+		// lost answer: a migration to the target is adopted (CONTRACT §9:
+		// "if the active migration already targets the desired count, adopt
+		// it"): this scale's first send landing after its lost answer was
+		// read back, or another actor's scale (or a stream scale still
+		// being applied) heading where this one goes. A migration heading
+		// elsewhere leaves the refusal as the outcome.
+		Lost: func(err error) bool {
+			return client.IsAmbiguous(err) || client.IsConflict(err, client.CodeActiveMigrationExists)
+		},
 		ReadBack: func(ctx context.Context) (*client.Migration, bool, error) {
 			var err error
 			if read, err = s.api.GetGroup(ctx, s.p, gi.ConsumerGroup); err != nil {
 				return nil, false, err
 			}
-			if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && (gi.ActiveMigration == nil || am.ReshardingID != gi.ActiveMigration.ReshardingID || am.State != client.MigrationPreparing) {
+			// PREPARING to the target is not applied: it never moves by
+			// itself, and the same scale sent again resumes it (§4.6).
+			if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && am.State != client.MigrationPreparing && !am.Finished() {
 				return am, true, nil
 			}
 			if read.ShardCount == s.target && read.ActiveMigration.Finished() {

@@ -208,8 +208,23 @@ func TestAccGroupShardCount_groupAppearingDuringTheWaitMakesThePlanStale(t *test
 // before it is applied; the re-send's hook applies it just before the
 // re-send arrives (the first send, landing late).
 func TestAccGroupShardCount_lostGroupScaleLandingLateIsAdopted(t *testing.T) {
+	testGroupScaleRefusedForAMigrationToTheTarget(t, true)
+}
+
+// Review of issue 30 (second round), finding 3: the same 409 on the first
+// send of a per-group scale, for a migration to the target another actor
+// started after the take-over read the group, is adopted too (CONTRACT §9:
+// if the active migration already targets the desired count, adopt it).
+func TestAccGroupShardCount_groupScaleRefusedForAnotherActorsMigrationToTheTargetIsAdopted(t *testing.T) {
+	testGroupScaleRefusedForAMigrationToTheTarget(t, false)
+}
+
+// testGroupScaleRefusedForAMigrationToTheTarget: lost, the first send of
+// b's scale is reset before it is applied and b's scale lands just before
+// the re-send; otherwise it lands just before the first send.
+func testGroupScaleRefusedForAMigrationToTheTarget(t *testing.T, lost bool) {
 	a := newAccTest(t, acctest.Options{})
-	c := a.env.RequireInRepo(t, "loses a per-group scale's answer and lands the scale just before its re-send")
+	c := a.env.RequireInRepo(t, "lands a per-group scale just before the provider's own")
 	p := acctest.RandomName("latescale")
 	a.createGroupOutOfBand(t, p, "a", 4)
 	a.createGroupOutOfBand(t, p, "b", 4)
@@ -224,9 +239,11 @@ func TestAccGroupShardCount_lostGroupScaleLandingLateIsAdopted(t *testing.T) {
 	late.OnMatch = func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		_, landed = a.env.Client().ScaleGroup(ctx, p, "b", 6, client.Mutation{Reason: "the first send, landing late"})
+		_, landed = a.env.Client().ScaleGroup(ctx, p, "b", 6, client.Mutation{Reason: "a scale of b to 6, landing first"})
 	}
-	c.InjectFault(reset)
+	if lost {
+		c.InjectFault(reset)
+	}
 	c.InjectFault(late)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -249,17 +266,159 @@ func TestAccGroupShardCount_lostGroupScaleLandingLateIsAdopted(t *testing.T) {
 					return resource.TestCheckResourceAttr(shardCountAddr, "migration_ids.b", g.ActiveMigration.ReshardingID)(s)
 				},
 				func(*terraform.State) error {
-					// The first send never reached the handler (reset before
-					// it was applied): the audit log has the re-send only,
-					// refused, and nothing after it.
+					// A reset first send never reached the handler: the
+					// audit log has the refused send only, and nothing
+					// after it.
 					events := terraformMutations(c, p, "SCALE_GROUP", "SCALE_STREAM", "ROLLBACK_MIGRATION")
 					if len(events) != 1 || events[0].Status != 409 {
-						return fmt.Errorf("want the refused re-send of b's scale, and nothing more; got %+v", events)
+						return fmt.Errorf("want the refused send of b's scale, and nothing more; got %+v", events)
 					}
 					return nil
 				},
 			),
 		}},
+	})
+}
+
+// Review of issue 30 (second round), finding 1: a group that appears while
+// the apply waits, with a PREPARING migration to the target (another
+// team's per-group scale whose provisioning failed), is a change too: a
+// PREPARING migration never moves by itself, and resuming it would be a
+// scale no plan showed. The apply refuses as a stale plan and sends
+// nothing to it.
+func TestAccGroupShardCount_groupAppearingPreparingDuringTheWaitIsNotResumed(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds another group's migration and adds a PREPARING group while the provider waits")
+	p := acctest.RandomName("movedprep")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	c.SetUndrainedShard(p, "b", 3, true)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	var created, scaled error
+	arm := betweenPlanAndApply(func() {
+		for i := 0; i < 3; i++ {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+		}
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
+			shards := int32(4)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, outOfBandMutation())
+			c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "c", Operation: coordinator.ProvisionScale, Times: 100})
+			_, scaled = a.env.Client().ScaleGroup(ctx, p, "c", 2, outOfBandMutation())
+			c.SetUndrainedShard(p, "b", 3, false)
+			c.Tick()
+			c.Tick()
+		}})
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(3)})),
+				arm,
+			}},
+			ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*changed during the apply.*"c"\s+\(4\s+shards\)\s+appeared`),
+		}},
+	})
+	c.ClearProvisioningFaults()
+	if created != nil {
+		t.Fatalf("creating group c: %v", created)
+	}
+	if client.ErrorCode(scaled) != client.CodeRedisStreamProvisioningFailed {
+		t.Fatalf("out-of-band scale of c: %v, want 503 REDIS_STREAM_PROVISIONING_FAILED", scaled)
+	}
+	if events := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
+		t.Errorf("want nothing sent after the prefix changed; got %+v", events)
+	}
+}
+
+// Review of issue 30 (second round), finding 2: a stream scale whose answer
+// is lost had been applied part-way (group "b"'s provisioning failed: it
+// stays PREPARING), and group "c" appeared in the prefix just before it, at
+// the old count (the scale stopped at "b"). The read-back finds the scale
+// applied; the take-over would resume "b" and scale "c" with the per-group
+// endpoint, but its basis check finds "c", which no plan showed, and sends
+// nothing more. The apply fails as a stale plan that says the scale was
+// applied, and state records the migration it started: the next plan
+// repairs the split prefix. Before the fix the error said nothing was
+// sent and state kept no migration.
+func TestAccGroupShardCount_lostStreamScaleAppliedInAMovedPrefixIsRecorded(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "adds a group just before a stream scale, fails it part-way and drops its answer")
+	p := acctest.RandomName("lostmoved")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	var created error
+	arm := betweenPlanAndApply(func() {
+		c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultResetAfterApply, OnMatch: func() {
+			shards := int32(4)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, outOfBandMutation())
+			c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+		}})
+	})
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2)
+	var aMigration string
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{arm}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*changed during the apply.*"c"\s+\(4\s+shards\)\s+appeared.*` +
+					words("had been applied although its answer was lost")),
+			},
+			{
+				// The state the failed apply recorded, before any refresh:
+				// a's migration from the lost scale, the wait pending.
+				RefreshState:       true,
+				ExpectNonEmptyPlan: true, // the split prefix: the repair below
+				Check: func(s *terraform.State) error {
+					if created != nil {
+						return fmt.Errorf("creating group c: %v", created)
+					}
+					h, err := a.env.Client().Migrations(ctxT(t), p, "a")
+					if err != nil {
+						return err
+					}
+					if len(h.Migrations) != 1 {
+						return fmt.Errorf("want a's one migration, from the lost scale; got %+v", h.Migrations)
+					}
+					aMigration = h.Migrations[0].ReshardingID
+					return resource.TestCheckResourceAttr(shardCountAddr, "migration_ids.a", aMigration)(s)
+				},
+			},
+			{
+				// The next plan repairs the split prefix: b resumed, c scaled.
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, "a", 2), a.migrationFinished(p, "b", 2), a.migrationFinished(p, "c", 2),
+					func(*terraform.State) error {
+						// One stream scale, whose answer was lost; then the
+						// repair's per-group scales of b and c.
+						if events := terraformMutations(c, p, "SCALE_STREAM"); len(events) != 1 {
+							return fmt.Errorf("want the one stream scale whose answer was lost; got %+v", events)
+						}
+						if events := terraformMutations(c, p, "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 2 {
+							return fmt.Errorf("want the repair's two per-group scales (b, c); got %+v", events)
+						}
+						return nil
+					},
+				),
+			},
+			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
 	})
 }
 

@@ -339,6 +339,14 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	// not be served from a listing taken before it.
 	out := s.start(ctx)
 	r.pd.noteMutation(p)
+	if out != nil && out.changed() && diags.HasError() {
+		// A change was made and then the apply stopped (a lost stream
+		// scale that had been applied, in a prefix that moved since the
+		// plan: basisHolds): state records what it started, the wait
+		// pending, so the next plan waits for it or repairs the prefix.
+		record(out, true)
+		return
+	}
 	if diags.HasError() || out == nil {
 		return
 	}

@@ -51,11 +51,17 @@ type scaler struct {
 	// basis is the prefix as start read it, for the basis check and the
 	// first decision (one listing for both); nil once decided from.
 	basis *prefix.Record
-	// first is that record once the plan's basis check passed: every
-	// record read after it is compared with it before anything is sent
-	// (basisHolds). nil without a basis check (a created group brought to
-	// its prefix's count).
+	// first is that record once the plan's basis check (checkPlanBasis)
+	// passed on it: every record read after it is compared with it before
+	// anything is sent from it (basisHolds). The plan's check covers the
+	// siblings only when the plan listed them (resharding.affected_groups);
+	// first then holds the executor to the prefix as the apply found it.
+	// nil without a basis check (a created group brought to its prefix's
+	// count).
 	first *prefix.Record
+	// landed: a read-back found the stream scale whose answer was lost
+	// applied (what it found, for basisHolds' diagnostic).
+	landed []string
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record
@@ -195,7 +201,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			// The record start read (and the basis check compared):
 			// decided from as it is, one listing for both.
 			rec, ok, s.basis = *s.basis, true, nil
-		} else if rec, ok = s.record(ctx); !ok || !s.basisHolds(rec) {
+		} else if rec, ok = s.record(ctx); !ok {
 			return nil
 		}
 		d := prefix.Decide(s.input(rec, nil))
@@ -214,6 +220,9 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			s.refuseBlockedTakeOver(rec.Groups)
 			return nil
 		case d.Steps[0].Kind == prefix.StreamScale:
+			if !s.basisHolds(rec) {
+				return nil
+			}
 			s.before = &rec
 			return s.scaleStream(ctx, newScaleOutcome())
 		case d.Revert:
@@ -238,10 +247,22 @@ func (s *scaler) record(ctx context.Context) (prefix.Record, bool) {
 	return rec, true
 }
 
+// sends reports steps of which one sends a mutation (prefix.Step.Sends).
+func sends(steps []prefix.Step) bool {
+	for _, st := range steps {
+		if st.Sends() {
+			return true
+		}
+	}
+	return false
+}
+
 // basisHolds is the executor's basis rule for every record of the prefix
-// read after the first (prefix.Record.Moved): the first was compared with
-// the plan, so a later one in which nothing moved except towards the target
-// sends no more than the plan showed. Otherwise (a group that appeared,
+// read after the first, checked before anything is sent from it
+// (prefix.Record.Moved): the first was compared with the plan, so a later
+// one in which nothing moved except towards the target sends no more than
+// the plan showed. A record from which only adoptions follow sends nothing
+// and is not checked. Otherwise (a group that appeared,
 // went, or moved elsewhere while the apply waited for other migrations, or
 // between a refused stream scale and its second decision) it refuses as a
 // stale plan, naming what moved, and nothing more is sent. The groups this
@@ -262,10 +283,15 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if len(moved) == 0 {
 		return true
 	}
+	sent := "Sending the scale now would make a change nobody reviewed, so nothing was sent to the coordinator."
+	if s.landed != nil {
+		sent = fmt.Sprintf("The stream scale this apply sent had been applied although its answer was lost (%s): its migrations are "+
+			"recorded in state, and the next plan waits for them. Bringing the other groups along now would make a change nobody "+
+			"reviewed, so nothing more was sent.", strings.Join(s.landed, "; "))
+	}
 	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
 		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"Sending the scale now would make a change nobody reviewed, so nothing more was sent to the coordinator.\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.", s.first, strings.Join(moved, "; ")))
+			"%s\n\nRun terraform plan again, review the new resharding preview, and apply that plan.", s.first, strings.Join(moved, "; "), sent))
 	return false
 }
 
@@ -335,7 +361,10 @@ func scaleErrorHint(err error) string {
 func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	rec, ok := s.record(ctx)
-	if !ok || !s.basisHolds(rec) || s.refuseBlockedTakeOver(rec.Groups) {
+	if !ok {
+		return nil
+	}
+	if s.refuseBlockedTakeOver(rec.Groups) {
 		return nil
 	}
 	d := prefix.Decide(s.input(rec, underWay))
@@ -350,6 +379,22 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 				steps = append(steps, prefix.Step{Kind: prefix.ScaleGroup, Group: gi.ConsumerGroup})
 			}
 		}
+	}
+	if sends(steps) && !s.basisHolds(rec) {
+		if underWay == nil {
+			return nil
+		}
+		// The stream scale whose answer was lost had been applied: what it
+		// started is recorded (and the next plan waits for it, or repairs
+		// the prefix); nothing more is sent.
+		out := newScaleOutcome()
+		for _, name := range sortedKeys(underWay) {
+			if rec.Group(name) != nil {
+				out.track(name, underWay[name])
+			}
+		}
+		s.markScaled()
+		return out
 	}
 	out := newScaleOutcome()
 	var done []string

@@ -89,8 +89,11 @@ func edgeFixture() []edgePrefix {
 // TestAccQueryImport_edgeGroups: whatever the coordinator holds can be
 // imported, listed and planned. On a coordinator holding edgeFixture,
 // `terraform query -generate-config-out` writes a configuration whose plan
-// is imports only (nothing to add, change or destroy, no error), its apply
-// sends no mutation, and the next plan is empty.
+// is imports only (nothing to add, change or destroy, no error) and its
+// apply sends no mutation. The next plan waits for the DRAINING migration
+// the import recorded and repairs the split prefix (a split prefix is
+// drift, issue 30 §1: which way depends on the count the generated
+// configuration took from the group the query listed first).
 func TestAccQueryImport_edgeGroups(t *testing.T) {
 	if os.Getenv("TF_ACC") == "" {
 		t.Skip("acceptance test: set TF_ACC=1")
