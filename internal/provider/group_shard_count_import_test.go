@@ -86,6 +86,41 @@ func TestAccGroupShardCount_importOfMigrationUnderWayLeavesNoImportMark(t *testi
 	}
 }
 
+// TestAccGroupShardCount_importOfASplitPrefixThatChangesAnAttribute:
+// campaign seed 826794327. An import block of a split prefix's shard count
+// whose plan also changes an attribute (wait_for): Terraform plans it again
+// during apply in another provider instance, which is no import's plan, so
+// the import's plan is planned like any other: the split prefix's repair.
+// Before the fix the import's plan only reported the split, the re-plan
+// planned the repair, and the apply failed with "Provider produced
+// inconsistent final plan".
+func TestAccGroupShardCount_importOfASplitPrefixThatChangesAnAttribute(t *testing.T) {
+	if os.Getenv(resource.EnvTfAcc) == "" {
+		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
+	}
+	t.Parallel()
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("impsplit")
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	waitForGroup(t, a, p, "b", func(g *client.Group) bool { return g.ShardCount == 2 && g.ActiveMigration.Finished() })
+	cli := newActionCLI(t, a.env, shardCountImportConfig(p, "a")+shardCountHCL("test", p, "a", 4, `wait_for = "ACCEPTED"`))
+	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
+	if code != 0 || strings.Contains(out, "inconsistent final plan") {
+		t.Fatalf("apply of the import exited %d:\n%s", code, out)
+	}
+	if !strings.Contains(out, "1 imported, 0 added, 1 changed") || !strings.Contains(out, "is split") {
+		t.Fatalf("want the import applied with the split prefix's repair:\n%s", out)
+	}
+	grp, err := a.group(t, p, "b")
+	if err != nil || grp.ShardCount != 4 {
+		t.Fatalf("group b after the repair: %+v, %v; want 4 shards", grp, err)
+	}
+}
+
 // shardCountImportConfig is a configuration for the terraform CLI (the
 // provider from the environment, newActionCLI) with an import block of
 // group {p, g} into redisstreamcoordinator_group_shard_count.test.

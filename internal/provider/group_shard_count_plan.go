@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
+	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
@@ -87,7 +88,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
-		if importing {
+		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
 		} else if !r.pd.unconfigured() && known {
 			siblings, d := readSiblingsSeen(ctx, req.Private)
@@ -144,6 +145,24 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+}
+
+// importPlansNothing reports an import's plan that changes no attribute
+// (plan, as planned so far, is the imported state): it reports a migration
+// under way or a split prefix and changes nothing, and Terraform applies no
+// change, so nothing plans it again. An import whose plan changes an
+// attribute anyway (wait_for, timeouts, reason...) is planned like any
+// other plan (the wait, the split prefix's repair): Terraform plans it again
+// during apply in another provider instance, which does not take itself for
+// the import's (group_shard_count_import.go), and both must agree, or
+// Terraform fails the apply with "Provider produced inconsistent final
+// plan" (campaign seed 826794327).
+func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShardCountModel, state tfsdk.State) bool {
+	trial := planned
+	if setPlan(ctx, &trial, plan).HasError() {
+		return true
+	}
+	return trial.Raw.Equal(state.Raw)
 }
 
 // checkMetadataRegression fails the plan closed when a refresh recorded a
