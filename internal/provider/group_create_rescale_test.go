@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -429,5 +430,38 @@ func TestAccGroupRescale_drainedPrefixWithAReplacementFirst(t *testing.T) {
 				Check:  resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(4)), a.expectGroup(p, "g2", shardCountIs(4))),
 			},
 		},
+	})
+}
+
+// TestAccGroupRescale_newGroupAndShardCountInADrainedPrefix: campaign seed
+// 660566742. A drained prefix (its one group at 0 shards) gets a new group
+// created with initial_shard_count = 3 and, in the same apply, a new shard
+// count resource on it at 3. The new group is at 3 but its sibling is not:
+// the shard count's plan shows the change (the sibling scaled to 3), and
+// the apply makes it. Before the fix the plan said nothing would be sent
+// (no migration), the apply scaled the sibling anyway, and Terraform failed
+// with "Provider produced inconsistent result after apply".
+func TestAccGroupRescale_newGroupAndShardCountInADrainedPrefix(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsdrnew")
+	a.createGroupOutOfBand(t, p, "g2", 2)
+	if _, err := a.env.Client().ScaleStream(ctxT(t), p, 0, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	waitForGroup(t, a, p, "g2", func(g *client.Group) bool { return g.ShardCount == 0 && g.ActiveMigration.Finished() })
+	config := a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 3") +
+		shardCountHCL("count", p, "g1", 3, `wait_for = "ACCEPTED"`, "depends_on = [redisstreamcoordinator_group.anchor]")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue("redisstreamcoordinator_group_shard_count.count", tfjsonpath.New("migration_ids")),
+			}},
+			Check: resource.ComposeTestCheckFunc(
+				a.expectGroup(p, "g1", shardCountIs(3)), a.expectGroup(p, "g2", shardCountIs(3)),
+				resource.TestCheckResourceAttrSet("redisstreamcoordinator_group_shard_count.count", "migration_ids.g2"),
+			),
+		}},
 	})
 }

@@ -303,8 +303,12 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.MetadataVersion = basis
 		return
 	}
-	if snap.self == nil && from == target {
-		// A group created in this apply with the same count: nothing to scale.
+	if snap.self == nil && from == target && len(split) == 0 {
+		// A group created in this apply with the same count, in a prefix
+		// at that count: nothing to scale. (Siblings at another count, a
+		// drained prefix's included, are scaled to it: the preview below
+		// shows them, or the apply's result would differ from the plan:
+		// campaign seed 660566742.)
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
