@@ -198,7 +198,11 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	resp.Diagnostics.Append(diags...)
 	// A planned repair of a split prefix sends scales like a change of the
 	// count (group_shard_count_split.go).
-	repair := isSplitRepair(plan.Resharding)
+	// (A plan that keeps the last change's values, that change a repair
+	// included, carries its resharding record with the migrations it
+	// tracked: planSplit leaves migration_ids unknown. Campaign seed
+	// 660566827.)
+	repair := isSplitRepair(plan.Resharding) && plan.MigrationIDs.IsUnknown()
 	pending = pending || repair
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount

@@ -61,6 +61,27 @@ func TestAccGroupShardCount_splitPrefixIsDriftAndApplyRepairs(t *testing.T) {
 				Config:           config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
 			},
+			{
+				// An in-place change of another argument keeps the
+				// repair's resharding record (its affected_groups are the
+				// counts from before it): it is no repair, and its apply
+				// sends nothing. Before the fix it was taken for one and
+				// refused as stale (campaign seed 660566827).
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4, `reason = "a new reason"`),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+				}},
+				Check: func(*terraform.State) error {
+					c := a.env.Coordinator
+					if c == nil {
+						return nil // the audit log is the in-repo coordinator's
+					}
+					if events := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP"); len(events) != 1 {
+						return fmt.Errorf("want the repair's one stream scale, and nothing since; got %+v", events)
+					}
+					return nil
+				},
+			},
 		},
 	})
 }
