@@ -33,7 +33,7 @@ func (s *scaler) refuseBlockedTakeOver(siblings []client.Group) bool {
 			"until its lease expires), or roll them back:\n" + calls
 	}
 	s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p), detail+
-		"\n\nNothing was changed on the coordinator: scaling the other groups of the prefix before these would leave it at two "+
+		"\n\n"+s.nothingSent()+" Scaling the other groups of the prefix before these would leave it at two "+
 		"shard counts. Run terraform apply again once they are finished.")
 	return true
 }

@@ -20,6 +20,17 @@ import (
 // the rule of group_shard_count_under_way.go holds: a plan never calls an
 // unfinished resharding done.
 //
+// That holds for an import whose plan is the import alone. An import block
+// whose plan changes an argument too (requested_by, reason, wait_for,
+// timeouts, rollback_on_revert, acknowledged_metadata_version differing
+// from the imported defaults) is an update, and Terraform plans it again
+// during apply in another provider instance, which is no import's plan (see
+// below): so the import's plan is planned like that one
+// (importPlansNothing), and its apply waits for the migration under way or
+// repairs a split prefix, as the next plan after a plain import would. Two
+// plans that disagree would fail the apply with "Provider produced
+// inconsistent final plan" (campaign seed 826794327).
+//
 // The import's refresh is the one Read whose prior state has no shard_count
 // (ImportState sets only the identity and the defaults); it marks the
 // private state, the plan that follows sees the mark, and every later

@@ -373,7 +373,7 @@ func TestAccGroupShardCount_lostStreamScaleAppliedInAMovedPrefixIsRecorded(t *te
 				Config:           config,
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{arm}},
 				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*changed during the apply.*"c"\s+\(4\s+shards\)\s+appeared.*` +
-					words("had been applied although its answer was lost")),
+					words("had been applied, at least in part")),
 			},
 			{
 				// The state the failed apply recorded, before any refresh:
@@ -420,6 +420,101 @@ func TestAccGroupShardCount_lostStreamScaleAppliedInAMovedPrefixIsRecorded(t *te
 			{Config: config, ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
+}
+
+// Review of issue 30 (third round), findings 1 and 2: whatever stops the
+// take-over after this apply's own stream scale landed, what the scale
+// started is recorded in state and the error says it was applied. Three
+// ways, each with group "b"'s provisioning failing (the scale is part-way:
+// "a" ACTIVE 4→2, "b" PREPARING) and group "c" appearing just before it:
+//   - lost: the scale's answer is lost; the read-back finds it applied and
+//     the take-over's basis check finds "c" (above, ...IsRecorded);
+//   - retried: the 503 REDIS_STREAM_PROVISIONING_FAILED is retried by the
+//     client and refused with 409; the decision made again takes over, and
+//     the basis check finds "c";
+//   - blocked: the answer is lost and, before the read-back, "c" is scaled
+//     to 3 (held DRAINING by an undrained shard): the take-over refuses the
+//     migration heading elsewhere.
+//
+// Before the fix the last two said nothing was sent or changed, and state
+// kept no migration.
+func TestAccGroupShardCount_partWayStreamScaleStoppedByTheTakeOverIsRecorded(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		fault coordinator.FaultKind
+		c3    bool // scale c to 3 before the read-back
+		want  string
+	}{
+		{"retried", coordinator.FaultDelay, false, `(?s)Stale plan: the groups of stream prefix.*changed during the apply.*"c"\s+\(4\s+shards\)\s+appeared`},
+		{"blocked", coordinator.FaultResetAfterApply, true, `(?s)has a resharding in progress to another shard count`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			c := a.env.RequireInRepo(t, "adds a group just before a stream scale and fails it part-way")
+			p := acctest.RandomName("partrec")
+			a.createGroupOutOfBand(t, p, "a", 4)
+			a.createGroupOutOfBand(t, p, "b", 4)
+			var created, scaled error
+			arm := betweenPlanAndApply(func() {
+				c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: tc.fault, OnMatch: func() {
+					shards := int32(4)
+					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, outOfBandMutation())
+					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+					if tc.c3 {
+						// Served before the read-back: the provider's next
+						// listing of the groups runs this first.
+						c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
+							ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+							defer cancel()
+							c.SetUndrainedShard(p, "c", 3, true)
+							_, scaled = a.env.Client().ScaleGroup(ctx, p, "c", 3, outOfBandMutation())
+						}})
+					}
+				}})
+			})
+			config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2)
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{
+					{Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)},
+					{
+						Config:           config,
+						ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{arm}},
+						ExpectError:      regexp.MustCompile(tc.want + `.*` + words("had been applied, at least in part")),
+					},
+					{
+						// The state the failed apply recorded: a's migration.
+						PreConfig: func() {
+							if tc.c3 {
+								c.SetUndrainedShard(p, "c", 3, false)
+								waitForMigrationDone(t, a, p, "c")
+							}
+						},
+						RefreshState:       true,
+						ExpectNonEmptyPlan: true,
+						Check: func(s *terraform.State) error {
+							if created != nil || scaled != nil {
+								return fmt.Errorf("setup: %v, %v", created, scaled)
+							}
+							h, err := a.env.Client().Migrations(ctxT(t), p, "a")
+							if err != nil {
+								return err
+							}
+							if len(h.Migrations) != 1 {
+								return fmt.Errorf("want a's one migration, from this apply's scale; got %+v", h.Migrations)
+							}
+							if events := terraformMutations(c, p, "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(events) != 0 {
+								return fmt.Errorf("want no per-group scale or rollback; got %+v", events)
+							}
+							return resource.TestCheckResourceAttr(shardCountAddr, "migration_ids.a", h.Migrations[0].ReshardingID)(s)
+						},
+					},
+				},
+			})
+		})
+	}
 }
 
 // finishAtSecondListing is an OnMatch hook for the request after which the

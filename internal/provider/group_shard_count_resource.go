@@ -348,7 +348,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		// scale that had been applied, in a prefix that moved since the
 		// plan: basisHolds): state records what it started, the wait
 		// pending, so the next plan waits for it or repairs the prefix.
-		record(out, true)
+		record(out, plan.WaitFor.ValueString() != waitForAccepted)
 		return
 	}
 	if diags.HasError() || out == nil {

@@ -247,6 +247,44 @@ func (s *scaler) record(ctx context.Context) (prefix.Record, bool) {
 	return rec, true
 }
 
+// landedOutcome is what this apply's stream scale started, as rec shows it:
+// the migrations a read-back of its lost answer found (underWay), or, once
+// it was sent (s.before), the migrations to the target of groups that were
+// behind it then (a scale that failed part-way, refused on its client
+// retry with 409). nil when there are none. It also says what landed for
+// the diagnostics (s.landed, nothingSent).
+func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
+	out := newScaleOutcome()
+	var found []string
+	for _, gi := range rec.Groups {
+		m, ok := underWay[gi.ConsumerGroup]
+		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && s.before != nil && s.wasBehind(gi.ConsumerGroup) {
+			m, ok = *am, true
+		}
+		if ok {
+			out.track(gi.ConsumerGroup, m)
+			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
+		}
+	}
+	if !out.changed() {
+		return nil
+	}
+	if s.landed == nil {
+		s.landed = found
+	}
+	return out
+}
+
+// nothingSent ends a refusal's diagnostic: nothing was sent, or, when this
+// apply's stream scale had already landed (landedOutcome), what it did.
+func (s *scaler) nothingSent() string {
+	if s.landed == nil {
+		return "Nothing was sent to the coordinator."
+	}
+	return fmt.Sprintf("The stream scale this apply sent had been applied, at least in part (%s): its migrations are recorded in "+
+		"state, and the next plan waits for them or repairs the prefix. Nothing more was sent.", strings.Join(s.landed, "; "))
+}
+
 // sends reports steps of which one sends a mutation (prefix.Step.Sends).
 func sends(steps []prefix.Step) bool {
 	for _, st := range steps {
@@ -283,15 +321,10 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if len(moved) == 0 {
 		return true
 	}
-	sent := "Sending the scale now would make a change nobody reviewed, so nothing was sent to the coordinator."
-	if s.landed != nil {
-		sent = fmt.Sprintf("The stream scale this apply sent had been applied although its answer was lost (%s): its migrations are "+
-			"recorded in state, and the next plan waits for them. Bringing the other groups along now would make a change nobody "+
-			"reviewed, so nothing more was sent.", strings.Join(s.landed, "; "))
-	}
 	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
 		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"%s\n\nRun terraform plan again, review the new resharding preview, and apply that plan.", s.first, strings.Join(moved, "; "), sent))
+			"Sending more now would make a change nobody reviewed. %s\n\nRun terraform plan again, review the new resharding preview, "+
+			"and apply that plan.", s.first, strings.Join(moved, "; "), s.nothingSent()))
 	return false
 }
 
@@ -320,7 +353,7 @@ func (s *scaler) refused(d prefix.Decision) bool {
 	switch d.Refusal.Kind {
 	case prefix.PreparingElsewhere:
 		s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
-			preparingElsewhereDetail(s.p, s.target, gi)+"\n\nNothing was sent to the coordinator.")
+			preparingElsewhereDetail(s.p, s.target, gi)+"\n\n"+s.nothingSent())
 	case prefix.RevertRefused:
 		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
 			revertRefusedDetail(s.p, s.target, s.rollbackOnRevert, d.Refusal.Groups))
@@ -364,12 +397,22 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 	if !ok {
 		return nil
 	}
+	// What this apply's own stream scale started (landedOutcome) is
+	// recorded whatever stops the take-over: it already happened, and
+	// the next plan waits for it or repairs the prefix.
+	landed := s.landedOutcome(rec, underWay)
+	refuse := func() *scaleOutcome {
+		if landed != nil {
+			s.markScaled()
+		}
+		return landed
+	}
 	if s.refuseBlockedTakeOver(rec.Groups) {
-		return nil
+		return refuse()
 	}
 	d := prefix.Decide(s.input(rec, underWay))
 	if s.refused(d) {
-		return nil
+		return refuse()
 	}
 	steps := d.Steps
 	if len(steps) > 0 && steps[0].Kind == prefix.StreamScale {
@@ -381,20 +424,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 		}
 	}
 	if sends(steps) && !s.basisHolds(rec) {
-		if underWay == nil {
-			return nil
-		}
-		// The stream scale whose answer was lost had been applied: what it
-		// started is recorded (and the next plan waits for it, or repairs
-		// the prefix); nothing more is sent.
-		out := newScaleOutcome()
-		for _, name := range sortedKeys(underWay) {
-			if rec.Group(name) != nil {
-				out.track(name, underWay[name])
-			}
-		}
-		s.markScaled()
-		return out
+		return refuse()
 	}
 	out := newScaleOutcome()
 	var done []string
