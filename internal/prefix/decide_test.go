@@ -270,6 +270,18 @@ func TestRecordMoved(t *testing.T) {
 	if got := first.Moved(rec(grp("a", 4), migrating("b", 6, 8, client.MigrationPreparing)), 8, nil); len(got) != 0 {
 		t.Errorf("a PREPARING migration to the target of a group the plan scales is not a move: %q", got)
 	}
+	// A group the record had heading to the target, now PREPARING to it
+	// under another migration (rolled back, then scaled again by someone
+	// whose provisioning failed): resuming it is no scale the plan showed.
+	heading := rec(migrating("a", 4, 8, client.MigrationActive))
+	if got := heading.Moved(rec(migrating("a", 4, 8, client.MigrationPreparing)), 8, nil); len(got) != 0 {
+		t.Errorf("the same migration, as the record had it, is no move: %q", got)
+	}
+	other := migrating("a", 4, 8, client.MigrationPreparing)
+	other.ActiveMigration.ReshardingID = "reshard-again"
+	if got := heading.Moved(rec(other), 8, nil); len(got) == 0 {
+		t.Error("another PREPARING migration of a group the record had heading to the target is a move")
+	}
 	if got := first.Moved(rec(grp("b", 6), grp("c", 4)), 8, func(g string) bool { return g == "a" || g == "c" }); len(got) != 0 {
 		t.Errorf("groups the run creates or deletes are not moves: %q", got)
 	}

@@ -167,8 +167,8 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 // DRAINING), is left out: this run's own scale, read back, or another
 // actor's heading where the plan goes, which leaves less to send. A
 // PREPARING migration to the target is left out only for a group the record
-// had behind the target (the plan scales it anyway: resuming it is that
-// scale); elsewhere it is a move, since it never moves by itself and
+// had behind the target, neither there nor heading there (the plan scales
+// it anyway: resuming it is that scale); elsewhere it is a move, since it never moves by itself and
 // resuming it is a send no plan showed. A group the record did not have is
 // always a move, unless it is the run's own (ours).
 //
@@ -194,7 +194,8 @@ func (r Record) Moved(now Record, target int32, ours func(g string) bool) []stri
 		case am.ToShardCount != target:
 			return false
 		case am.State == client.MigrationPreparing:
-			return !AtTarget(*was, target)
+			wasM := Unfinished(was)
+			return !AtTarget(*was, target) && (wasM == nil || wasM.ToShardCount != target)
 		}
 		return true
 	}
