@@ -74,7 +74,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// the baseline; the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
-		if r.pd != nil && known && r.planGroupRecreated(ctx, &plan, *state, resp) {
+		if r.pd != nil && known && r.planGroupRecreated(ctx, &plan, *state, req.Private, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}

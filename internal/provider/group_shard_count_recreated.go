@@ -28,12 +28,13 @@ const privateGroupRecreated = "group_recreated"
 
 // planGroupRecreated is ModifyPlan's part: it reports whether it planned the
 // update.
-func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *groupShardCountModel, state groupShardCountModel, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *groupShardCountModel, state groupShardCountModel, private privateGetter, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	if !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 		return false
 	}
-	if _, recreated := r.pd.plans.plannedGroupCreate(p, g); !recreated {
+	created, recreated := r.pd.plans.plannedGroupCreate(p, g)
+	if !recreated {
 		return false
 	}
 	plan.MetadataVersion = types.Int64Unknown()
@@ -42,13 +43,46 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	// 404 for a restore (group_part_not_found.go).
 	plan.MigrationState = types.StringUnknown()
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateGroupRecreated, []byte("true"))...)
+	target := int32(plan.ShardCount.ValueInt64())
+	then := "Nothing is sent to the coordinator for it: it is created with shard_count = %d, and the prefix has it."
+	if r.recreatedMayScale(ctx, p, g, target, created, private) {
+		// The new group may be created with another count, or the prefix
+		// is split: the apply brings every group to shard_count, as the
+		// repair of a split prefix does, and its record is known after
+		// apply (campaign seeds 660566797, 660566690: state claimed the
+		// count while the new group had another).
+		plan.MigrationIDs = types.MapUnknown(types.StringType)
+		plan.PreviousShardCount = types.Int64Unknown()
+		plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+		then = "It may be created with another count than shard_count = %d (it inherits its siblings' count), or the prefix is " +
+			"split: once it exists, the apply brings every group of the prefix to shard_count, as the repair of a split prefix does."
+	}
 	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is re-created by this apply", p, g), fmt.Sprintf(
 		"This configuration re-creates group %q of stream prefix %q (a replacement). The new group starts a new lifecycle at "+
 			"metadataVersion 1, so this shard count resource records the new group's version as its metadata baseline once the group "+
-			"exists (metadata_version is known after apply); that is not a metadata regression. Nothing is sent to the coordinator "+
-			"for it. The new group has the shard count it is created with: if that differs from shard_count = %d, the next plan "+
-			"shows the scale.", g, p, plan.ShardCount.ValueInt64()))
+			"exists (metadata_version is known after apply); that is not a metadata regression. "+then, g, p, target))
 	return true
+}
+
+// recreatedMayScale reports a re-created group whose prefix may not be at
+// target once it exists: its planned count (initial_shard_count, or its
+// siblings' one count when unset) is not target, or a sibling is not there,
+// as the refresh recorded the prefix (no record: it may).
+func (r *groupShardCountResource) recreatedMayScale(ctx context.Context, p, g string, target int32, created plannedGroupCreate, private privateGetter) bool {
+	rec, ok, diags := readPrefixSeen(ctx, private, p)
+	if !ok || diags.HasError() {
+		return true
+	}
+	siblings := rec.Without(g)
+	if len(siblings.Split(target)) > 0 {
+		return true
+	}
+	if created.InitialShardCount != nil {
+		return int32(*created.InitialShardCount) != target
+	}
+	// Unset: the create takes the siblings' count, all at target here; a
+	// prefix with no other group takes the coordinator's default.
+	return len(siblings.Groups) == 0
 }
 
 // applyGroupRecreated is Update's part: the group as it exists now is the new
@@ -75,6 +109,23 @@ func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req r
 		plan.MigrationState = types.StringNull()
 	}
 	resp.Diagnostics.Append(recordNewLifecycle(ctx, resp.Private, group)...)
+	if planned.MigrationIDs.IsUnknown() {
+		// The plan said the prefix may not be at shard_count once the
+		// group exists (recreatedMayScale): the executor brings it there,
+		// from the prefix as it is now (the new group's lifecycle is the
+		// basis: nothing of the old group's is checked).
+		timeout, diags := plan.Timeouts.Update(ctx, defaultScaleTimeout)
+		resp.Diagnostics.Append(diags...)
+		if resp.Diagnostics.HasError() {
+			return true
+		}
+		// The values the plan left unknown are the executor's to settle
+		// (Update copied the last change's into plan).
+		plan.MigrationIDs, plan.PreviousShardCount, plan.Resharding = planned.MigrationIDs, planned.PreviousShardCount, planned.Resharding
+		plan.MigrationState, plan.MetadataVersion = planned.MigrationState, planned.MetadataVersion
+		r.apply(ctx, timeout, plan, nil, nil, &resp.State, resp.Private, &resp.Diagnostics)
+		return true
+	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 	return true
 }
