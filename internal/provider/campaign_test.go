@@ -56,8 +56,13 @@ const (
 // Together they take every step kind under the newest Terraform
 // (TestCampaignFixedSeedsCoverEveryKind): seed 86 brings oob_delete,
 // oob_restore and acknowledge, which seeds 1-12 lost when the kinds of
-// issue 30 changed the generator's stream.
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86}
+// issue 30 changed the generator's stream. The rest are the workflows the
+// random campaigns of issue 30 broke, kept as regressions: an import block
+// of a split prefix that changes another argument (826794327), a new group
+// and shard count in a drained prefix (660566742), an in-place change after
+// a split repair (660566827), a replacement whose new group has another
+// count (660566797, 660566690).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {
