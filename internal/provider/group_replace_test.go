@@ -352,3 +352,50 @@ func TestAccGroup_renameOfAVanishedGroupIsNoRecreation(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroup_replaceAfterATimedOutWaitBringsTheNewGroupToTheCount: a
+// shard count change times out waiting (an undrained shard holds the
+// migration), leaving a pending wait; then the group is replaced and the
+// new one is created with its initial_shard_count (4), not shard_count (3).
+// The pending wait was for the old group's migration: the apply brings the
+// new group to 3, as any replacement whose count differs does. Before the
+// fix the apply resumed the old wait, adopted nothing that existed, sent no
+// scale, and state claimed 3 shards for a group with 4 (review of issue 30,
+// fourth round).
+func TestAccGroup_replaceAfterATimedOutWaitBringsTheNewGroupToTheCount(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds a migration with an undrained shard until the wait times out")
+	p, g := acctest.RandomName("reppend"), "svc"
+	config := func(count, n int) string {
+		return a.env.ProviderConfig() +
+			groupHCL("group", p, g, `deletion_policy = "DELETE"`, "force_delete = true", "initial_shard_count = 4", replacedBy) +
+			shardCountHCL("test", p, g, count, "depends_on = [redisstreamcoordinator_group.group]", "timeouts {\n    update = \"2s\"\n  }") +
+			replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, 1)},
+			{
+				// The undrained shard never drains while it is held: the
+				// wait ends at its timeout, whatever the machine's speed.
+				PreConfig:   func() { c.SetUndrainedShard(p, g, 3, true) },
+				Config:      config(3, 1),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting`),
+			},
+			{
+				PreConfig: func() { c.SetUndrainedShard(p, g, 3, false) },
+				Config:    config(3, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectUnknownValue("redisstreamcoordinator_group_shard_count.test", tfjsonpath.New("migration_ids")),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					a.expectGroup(p, g, shardCountIs(3)),
+					resource.TestCheckResourceAttrSet("redisstreamcoordinator_group_shard_count.test", "migration_ids."+g),
+				),
+			},
+			{Config: config(3, 2), PlanOnly: true},
+		},
+	})
+}

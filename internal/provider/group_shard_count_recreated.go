@@ -45,7 +45,11 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateGroupRecreated, []byte("true"))...)
 	target := int32(plan.ShardCount.ValueInt64())
 	then := "Nothing is sent to the coordinator for it: it is created with shard_count = %d, and the prefix has it."
-	if r.recreatedMayScale(ctx, p, g, target, created, private) {
+	pending, diags := readPendingWait(ctx, private)
+	resp.Diagnostics.Append(diags...)
+	// A pending wait was for the old group's migrations: the record of
+	// the last change is the executor's to settle afresh.
+	if pending || r.recreatedMayScale(ctx, p, g, target, created, private) {
 		// The new group may be created with another count, or the prefix
 		// is split: the apply brings every group to shard_count, as the
 		// repair of a split prefix does, and its record is known after

@@ -209,9 +209,11 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		if plan.Resharding.IsUnknown() {
 			plan.Resharding = state.Resharding
 		}
-		if r.applyGroupRecreated(ctx, req, plan, resp) {
-			return
-		}
+	}
+	// A group this apply re-created, a pending wait's included: the wait
+	// was for the old group's migrations (planGroupRecreated).
+	if plan.ShardCount.Equal(state.ShardCount) && !repair && r.applyGroupRecreated(ctx, req, plan, resp) {
+		return
 	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		// Only Terraform-side settings changed (or an acknowledged metadata
