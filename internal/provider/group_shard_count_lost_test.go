@@ -353,6 +353,9 @@ func TestAccGroupShardCount_lostStreamScaleAppliedInAMovedPrefixIsRecorded(t *te
 	p := acctest.RandomName("lostmoved")
 	a.createGroupOutOfBand(t, p, "a", 4)
 	a.createGroupOutOfBand(t, p, "b", 4)
+	// a's 4→2 migration stays DRAINING through the apply, whatever the
+	// machine's speed: the read-back finds it under way.
+	c.SetUndrainedShard(p, "a", 3, true)
 	var created error
 	arm := betweenPlanAndApply(func() {
 		c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultResetAfterApply, OnMatch: func() {
@@ -376,8 +379,13 @@ func TestAccGroupShardCount_lostStreamScaleAppliedInAMovedPrefixIsRecorded(t *te
 					words("had been applied, at least in part")),
 			},
 			{
-				// The state the failed apply recorded, before any refresh:
-				// a's migration from the lost scale, the wait pending.
+				// The state the failed apply recorded: a's migration from
+				// the lost scale, the wait pending. (Released and completed
+				// first: the refresh records no migration under way.)
+				PreConfig: func() {
+					c.SetUndrainedShard(p, "a", 3, false)
+					waitForMigrationDone(t, a, p, "a")
+				},
 				RefreshState:       true,
 				ExpectNonEmptyPlan: true, // the split prefix: the repair below
 				Check: func(s *terraform.State) error {
@@ -454,6 +462,9 @@ func TestAccGroupShardCount_partWayStreamScaleStoppedByTheTakeOverIsRecorded(t *
 			p := acctest.RandomName("partrec")
 			a.createGroupOutOfBand(t, p, "a", 4)
 			a.createGroupOutOfBand(t, p, "b", 4)
+			// a's 4→2 migration stays DRAINING through the apply: the
+			// take-over finds it under way, whatever the machine's speed.
+			c.SetUndrainedShard(p, "a", 3, true)
 			var created, scaled error
 			arm := betweenPlanAndApply(func() {
 				c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: tc.fault, OnMatch: func() {
@@ -487,10 +498,12 @@ func TestAccGroupShardCount_partWayStreamScaleStoppedByTheTakeOverIsRecorded(t *
 					{
 						// The state the failed apply recorded: a's migration.
 						PreConfig: func() {
+							c.SetUndrainedShard(p, "a", 3, false)
 							if tc.c3 {
 								c.SetUndrainedShard(p, "c", 3, false)
 								waitForMigrationDone(t, a, p, "c")
 							}
+							waitForMigrationDone(t, a, p, "a")
 						},
 						RefreshState:       true,
 						ExpectNonEmptyPlan: true,
