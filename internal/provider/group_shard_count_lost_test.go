@@ -98,22 +98,7 @@ func TestAccGroupShardCount_refusedScaleWaitsForAnotherGroupsMigration(t *testin
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds another group's migration and finishes it while the provider waits")
 	p := acctest.RandomName("waitother")
-	a.createGroupOutOfBand(t, p, "a", 4)
-	a.createGroupOutOfBand(t, p, "b", 4)
-	c.SetUndrainedShard(p, "b", 3, true)
-	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
-		t.Fatal(err)
-	}
-	arm := betweenPlanAndApply(func() {
-		for i := 0; i < 3; i++ {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
-		}
-		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
-			c.SetUndrainedShard(p, "b", 3, false)
-			c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
-			c.Tick() // DRAINING → DEPRECATED, or nothing left to do
-		}})
-	})
+	arm := duringTheWaitForB(t, a, c, p, nil)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -151,26 +136,12 @@ func TestAccGroupShardCount_groupAppearingDuringTheWaitMakesThePlanStale(t *test
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds another group's migration and adds a group while the provider waits")
 	p := acctest.RandomName("waitstale")
-	a.createGroupOutOfBand(t, p, "a", 4)
-	a.createGroupOutOfBand(t, p, "b", 4)
-	c.SetUndrainedShard(p, "b", 3, true)
-	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, client.Mutation{Reason: "another team scales its group"}); err != nil {
-		t.Fatal(err)
-	}
 	var created error
-	arm := betweenPlanAndApply(func() {
-		for i := 0; i < 3; i++ {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
-		}
-		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
-			shards := int32(4)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, client.Mutation{Reason: "a third team joins the prefix"})
-			c.SetUndrainedShard(p, "b", 3, false)
-			c.Tick()
-			c.Tick()
-		}})
+	arm := duringTheWaitForB(t, a, c, p, func() {
+		shards := int32(4)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, client.Mutation{Reason: "a third team joins the prefix"})
 	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -290,28 +261,14 @@ func TestAccGroupShardCount_groupAppearingPreparingDuringTheWaitIsNotResumed(t *
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds another group's migration and adds a PREPARING group while the provider waits")
 	p := acctest.RandomName("movedprep")
-	a.createGroupOutOfBand(t, p, "a", 4)
-	a.createGroupOutOfBand(t, p, "b", 4)
-	c.SetUndrainedShard(p, "b", 3, true)
-	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, outOfBandMutation()); err != nil {
-		t.Fatal(err)
-	}
 	var created, scaled error
-	arm := betweenPlanAndApply(func() {
-		for i := 0; i < 3; i++ {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
-		}
-		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
-			shards := int32(4)
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, outOfBandMutation())
-			c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "c", Operation: coordinator.ProvisionScale, Times: 100})
-			_, scaled = a.env.Client().ScaleGroup(ctx, p, "c", 2, outOfBandMutation())
-			c.SetUndrainedShard(p, "b", 3, false)
-			c.Tick()
-			c.Tick()
-		}})
+	arm := duringTheWaitForB(t, a, c, p, func() {
+		shards := int32(4)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, created = a.env.Client().CreateGroup(ctx, p, "c", &shards, outOfBandMutation())
+		c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "c", Operation: coordinator.ProvisionScale, Times: 100})
+		_, scaled = a.env.Client().ScaleGroup(ctx, p, "c", 2, outOfBandMutation())
 	})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -528,6 +485,36 @@ func TestAccGroupShardCount_partWayStreamScaleStoppedByTheTakeOverIsRecorded(t *
 			})
 		})
 	}
+}
+
+// duringTheWaitForB creates groups "a" and "b" of prefix p at 4 shards and
+// starts b's 4→3 migration, held DRAINING by an undrained removed shard
+// (another team's scale). The plan check it returns, once the plan is made,
+// lets the apply's first three groups listings pass (its re-plan, the
+// executor's read, the wait's first read) and, at the fourth, runs during
+// (nil: nothing) and then finishes b's migration: the apply is waiting for
+// it by then, and every later listing serves the wait.
+func duringTheWaitForB(t *testing.T, a *accTest, c *coordinator.Coordinator, p string, during func()) betweenPlanAndApply {
+	t.Helper()
+	a.createGroupOutOfBand(t, p, "a", 4)
+	a.createGroupOutOfBand(t, p, "b", 4)
+	c.SetUndrainedShard(p, "b", 3, true)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 3, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	return betweenPlanAndApply(func() {
+		for i := 0; i < 3; i++ {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
+		}
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: func() {
+			if during != nil {
+				during()
+			}
+			c.SetUndrainedShard(p, "b", 3, false)
+			c.Tick() // ACTIVE → DRAINING, or DRAINING → DEPRECATED
+			c.Tick() // DRAINING → DEPRECATED, or nothing left to do
+		}})
+	})
 }
 
 // finishAtSecondListing is an OnMatch hook for the request after which the
