@@ -136,9 +136,7 @@ func takeOverDetail(p, g string, self client.Group) string {
 // with a refresh records the prefix afresh.
 func (s prefixSnapshot) siblingsSinceRefresh(counts map[string]int32, reg *planRegistry) []string {
 	ours := func(name string) bool {
-		_, created := reg.createdInRun(s.p)[name]
-		_, planned := reg.plannedGroupCreate(s.p, name)
-		return name == s.g || created || planned || reg.deletedInRun(s.p, name)
+		return name == s.g || reg.ownInRun(s.p, name)
 	}
 	var changed []string
 	have := map[string]bool{}

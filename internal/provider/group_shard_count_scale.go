@@ -309,14 +309,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool {
-		if s.plans == nil {
-			return false
-		}
-		_, created := s.plans.createdInRun(s.p)[g]
-		_, planned := s.plans.plannedGroupCreate(s.p, g)
-		return created || planned || s.plans.deletedInRun(s.p, g)
-	}
+	ours := func(g string) bool { return s.plans != nil && s.plans.ownInRun(s.p, g) }
 	moved := s.first.Moved(rec, s.target, ours)
 	if len(moved) == 0 {
 		return true

@@ -129,6 +129,15 @@ func (r *planRegistry) createdInRun(p string) map[string]int32 {
 	return out
 }
 
+// ownInRun reports a group of prefix p this run creates (planned or done),
+// deletes or replaces: a change of it is the run's own, not a change behind
+// the plan's back.
+func (r *planRegistry) ownInRun(p, g string) bool {
+	_, created := r.createdInRun(p)[g]
+	_, planned := r.plannedGroupCreate(p, g)
+	return created || planned || r.deletedInRun(p, g)
+}
+
 // deletedInRun reports a group this provider deleted in this run (or is
 // deleting: consulted only for a group found gone).
 func (r *planRegistry) deletedInRun(p, g string) bool {
