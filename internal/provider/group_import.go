@@ -18,32 +18,22 @@ import (
 // created (or adopted by an import that read the group), and a group gone
 // from the coordinator is planned for re-creation as a new lifecycle (-/+).
 
-// privateImported is the private-state key importGroup sets and the first
-// Read after the import clears.
-const privateImported = "imported_not_read"
+// The marker is privateRecord.ImportedNotRead: importGroup sets it and the
+// first Read after the import clears it.
 
 // markImported records that the state is an import the coordinator has not
 // confirmed yet.
 func markImported(ctx context.Context, private privateSetter) diag.Diagnostics {
-	if private == nil {
-		return nil
-	}
-	return private.SetKey(ctx, privateImported, []byte(`true`))
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.ImportedNotRead = true })
 }
 
 // importedNotRead reports whether the state is an import not read yet.
 func importedNotRead(ctx context.Context, private privateGetter) bool {
-	if private == nil {
-		return false
-	}
-	b, diags := private.GetKey(ctx, privateImported)
-	return !diags.HasError() && len(b) > 0
+	rec, diags := readPrivateRecord(ctx, private)
+	return !diags.HasError() && rec.ImportedNotRead
 }
 
 // importConfirmed clears the marker once Read has read the group.
 func importConfirmed(ctx context.Context, private privateSetter) diag.Diagnostics {
-	if private == nil {
-		return nil
-	}
-	return private.SetKey(ctx, privateImported, nil)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.ImportedNotRead = false })
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -36,9 +35,8 @@ import (
 //   - A recorded metadata regression fails the plan closed
 //     (checkMetadataRegression) until acknowledged.
 
-// privateGroupVanished is the private-state key Read sets when the
-// coordinator answered 404 for a group in state: JSON groupVanished.
-const privateGroupVanished = "group_vanished"
+// privateRecord.GroupVanished is what Read records when the coordinator
+// answered 404 for a group in state.
 
 type groupVanished struct {
 	ShardCount      int64 `json:"shard_count"`
@@ -76,19 +74,8 @@ func recreationValue(p, g string, v *groupVanished) types.Object {
 }
 
 func readGroupVanished(ctx context.Context, private privateGetter) (*groupVanished, diag.Diagnostics) {
-	if private == nil {
-		return nil, nil
-	}
-	b, diags := private.GetKey(ctx, privateGroupVanished)
-	if diags.HasError() || len(b) == 0 {
-		return nil, diags
-	}
-	var v groupVanished
-	if err := json.Unmarshal(b, &v); err != nil {
-		diags.AddError("Cannot read the provider's record of a vanished group", err.Error())
-		return nil, diags
-	}
-	return &v, diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.GroupVanished, diags
 }
 
 // vanishedInRun remembers, within one provider process, the vanished groups
@@ -103,16 +90,11 @@ type vanishedKey struct {
 }
 
 func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanished) diag.Diagnostics {
-	if v == nil {
-		return private.SetKey(ctx, privateGroupVanished, nil)
-	}
-	b, _ := json.Marshal(v)
-	return private.SetKey(ctx, privateGroupVanished, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupVanished = v })
 }
 
-// privateGroupHighest is the private-state key holding what the last refresh
-// saw of the group: JSON groupHighest.
-const privateGroupHighest = "group_highest_seen"
+// groupHighest is what the last refresh saw of the group
+// (privateRecord.GroupHighest).
 
 type groupHighest struct {
 	MetadataVersion int64 `json:"metadata_version"`
@@ -120,23 +102,15 @@ type groupHighest struct {
 }
 
 func readGroupHighest(ctx context.Context, private privateGetter) (groupHighest, diag.Diagnostics) {
-	var seen groupHighest
-	if private == nil {
-		return seen, nil
+	rec, diags := readPrivateRecord(ctx, private)
+	if rec.GroupHighest == nil {
+		return groupHighest{}, diags
 	}
-	b, diags := private.GetKey(ctx, privateGroupHighest)
-	if diags.HasError() || len(b) == 0 {
-		return seen, diags
-	}
-	if err := json.Unmarshal(b, &seen); err != nil {
-		diags.AddError("Cannot read the provider's record of the group", err.Error())
-	}
-	return seen, diags
+	return *rec.GroupHighest, diags
 }
 
 func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighest) diag.Diagnostics {
-	b, _ := json.Marshal(seen)
-	return private.SetKey(ctx, privateGroupHighest, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
 }
 
 // configUnknownAtPlan: the provider configuration could not be resolved at

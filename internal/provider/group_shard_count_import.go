@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strconv"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -41,16 +40,16 @@ import (
 // no-op), so a later `plan -refresh=false`, in another instance, finds the
 // mark and must not take itself for the import's plan.
 
-// privateImportRead marks the state the import's own refresh read.
-const privateImportRead = "import_read"
+// The mark is privateRecord.ImportRead.
 
 // setImportRead marks (importing) or clears the mark in a Read's private
 // state.
 func setImportRead(ctx context.Context, private privateSetter, pd *providerData, importing bool) diag.Diagnostics {
-	if !importing || pd == nil {
-		return private.SetKey(ctx, privateImportRead, nil)
+	mark := ""
+	if importing && pd != nil {
+		mark = pd.configuration
 	}
-	return private.SetKey(ctx, privateImportRead, []byte(strconv.Quote(pd.configuration)))
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.ImportRead = mark })
 }
 
 // readImportRead says whether this provider instance's own import refresh
@@ -59,8 +58,8 @@ func readImportRead(ctx context.Context, private privateGetter, pd *providerData
 	if private == nil || pd == nil {
 		return false, nil
 	}
-	b, diags := private.GetKey(ctx, privateImportRead)
-	return string(b) == strconv.Quote(pd.configuration), diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.ImportRead != "" && rec.ImportRead == pd.configuration, diags
 }
 
 // clearImportRead is the top of every plan of an existing shard count: the
@@ -72,7 +71,7 @@ func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	if req.State.Raw.IsNull() || resp.Private == nil {
 		return
 	}
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateImportRead, nil)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.ImportRead = "" })...)
 }
 
 // warnUnderWayAtImport is the import plan's part: the migration under way

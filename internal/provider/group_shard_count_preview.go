@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"sort"
@@ -358,30 +357,15 @@ func (s prefixSnapshot) withSelf(seen client.Group) prefixSnapshot {
 	return out
 }
 
-// privateGroupSeen holds, in private state, the group record the last
-// refresh read: the basis of the next plan's preview.
-const privateGroupSeen = "group_seen"
-
+// setGroupSeen records (privateRecord.GroupSeen) the group the last refresh
+// read: the basis of the next plan's preview.
 func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
-	b, err := json.Marshal(g)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot record the group read", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, privateGroupSeen, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupSeen = g })
 }
 
 func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, diag.Diagnostics) {
-	b, diags := private.GetKey(ctx, privateGroupSeen)
-	if diags.HasError() || len(b) == 0 {
-		return nil, diags
-	}
-	var g client.Group
-	if err := json.Unmarshal(b, &g); err != nil {
-		return nil, diags // an unreadable record only means no basis: the plan reads afresh
-	}
-	return &g, diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.GroupSeen, diags
 }
 
 // without drops a group from the snapshot (one this run creates).

@@ -23,8 +23,8 @@ import (
 // attributes, so it is applied after the create). Nothing is sent to the
 // coordinator.
 
-// privateGroupRecreated marks, in the planned private state, such an update.
-const privateGroupRecreated = "group_recreated"
+// privateRecord.GroupRecreated marks, in the planned private state, such an
+// update.
 
 // planGroupRecreated is ModifyPlan's part: it reports whether it planned the
 // update.
@@ -42,7 +42,7 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	// is cleared at apply, so no later refresh looks one up and takes the
 	// 404 for a restore (group_part_not_found.go).
 	plan.MigrationState = types.StringUnknown()
-	resp.Diagnostics.Append(resp.Private.SetKey(ctx, privateGroupRecreated, []byte("true"))...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.GroupRecreated = true })...)
 	target := int32(plan.ShardCount.ValueInt64())
 	then := "Nothing is sent to the coordinator for it: it is created with shard_count = %d, and the prefix has it."
 	pending, diags := readPendingWait(ctx, private)
@@ -92,9 +92,9 @@ func (r *groupShardCountResource) recreatedMayScale(ctx context.Context, p, g st
 // applyGroupRecreated is Update's part: the group as it exists now is the new
 // baseline. It reports whether it handled the update.
 func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req resource.UpdateRequest, plan groupShardCountModel, resp *resource.UpdateResponse) bool {
-	b, diags := req.Private.GetKey(ctx, privateGroupRecreated)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	if string(b) != "true" {
+	if !rec.GroupRecreated {
 		return false
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
@@ -141,6 +141,6 @@ func recordNewLifecycle(ctx context.Context, private privateSetter, group *clien
 	diags.Append(setGroupSeen(ctx, private, group)...)
 	mark := markOf(group)
 	diags.Append(setEpochsSeen(ctx, private, &mark)...)
-	diags.Append(private.SetKey(ctx, privateGroupRecreated, nil)...)
+	diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupRecreated = false })...)
 	return diags
 }

@@ -258,31 +258,14 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
-// privateSetter is the part of the framework's private state a Create or
-// Update response offers.
-type privateSetter interface {
-	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
-}
-
-type privateGetter interface {
-	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
-}
-
 func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
-	if private == nil {
-		return false, nil
-	}
-	b, diags := private.GetKey(ctx, privatePendingWait)
-	return string(b) == "true", diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.PendingWait, diags
 }
 
-// setPendingWait records whether a wait is unfinished; the key's presence is
-// all that matters (a nil value removes it).
+// setPendingWait records whether a wait is unfinished.
 func setPendingWait(ctx context.Context, private privateSetter, pending bool) diag.Diagnostics {
-	if !pending {
-		return private.SetKey(ctx, privatePendingWait, nil)
-	}
-	return private.SetKey(ctx, privatePendingWait, []byte("true"))
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PendingWait = pending })
 }
 
 // apply drives the group to the planned shard count, recording progress in
@@ -331,7 +314,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
 		// The prefix as a refresh saw it no longer holds after this apply.
-		diags.Append(private.SetKey(ctx, privateSiblingsSeen, nil)...)
+		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })...)
 		if s.self != nil {
 			// The group as this apply last read it: a plan without a
 			// refresh must not see the migration it waited for as under way.

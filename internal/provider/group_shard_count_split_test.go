@@ -178,7 +178,7 @@ func TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved(t *testin
 	}
 }
 
-// siblings_seen: version 2 is read with its migrations; version 1 (a map of
+// The legacy siblings_seen key: version 2 is read with its migrations; version 1 (a map of
 // counts, from the previous build) is read too, even with a group named
 // "v" or "groups".
 func TestReadPrefixSeenVersions(t *testing.T) {
@@ -192,12 +192,12 @@ func TestReadPrefixSeenVersions(t *testing.T) {
 		"v1, groups v, too": {`{"v":2,"groups":3}`, map[string]int32{"v": 2, "groups": 3}},
 	}
 	for name, tc := range cases {
-		rec, ok, _ := readPrefixSeen(context.Background(), fakePrivate{privateSiblingsSeen: []byte(tc.raw)}, "p")
+		rec, ok, _ := readPrefixSeen(context.Background(), fakePrivate{legacySiblingsSeen: []byte(tc.raw)}, "p")
 		if !ok || !maps.Equal(rec.Counts(), tc.want) {
 			t.Errorf("%s: read %v (ok %v), want %v", name, rec.Counts(), ok, tc.want)
 		}
 	}
-	rec, _, _ := readPrefixSeen(context.Background(), fakePrivate{privateSiblingsSeen: []byte(`{"v":2,"groups":{"b":{"count":6,"empty":true}}}`)}, "p")
+	rec, _, _ := readPrefixSeen(context.Background(), fakePrivate{legacySiblingsSeen: []byte(`{"v":2,"groups":{"b":{"count":6,"empty":true}}}`)}, "p")
 	if g := rec.Group("b"); g == nil || hasLiveConsumer(*g) {
 		t.Errorf("v2 keeps liveness: %+v", g)
 	}

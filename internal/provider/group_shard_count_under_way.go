@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -50,7 +49,7 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 	return am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && !hasLiveConsumer(*g)
 }
 
-// privateSiblingsSeen holds, in private state, the prefix as the refresh
+// The prefix as the refresh read it is recorded in private state:
 // read it: every group with its count, its migration under way and whether
 // it has a live consumer (prefixSeen, versioned). It is the basis of every
 // plan of the prefix: planUnderWay's siblings and planSplit's record, so
@@ -62,64 +61,34 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 // listing serves every read of the run, group_snapshot.go); nothing is
 // recorded when listing fails, and the plan lists for itself.
 //
-// Version 1 (through v0.x of this provider) was a bare map of counts; it is
-// still read, without migrations.
-const privateSiblingsSeen = "siblings_seen"
-
-// prefixSeen is privateSiblingsSeen's version 2.
-type prefixSeen struct {
-	V      int                        `json:"v"`
-	Groups map[string]prefixSeenGroup `json:"groups"`
-}
-
-type prefixSeenGroup struct {
-	Count     int32             `json:"count"`
-	Empty     bool              `json:"empty,omitempty"`
-	Migration *client.Migration `json:"migration,omitempty"`
-}
+// It is privateRecord.PrefixSeen. Builds before the record kept it under a
+// key of its own in two versions (legacySiblingsSeenRecord); a version-1
+// record has counts only (no migrations, liveness unknown: taken as live).
 
 // recordSiblingsSeen is Read's part.
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
-		return private.SetKey(ctx, privateSiblingsSeen, nil)
+		return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
 	}
-	seen := prefixSeen{V: 2, Groups: map[string]prefixSeenGroup{}}
+	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
 	for _, gi := range prefix.FromListing(all, group.StreamPrefix).Groups {
 		if gi.ConsumerGroup == group.ConsumerGroup {
 			gi = *group // as this refresh read it
 		}
 		seen.Groups[gi.ConsumerGroup] = prefixSeenGroup{Count: gi.ShardCount, Empty: !hasLiveConsumer(gi), Migration: prefix.Unfinished(&gi)}
 	}
-	b, _ := json.Marshal(seen)
-	return private.SetKey(ctx, privateSiblingsSeen, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = seen })
 }
 
 // readPrefixSeen returns the prefix as the refresh recorded it, or false.
-// A version-1 record has counts only (no migrations, liveness unknown:
-// taken as live).
 func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
-	b, diags := private.GetKey(ctx, privateSiblingsSeen)
-	if diags.HasError() || len(b) == 0 {
+	rec, diags := readPrivateRecord(ctx, private)
+	if diags.HasError() || rec.PrefixSeen == nil {
 		return prefix.Record{}, false, diags
 	}
-	// Version 2 has "v" and "groups"; a version-1 map of counts may have a
-	// group named "v" (or "groups"), so both keys and their types decide.
-	var seen prefixSeen
-	var keys map[string]json.RawMessage
-	_ = json.Unmarshal(b, &keys)
-	if len(keys) != 2 || keys["groups"] == nil || json.Unmarshal(b, &seen) != nil || seen.V != 2 || seen.Groups == nil {
-		var counts map[string]int32
-		if json.Unmarshal(b, &counts) != nil {
-			return prefix.Record{}, false, diags
-		}
-		seen = prefixSeen{Groups: map[string]prefixSeenGroup{}}
-		for name, c := range counts {
-			seen.Groups[name] = prefixSeenGroup{Count: c}
-		}
-	}
 	var all []client.Group
-	for name, g := range seen.Groups {
+	for name, g := range rec.PrefixSeen.Groups {
 		state := client.GroupStable
 		if g.Empty {
 			state = client.GroupEmpty

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -34,9 +33,7 @@ import (
 //     (CONTRACT §4). What makes a plan stale is a change of its basis: the
 //     count, the migration under way, the prefix's groups (plan_basis.go).
 
-// privateMetadataRegression is the private-state key holding a regression
-// recorded by Read: JSON metadataRegression.
-const privateMetadataRegression = "metadata_regression"
+// privateRecord.MetadataRegression holds a regression recorded by Read.
 
 // metadataRegression is what Read saw: the highest version state had recorded
 // and the lower version the coordinator then reported.
@@ -80,40 +77,14 @@ func observeMetadataVersion(seen types.Int64, reported int64) (store types.Int64
 // setMetadataRegression records a regression in private state; a nil reg
 // clears it.
 func setMetadataRegression(ctx context.Context, private privateSetter, reg *metadataRegression) diag.Diagnostics {
-	if private == nil {
-		return nil
-	}
-	if reg == nil {
-		return private.SetKey(ctx, privateMetadataRegression, nil)
-	}
-	b, err := json.Marshal(reg)
-	if err != nil {
-		var diags diag.Diagnostics
-		diags.AddError("Cannot record the metadata regression", err.Error())
-		return diags
-	}
-	return private.SetKey(ctx, privateMetadataRegression, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.MetadataRegression = reg })
 }
 
-// readMetadataRegression returns the regression Read recorded, or nil.
+// readMetadataRegression returns the regression Read recorded, or nil. An
+// unreadable record is an error (readPrivateRecord): the plan fails closed.
 func readMetadataRegression(ctx context.Context, private privateGetter) (*metadataRegression, diag.Diagnostics) {
-	if private == nil {
-		return nil, nil
-	}
-	b, diags := private.GetKey(ctx, privateMetadataRegression)
-	if diags.HasError() || len(b) == 0 {
-		return nil, diags
-	}
-	var reg metadataRegression
-	if err := json.Unmarshal(b, &reg); err != nil {
-		// Fail closed: an unreadable record is treated as a regression whose
-		// numbers are unknown, so the plan stops rather than proceeds.
-		diags.AddError("Cannot read the recorded metadata regression",
-			fmt.Sprintf("The provider's private state key %q holds %q, which is not {\"seen\":N,\"reported\":M}: %s.\n"+
-				"Run `terraform apply -refresh-only` to record the group's metadata version again.", privateMetadataRegression, b, err))
-		return nil, diags
-	}
-	return &reg, diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.MetadataRegression, diags
 }
 
 // metadataRunbook is the procedure for a group whose metadata regressed.

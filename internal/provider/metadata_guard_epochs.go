@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -25,9 +24,8 @@ import (
 // acknowledged_metadata_version accepts the reported version (or the
 // resource is removed from state and imported again).
 
-// privateEpochsSeen holds the highest epochs seen at the highest
-// metadataVersion: JSON epochMark.
-const privateEpochsSeen = "epochs_seen"
+// privateRecord.EpochsSeen holds the highest epochs seen at the highest
+// metadataVersion.
 
 // epochMark is a group's metadataVersion with the highest epochs seen at it.
 type epochMark struct {
@@ -78,30 +76,13 @@ func acknowledgedMark(reg *metadataRegression) *epochMark {
 }
 
 func readEpochsSeen(ctx context.Context, private privateGetter) (*epochMark, diag.Diagnostics) {
-	if private == nil {
-		return nil, nil
-	}
-	b, diags := private.GetKey(ctx, privateEpochsSeen)
-	if diags.HasError() || len(b) == 0 {
-		return nil, diags
-	}
-	var m epochMark
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, diags // no usable baseline: the next read records one
-	}
-	return &m, diags
+	rec, diags := readPrivateRecord(ctx, private)
+	return rec.EpochsSeen, diags
 }
 
 // setEpochsSeen records the mark; nil removes it.
 func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) diag.Diagnostics {
-	if private == nil {
-		return nil
-	}
-	if m == nil {
-		return private.SetKey(ctx, privateEpochsSeen, nil)
-	}
-	b, _ := json.Marshal(m)
-	return private.SetKey(ctx, privateEpochsSeen, b)
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.EpochsSeen = m })
 }
 
 // epochsRegressionDetail is the error's account of an epoch regression.

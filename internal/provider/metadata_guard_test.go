@@ -60,7 +60,7 @@ func TestMetadataRegressionPrivateRoundTrip(t *testing.T) {
 	if d := setMetadataRegression(ctx, priv, &metadataRegression{Seen: 7, Reported: 1}); d.HasError() {
 		t.Fatal(d)
 	}
-	if got := string(priv[privateMetadataRegression]); got != `{"seen":7,"reported":1}` {
+	if got := string(priv[privateRecordKey]); got != `{"v":1,"metadata_regression":{"seen":7,"reported":1}}` {
 		t.Fatalf("stored %s", got)
 	}
 	reg, diags = readMetadataRegression(ctx, priv)
@@ -73,8 +73,13 @@ func TestMetadataRegressionPrivateRoundTrip(t *testing.T) {
 	if reg, _ = readMetadataRegression(ctx, priv); reg != nil {
 		t.Fatalf("not cleared: %v", reg)
 	}
-	// Corrupt record: fail closed with an error.
-	priv[privateMetadataRegression] = []byte("{not json")
+	// Corrupt record, legacy or not: fail closed with an error.
+	priv[legacyMetadataRegression] = []byte("{not json")
+	if _, diags = readMetadataRegression(ctx, priv); !diags.HasError() {
+		t.Fatal("corrupt legacy record read without error")
+	}
+	delete(priv, legacyMetadataRegression)
+	priv[privateRecordKey] = []byte(`{"v":1,"metadata_regression":"seen"}`)
 	if _, diags = readMetadataRegression(ctx, priv); !diags.HasError() {
 		t.Fatal("corrupt record read without error")
 	}

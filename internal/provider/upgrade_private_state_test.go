@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -20,9 +21,12 @@ import (
 )
 
 // A workspace applied with an earlier build plans empty with this one, its
-// private state included (issue 30). The fixture in upgradeFixtureDir was
-// written by the provider of commit 122574b under Terraform 1.11.4
-// (TestAccUpgradePrivateState_writeFixture, see its README): the state
+// private state included (issue 30). Each fixture in upgradeFixtureDirs was
+// written by the provider of the commit it names under Terraform 1.11.4
+// (TestAccUpgradePrivateState_writeFixture, see its README): 122574b, before
+// issue 30, and 75546cf, the last build that kept one private-state key per
+// fact (siblings_seen in its version 2), before the one versioned record
+// (private_record.go). Each holds the state
 // with every instance's private state, the configuration, and the
 // coordinator's store as the state recorded it (coordinator.SaveGroups), so
 // the restored groups report the metadataVersions, epochs and migration ids
@@ -31,14 +35,21 @@ import (
 // current build on it under the Terraform or OpenTofu under test.
 
 const (
-	upgradeFixtureDir = "testdata/upgrade-122574b"
-	// envWriteUpgradeFixture = 1 makes TestAccUpgradePrivateState_writeFixture
-	// write the fixture (into the package's testdata of the tree it runs in).
+	// envWriteUpgradeFixture = <commit> makes
+	// TestAccUpgradePrivateState_writeFixture write the fixture into
+	// testdata/upgrade-<commit> of the tree it runs in.
 	envWriteUpgradeFixture = "TF_ACC_WRITE_UPGRADE_FIXTURE"
-	upgradeStateFile       = "state-terraform-1.11.4.json" // not *.tfstate: .gitignore
-	upgradeStoreFile       = "coordinator-store.json"
-	upgradeWorkspaceFile   = "workspace.tf"
+	// upgradedPrivateKey is the one key this build keeps in private state
+	// (privateRecordKey; spelled out, so this file also builds in the
+	// worktree of an older commit that writes a fixture).
+	upgradedPrivateKey   = "record"
+	upgradeStateFile     = "state-terraform-1.11.4.json" // not *.tfstate: .gitignore
+	upgradeStoreFile     = "coordinator-store.json"
+	upgradeWorkspaceFile = "workspace.tf"
 )
+
+// upgradeFixtureDirs are the committed fixtures, oldest first.
+var upgradeFixtureDirs = []string{"testdata/upgrade-122574b", "testdata/upgrade-75546cf"}
 
 // upgradeGroups is the workspace before its shard counts and imports: two
 // groups of one prefix, created with an initial count.
@@ -185,12 +196,12 @@ type upgradeFixture struct {
 	workspace string // the configuration, without provider block
 }
 
-func readUpgradeFixture(t *testing.T) upgradeFixture {
+func readUpgradeFixture(t *testing.T, dir string) upgradeFixture {
 	t.Helper()
 	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join(upgradeFixtureDir, name))
+		b, err := os.ReadFile(filepath.Join(dir, name))
 		if err != nil {
-			t.Fatalf("the upgrade fixture: %v (regenerate it as %s/README.md says)", err, upgradeFixtureDir)
+			t.Fatalf("the upgrade fixture: %v (regenerate it as %s/README.md says)", err, dir)
 		}
 		return b
 	}
@@ -223,11 +234,19 @@ func upgradeCLI(t *testing.T) (tfBin, providerDir string) {
 	return tfBin, builtProvider(t)
 }
 
-// TestAccUpgradePrivateState runs the current build on the fixture's state.
+// TestAccUpgradePrivateState runs the current build on each fixture's state.
 func TestAccUpgradePrivateState(t *testing.T) {
 	t.Parallel() // every subtest has a coordinator and a directory of its own
 	tfBin, providerDir := upgradeCLI(t)
-	fx := readUpgradeFixture(t)
+	for _, dir := range upgradeFixtureDirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) {
+			t.Parallel()
+			testUpgradePrivateState(t, tfBin, providerDir, readUpgradeFixture(t, dir))
+		})
+	}
+}
+
+func testUpgradePrivateState(t *testing.T, tfBin, providerDir string, fx upgradeFixture) {
 
 	// The refresh and the plan find nothing to change, and a refresh-only
 	// apply records what it read without changing that: nothing is sent
@@ -239,6 +258,17 @@ func TestAccUpgradePrivateState(t *testing.T) {
 		r.mustRun("plan", "-input=false", "-refresh=false", "-detailed-exitcode")
 		r.mustRun("apply", "-input=false", "-refresh-only", "-auto-approve")
 		r.mustRun("plan", "-input=false", "-detailed-exitcode")
+		// The refresh saved every instance's private state as the one
+		// record: no key of the earlier build is left.
+		state, err := os.ReadFile(filepath.Join(r.tf.Dir, "terraform.tfstate"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, in := range fixtureInstances(t, state) {
+			if keys := slices.Sorted(maps.Keys(in.Private)); !slices.Equal(keys, []string{upgradedPrivateKey}) {
+				t.Errorf("%s: private state keys %v after the upgraded refresh, want only %q", in.Address, keys, upgradedPrivateKey)
+			}
+		}
 		if events := r.coord.AuditEvents(); len(events) != 0 {
 			t.Errorf("the upgraded build sent %d audited mutation(s), want none: first is %s %s", len(events), events[0].Action, events[0].Path)
 		}
@@ -373,7 +403,12 @@ func fixtureInstances(t *testing.T, state []byte) []fixtureInstance {
 // record the group read (group_seen) and its epochs at the metadataVersion
 // the restored store reports, and the scaled one its migrations.
 func TestUpgradeFixtureIsConsistent(t *testing.T) {
-	fx := readUpgradeFixture(t)
+	for _, dir := range upgradeFixtureDirs {
+		t.Run(filepath.Base(dir), func(t *testing.T) { testUpgradeFixtureIsConsistent(t, readUpgradeFixture(t, dir)) })
+	}
+}
+
+func testUpgradeFixtureIsConsistent(t *testing.T, fx upgradeFixture) {
 	var store struct {
 		Groups []struct {
 			StreamPrefix, ConsumerGroup string
@@ -431,7 +466,8 @@ func TestUpgradeFixtureIsConsistent(t *testing.T) {
 		if got, ok := in.Attributes["metadata_version"].(float64); !ok || int64(got) != mv[k] {
 			t.Errorf("%s: metadata_version %v in state, the store reports %d", in.Address, in.Attributes["metadata_version"], mv[k])
 		}
-		var siblings map[string]int32
+		// Version 1 (122574b) is a map of counts, version 2 {"v":2,"groups":…}.
+		var siblings map[string]any
 		if err := json.Unmarshal(in.Private["siblings_seen"], &siblings); err != nil || len(siblings) == 0 {
 			t.Errorf("%s: siblings_seen %q, want the prefix's groups as the refresh listed them (%v)", in.Address, in.Private["siblings_seen"], err)
 		}
@@ -457,13 +493,15 @@ func TestUpgradeFixtureIsConsistent(t *testing.T) {
 }
 
 // TestAccUpgradePrivateState_writeFixture writes the fixture. Run it, with
-// TF_ACC=1 and TF_ACC_WRITE_UPGRADE_FIXTURE=1, in a worktree of the commit
+// TF_ACC=1 and TF_ACC_WRITE_UPGRADE_FIXTURE=<commit>, in a worktree of the commit
 // whose provider should write it, with Terraform 1.11.4 as terraform on
 // PATH; see the fixture's README.
 func TestAccUpgradePrivateState_writeFixture(t *testing.T) {
-	if os.Getenv(envWriteUpgradeFixture) != "1" {
-		t.Skipf("writes the upgrade fixture only with %s=1", envWriteUpgradeFixture)
+	commit := os.Getenv(envWriteUpgradeFixture)
+	if commit == "" {
+		t.Skipf("writes the upgrade fixture only with %s=<commit>", envWriteUpgradeFixture)
 	}
+	upgradeFixtureDir := "testdata/upgrade-" + commit
 	if v := os.Getenv(acctest.EnvNumbering); v != "" {
 		t.Fatalf("unset %s: the fixture is written with the real server's numbering", acctest.EnvNumbering)
 	}

@@ -1,0 +1,281 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// What a resource keeps in Terraform's private state is one versioned JSON
+// document under one key (privateRecordKey): privateRecord. Each field is
+// one fact a refresh, a plan or an apply recorded for the next step; the
+// accessors (readX / setX, beside the rule that owns the fact) read and
+// change one field, so a field's meaning lives with its rule while its
+// storage, its version and its upgrade live here.
+//
+// Builds before issue 30 kept each fact under a key of its own
+// (legacyPrivateKeys). A private state that has any of them was written by
+// such a build (this one deletes them whenever it saves the record), so it
+// is read from them, each in its own format, and saved as the record at the
+// first change: a workspace applied by an earlier build plans as it did
+// (TestAccUpgradePrivateState). A version of the record this build does not
+// know (a later build's, after a downgrade) is an error, not an empty
+// record: the metadata guard's baseline in it must not be lost silently
+// (readPrivateRecord).
+
+const (
+	privateRecordKey     = "record"
+	privateRecordVersion = 1
+)
+
+// privateRecord is the record, version privateRecordVersion. The group
+// resource uses the metadata guard's fields and its own; the shard count
+// resource likewise.
+type privateRecord struct {
+	V int `json:"v"`
+
+	// The metadata guard (both resources, metadata_guard*.go): a regression
+	// Read recorded, and the highest epochs seen at the highest version.
+	MetadataRegression *metadataRegression `json:"metadata_regression,omitempty"`
+	EpochsSeen         *epochMark          `json:"epochs_seen,omitempty"`
+
+	// redisstreamcoordinator_group (group_import.go, group_plan.go): an
+	// import not read yet, a group that vanished (404 on refresh), and what
+	// the last refresh saw of the group.
+	ImportedNotRead bool           `json:"imported_not_read,omitempty"`
+	GroupVanished   *groupVanished `json:"group_vanished,omitempty"`
+	GroupHighest    *groupHighest  `json:"group_highest_seen,omitempty"`
+
+	// redisstreamcoordinator_group_shard_count: the prefix and the group as
+	// the last refresh (or apply) read them, the basis of the next plan
+	// (group_shard_count_under_way.go, group_shard_count_preview.go); an
+	// unfinished wait (group_shard_count_resource.go); the provider instance
+	// whose import refresh wrote this state (group_shard_count_import.go);
+	// a planned update for a re-created group (group_shard_count_recreated.go).
+	PrefixSeen     *prefixSeen   `json:"prefix_seen,omitempty"`
+	GroupSeen      *client.Group `json:"group_seen,omitempty"`
+	PendingWait    bool          `json:"pending_wait,omitempty"`
+	ImportRead     string        `json:"import_read,omitempty"`
+	GroupRecreated bool          `json:"group_recreated,omitempty"`
+}
+
+// prefixSeen is every group of the prefix as a refresh listed it.
+type prefixSeen struct {
+	Groups map[string]prefixSeenGroup `json:"groups"`
+}
+
+type prefixSeenGroup struct {
+	Count     int32             `json:"count"`
+	Empty     bool              `json:"empty,omitempty"`
+	Migration *client.Migration `json:"migration,omitempty"`
+}
+
+// The keys of builds before the record, each with its own format.
+const (
+	legacyMetadataRegression = "metadata_regression"
+	legacyEpochsSeen         = "epochs_seen"
+	legacyImported           = "imported_not_read"
+	legacyGroupVanished      = "group_vanished"
+	legacyGroupHighest       = "group_highest_seen"
+	legacySiblingsSeen       = "siblings_seen"
+	legacyGroupSeen          = "group_seen"
+	legacyPendingWait        = "pending_wait"
+	legacyImportRead         = "import_read"
+	legacyGroupRecreated     = "group_recreated"
+)
+
+var legacyPrivateKeys = []string{
+	legacyMetadataRegression, legacyEpochsSeen, legacyImported, legacyGroupVanished, legacyGroupHighest,
+	legacySiblingsSeen, legacyGroupSeen, legacyPendingWait, legacyImportRead, legacyGroupRecreated,
+}
+
+// privateSetter is the framework's private state as a response offers it
+// (Read, ModifyPlan, Create, Update): it holds the request's private state,
+// which a change of one field of the record keeps.
+type privateSetter interface {
+	privateGetter
+	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
+}
+
+type privateGetter interface {
+	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
+}
+
+// readPrivateRecord returns the record in private (the zero record when
+// there is none, or private is nil). An unreadable record, or a legacy
+// metadata regression that cannot be read, is an error: the metadata guard
+// fails closed rather than forget a regression.
+func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecord, diag.Diagnostics) {
+	rec := privateRecord{V: privateRecordVersion}
+	if private == nil {
+		return rec, nil
+	}
+	legacy, found, diags := readLegacyPrivate(ctx, private)
+	if found || diags.HasError() {
+		return legacy, diags
+	}
+	b, d := private.GetKey(ctx, privateRecordKey)
+	diags.Append(d...)
+	if len(b) == 0 || diags.HasError() {
+		return rec, diags
+	}
+	var version struct {
+		V int `json:"v"`
+	}
+	if err := json.Unmarshal(b, &version); err != nil || version.V != privateRecordVersion {
+		if err == nil && version.V > privateRecordVersion {
+			// A later build's record: nothing of it is known here. The
+			// guard cannot tell whether it held a regression: the plan
+			// fails closed until a refresh-only apply records afresh.
+			err = fmt.Errorf("version %d, this build reads version %d", version.V, privateRecordVersion)
+		}
+		diags.AddError("Cannot read the provider's private state", fmt.Sprintf(
+			"The provider's private state of this resource (key %q) cannot be read: %v. It holds what the provider recorded for "+
+				"its next plan (the metadata guard's baseline among it), so the provider stops rather than go on without it. It "+
+				"was written by another build of the provider: use that build, or remove the resource from state (terraform state "+
+				"rm) and import it again.", privateRecordKey, errOrVersion(err, version.V)))
+		return rec, diags
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		diags.AddError("Cannot read the provider's private state", fmt.Sprintf(
+			"The provider's private state of this resource (key %q) is not its record: %v. Remove the resource from state "+
+				"(terraform state rm) and import it again.", privateRecordKey, err))
+		return privateRecord{V: privateRecordVersion}, diags
+	}
+	return rec, diags
+}
+
+func errOrVersion(err error, v int) error {
+	if err != nil {
+		return err
+	}
+	return fmt.Errorf("unknown version %d", v)
+}
+
+// updatePrivateRecord changes the record in private by change, and saves it
+// (a record with nothing in it removes the key). The legacy keys go with
+// the first save.
+func updatePrivateRecord(ctx context.Context, private privateSetter, change func(*privateRecord)) diag.Diagnostics {
+	if private == nil {
+		return nil
+	}
+	rec, diags := readPrivateRecord(ctx, private)
+	if diags.HasError() {
+		return diags // the caller's read of it has reported it
+	}
+	change(&rec)
+	rec.V = privateRecordVersion
+	for _, k := range legacyPrivateKeys {
+		if b, _ := private.GetKey(ctx, k); len(b) > 0 {
+			diags.Append(private.SetKey(ctx, k, nil)...)
+		}
+	}
+	if rec == (privateRecord{V: privateRecordVersion}) {
+		return append(diags, private.SetKey(ctx, privateRecordKey, nil)...)
+	}
+	b, err := json.Marshal(rec)
+	if err != nil {
+		diags.AddError("Cannot record the provider's private state", err.Error())
+		return diags
+	}
+	return append(diags, private.SetKey(ctx, privateRecordKey, b)...)
+}
+
+// readLegacyPrivate reads the keys of builds before the record, each in
+// the format that build wrote; found says whether there was any.
+func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecord, bool, diag.Diagnostics) {
+	rec := privateRecord{V: privateRecordVersion}
+	var diags diag.Diagnostics
+	found := false
+	get := func(k string) []byte {
+		b, d := private.GetKey(ctx, k)
+		diags.Append(d...)
+		if len(b) > 0 {
+			found = true
+		}
+		return b
+	}
+	if b := get(legacyMetadataRegression); len(b) > 0 {
+		var reg metadataRegression
+		if err := json.Unmarshal(b, &reg); err != nil {
+			// Fail closed: an unreadable record is a regression whose
+			// numbers are unknown, so the plan stops rather than proceeds.
+			diags.AddError("Cannot read the recorded metadata regression",
+				fmt.Sprintf("The provider's private state key %q holds %q, which is not {\"seen\":N,\"reported\":M}: %s.\n"+
+					"Run `terraform apply -refresh-only` to record the group's metadata version again.", legacyMetadataRegression, b, err))
+		} else {
+			rec.MetadataRegression = &reg
+		}
+	}
+	if b := get(legacyEpochsSeen); len(b) > 0 {
+		var m epochMark
+		if json.Unmarshal(b, &m) == nil { // unreadable: no baseline, the next read records one
+			rec.EpochsSeen = &m
+		}
+	}
+	rec.ImportedNotRead = len(get(legacyImported)) > 0
+	if b := get(legacyGroupVanished); len(b) > 0 {
+		var v groupVanished
+		if err := json.Unmarshal(b, &v); err != nil {
+			diags.AddError("Cannot read the provider's record of a vanished group", err.Error())
+		} else {
+			rec.GroupVanished = &v
+		}
+	}
+	if b := get(legacyGroupHighest); len(b) > 0 {
+		var h groupHighest
+		if err := json.Unmarshal(b, &h); err != nil {
+			diags.AddError("Cannot read the provider's record of the group", err.Error())
+		} else {
+			rec.GroupHighest = &h
+		}
+	}
+	rec.PrefixSeen = legacySiblingsSeenRecord(get(legacySiblingsSeen))
+	if b := get(legacyGroupSeen); len(b) > 0 {
+		var g client.Group
+		if json.Unmarshal(b, &g) == nil { // unreadable: no basis, the plan reads afresh
+			rec.GroupSeen = &g
+		}
+	}
+	rec.PendingWait = string(get(legacyPendingWait)) == "true"
+	if b := get(legacyImportRead); len(b) > 0 {
+		if s, err := strconv.Unquote(string(b)); err == nil {
+			rec.ImportRead = s
+		}
+	}
+	rec.GroupRecreated = string(get(legacyGroupRecreated)) == "true"
+	return rec, found, diags
+}
+
+// legacySiblingsSeenRecord reads the legacy siblings_seen key: version 2,
+// {"v":2,"groups":{…}}, or version 1, a bare map of counts (no migrations,
+// liveness unknown: taken as live). A version-1 map may have a group named
+// "v" (or "groups"), so both keys and their types decide.
+func legacySiblingsSeenRecord(b []byte) *prefixSeen {
+	if len(b) == 0 {
+		return nil
+	}
+	var v2 struct {
+		V      int                        `json:"v"`
+		Groups map[string]prefixSeenGroup `json:"groups"`
+	}
+	var keys map[string]json.RawMessage
+	_ = json.Unmarshal(b, &keys)
+	if len(keys) == 2 && keys["groups"] != nil && json.Unmarshal(b, &v2) == nil && v2.V == 2 && v2.Groups != nil {
+		return &prefixSeen{Groups: v2.Groups}
+	}
+	var counts map[string]int32
+	if json.Unmarshal(b, &counts) != nil {
+		return nil
+	}
+	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
+	for name, c := range counts {
+		seen.Groups[name] = prefixSeenGroup{Count: c}
+	}
+	return seen
+}
