@@ -216,6 +216,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics) // private_record.go
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	importing := importedNotRead(ctx, req.Private)
 	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importing, "Group not refreshed", fmt.Sprintf("group %s", groupID(p, g))) {

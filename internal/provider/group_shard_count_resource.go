@@ -39,9 +39,8 @@ const (
 
 const defaultScaleTimeout = 10 * time.Minute
 
-// privatePendingWait marks, in the resource's private state, a scale whose
-// wait did not finish: the next plan proposes an update that resumes it.
-const privatePendingWait = "pending_wait"
+// privateRecord.PendingWait marks a scale whose wait did not finish: the
+// next plan proposes an update that resumes it.
 
 // NewGroupShardCountResource is the redisstreamcoordinator_group_shard_count resource.
 func NewGroupShardCountResource() resource.Resource { return &groupShardCountResource{} }
@@ -392,6 +391,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics) // private_record.go
 	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importedNotRead(ctx, req.Private), "Shard count not refreshed",
 		fmt.Sprintf("the shard count of group %s", groupID(p, g))) {
 		return

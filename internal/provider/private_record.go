@@ -23,10 +23,18 @@ import (
 // such a build (this one deletes them whenever it saves the record), so it
 // is read from them, each in its own format, and saved as the record at the
 // first change: a workspace applied by an earlier build plans as it did
-// (TestAccUpgradePrivateState). A version of the record this build does not
-// know (a later build's, after a downgrade) is an error, not an empty
-// record: the metadata guard's baseline in it must not be lost silently
-// (readPrivateRecord).
+// (TestAccUpgradePrivateState). A state with both the record and legacy
+// keys was last written by an earlier build (after a downgrade): its keys
+// are what that build knew, so they are read and the record is not.
+//
+// An unreadable record (corrupt, a field of the wrong type, a version this
+// build does not know: a later build's, after a downgrade) has one rule. A
+// refresh drops it with a warning (dropUnreadablePrivate, the top of each
+// Read) and records afresh: everything in the record is what a refresh
+// records, and the metadata guard compares the coordinator with the version
+// in state, so a regression is found again. Anywhere else (a plan without
+// refresh, an apply, a destroy) it fails closed, since the guard's record
+// may be in it, with the way out: a refresh.
 
 const (
 	privateRecordKey     = "record"
@@ -107,54 +115,69 @@ type privateGetter interface {
 }
 
 // readPrivateRecord returns the record in private (the zero record when
-// there is none, or private is nil). An unreadable record, or a legacy
-// metadata regression that cannot be read, is an error: the metadata guard
-// fails closed rather than forget a regression.
+// there is none, or private is nil). An unreadable one is an error (the
+// rule above): only a refresh goes on, after dropUnreadablePrivate.
 func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecord, diag.Diagnostics) {
-	rec := privateRecord{V: privateRecordVersion}
-	if private == nil {
-		return rec, nil
-	}
-	legacy, found, diags := readLegacyPrivate(ctx, private)
-	if found || diags.HasError() {
-		return legacy, diags
-	}
-	b, d := private.GetKey(ctx, privateRecordKey)
-	diags.Append(d...)
-	if len(b) == 0 || diags.HasError() {
-		return rec, diags
-	}
-	var version struct {
-		V int `json:"v"`
-	}
-	if err := json.Unmarshal(b, &version); err != nil || version.V != privateRecordVersion {
-		if err == nil && version.V > privateRecordVersion {
-			// A later build's record: nothing of it is known here. The
-			// guard cannot tell whether it held a regression: the plan
-			// fails closed until a refresh-only apply records afresh.
-			err = fmt.Errorf("version %d, this build reads version %d", version.V, privateRecordVersion)
-		}
+	rec, why, diags := decodePrivateRecord(ctx, private)
+	if why != "" {
 		diags.AddError("Cannot read the provider's private state", fmt.Sprintf(
-			"The provider's private state of this resource (key %q) cannot be read: %v. It holds what the provider recorded for "+
-				"its next plan (the metadata guard's baseline among it), so the provider stops rather than go on without it. It "+
-				"was written by another build of the provider: use that build, or remove the resource from state (terraform state "+
-				"rm) and import it again.", privateRecordKey, errOrVersion(err, version.V)))
-		return rec, diags
-	}
-	if err := json.Unmarshal(b, &rec); err != nil {
-		diags.AddError("Cannot read the provider's private state", fmt.Sprintf(
-			"The provider's private state of this resource (key %q) is not its record: %v. Remove the resource from state "+
-				"(terraform state rm) and import it again.", privateRecordKey, err))
-		return privateRecord{V: privateRecordVersion}, diags
+			"The provider's private state of this resource cannot be read: %s. It holds what the last refresh recorded for the next "+
+				"plan, the metadata guard's baseline among it, so the provider stops rather than go on without it. A refresh "+
+				"records it afresh: run `terraform apply -refresh-only` (or a plan or apply without -refresh=false), then plan "+
+				"again. If another build of the provider wrote it, that build reads it too.", why))
 	}
 	return rec, diags
 }
 
-func errOrVersion(err error, v int) error {
-	if err != nil {
-		return err
+// dropUnreadablePrivate is the top of each Read: an unreadable record is
+// removed, with a warning, and the refresh records afresh.
+func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *diag.Diagnostics) {
+	if private == nil {
+		return
 	}
-	return fmt.Errorf("unknown version %d", v)
+	_, why, d := decodePrivateRecord(ctx, private)
+	diags.Append(d...)
+	if why == "" {
+		return
+	}
+	for _, k := range append([]string{privateRecordKey}, legacyPrivateKeys...) {
+		diags.Append(private.SetKey(ctx, k, nil)...)
+	}
+	diags.AddWarning("The provider's private state was recorded afresh", fmt.Sprintf(
+		"The provider's private state of this resource could not be read (%s), so this refresh dropped it and recorded the resource "+
+			"afresh. Nothing was lost that a refresh does not record again: the metadata guard compares the coordinator's "+
+			"metadataVersion with the one in state. Another build of the provider may have written it; after a downgrade, "+
+			"this is expected once.", why))
+}
+
+// decodePrivateRecord returns the record and, when it cannot be read, why.
+func decodePrivateRecord(ctx context.Context, private privateGetter) (privateRecord, string, diag.Diagnostics) {
+	rec := privateRecord{V: privateRecordVersion}
+	if private == nil {
+		return rec, "", nil
+	}
+	legacy, found, why, diags := readLegacyPrivate(ctx, private)
+	if found || why != "" || diags.HasError() {
+		return legacy, why, diags
+	}
+	b, d := private.GetKey(ctx, privateRecordKey)
+	diags.Append(d...)
+	if len(b) == 0 || diags.HasError() {
+		return rec, "", diags
+	}
+	var version struct {
+		V int `json:"v"`
+	}
+	if err := json.Unmarshal(b, &version); err != nil {
+		return rec, fmt.Sprintf("key %q is not JSON: %v", privateRecordKey, err), diags
+	}
+	if version.V != privateRecordVersion {
+		return rec, fmt.Sprintf("key %q has version %d, this build reads version %d", privateRecordKey, version.V, privateRecordVersion), diags
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		return privateRecord{V: privateRecordVersion}, fmt.Sprintf("key %q is not this build's record: %v", privateRecordKey, err), diags
+	}
+	return rec, "", diags
 }
 
 // updatePrivateRecord changes the record in private by change, and saves it
@@ -166,7 +189,7 @@ func updatePrivateRecord(ctx context.Context, private privateSetter, change func
 	}
 	rec, diags := readPrivateRecord(ctx, private)
 	if diags.HasError() {
-		return diags // the caller's read of it has reported it
+		return diags // fails closed: only a refresh drops it (dropUnreadablePrivate)
 	}
 	change(&rec)
 	rec.V = privateRecordVersion
@@ -187,11 +210,18 @@ func updatePrivateRecord(ctx context.Context, private privateSetter, change func
 }
 
 // readLegacyPrivate reads the keys of builds before the record, each in
-// the format that build wrote; found says whether there was any.
-func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecord, bool, diag.Diagnostics) {
+// the format that build wrote; found says whether there was any, why what
+// could not be read (the unreadable record's rule).
+func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecord, bool, string, diag.Diagnostics) {
 	rec := privateRecord{V: privateRecordVersion}
 	var diags diag.Diagnostics
 	found := false
+	why := ""
+	bad := func(k string, b []byte, err error) {
+		if why == "" {
+			why = fmt.Sprintf("key %q holds %q: %v", k, b, err)
+		}
+	}
 	get := func(k string) []byte {
 		b, d := private.GetKey(ctx, k)
 		diags.Append(d...)
@@ -203,18 +233,16 @@ func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecor
 	if b := get(legacyMetadataRegression); len(b) > 0 {
 		var reg metadataRegression
 		if err := json.Unmarshal(b, &reg); err != nil {
-			// Fail closed: an unreadable record is a regression whose
-			// numbers are unknown, so the plan stops rather than proceeds.
-			diags.AddError("Cannot read the recorded metadata regression",
-				fmt.Sprintf("The provider's private state key %q holds %q, which is not {\"seen\":N,\"reported\":M}: %s.\n"+
-					"Run `terraform apply -refresh-only` to record the group's metadata version again.", legacyMetadataRegression, b, err))
+			bad(legacyMetadataRegression, b, err)
 		} else {
 			rec.MetadataRegression = &reg
 		}
 	}
 	if b := get(legacyEpochsSeen); len(b) > 0 {
 		var m epochMark
-		if json.Unmarshal(b, &m) == nil { // unreadable: no baseline, the next read records one
+		if err := json.Unmarshal(b, &m); err != nil {
+			bad(legacyEpochsSeen, b, err)
+		} else {
 			rec.EpochsSeen = &m
 		}
 	}
@@ -222,7 +250,7 @@ func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecor
 	if b := get(legacyGroupVanished); len(b) > 0 {
 		var v groupVanished
 		if err := json.Unmarshal(b, &v); err != nil {
-			diags.AddError("Cannot read the provider's record of a vanished group", err.Error())
+			bad(legacyGroupVanished, b, err)
 		} else {
 			rec.GroupVanished = &v
 		}
@@ -230,26 +258,37 @@ func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecor
 	if b := get(legacyGroupHighest); len(b) > 0 {
 		var h groupHighest
 		if err := json.Unmarshal(b, &h); err != nil {
-			diags.AddError("Cannot read the provider's record of the group", err.Error())
+			bad(legacyGroupHighest, b, err)
 		} else {
 			rec.GroupHighest = &h
 		}
 	}
-	rec.PrefixSeen = legacySiblingsSeenRecord(get(legacySiblingsSeen))
+	if b := get(legacySiblingsSeen); len(b) > 0 {
+		if rec.PrefixSeen = legacySiblingsSeenRecord(b); rec.PrefixSeen == nil {
+			bad(legacySiblingsSeen, b, fmt.Errorf("neither version 1 nor 2"))
+		}
+	}
 	if b := get(legacyGroupSeen); len(b) > 0 {
 		var g client.Group
-		if json.Unmarshal(b, &g) == nil { // unreadable: no basis, the plan reads afresh
+		if err := json.Unmarshal(b, &g); err != nil {
+			bad(legacyGroupSeen, b, err)
+		} else {
 			rec.GroupSeen = &g
 		}
 	}
 	rec.PendingWait = string(get(legacyPendingWait)) == "true"
 	if b := get(legacyImportRead); len(b) > 0 {
-		if s, err := strconv.Unquote(string(b)); err == nil {
+		if s, err := strconv.Unquote(string(b)); err != nil {
+			bad(legacyImportRead, b, err)
+		} else {
 			rec.ImportRead = s
 		}
 	}
 	rec.GroupRecreated = string(get(legacyGroupRecreated)) == "true"
-	return rec, found, diags
+	if why != "" {
+		rec = privateRecord{V: privateRecordVersion}
+	}
+	return rec, found, why, diags
 }
 
 // legacySiblingsSeenRecord reads the legacy siblings_seen key: version 2,

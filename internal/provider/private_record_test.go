@@ -2,11 +2,15 @@ package provider
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"maps"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -104,11 +108,165 @@ func TestPrivateRecordUnreadable(t *testing.T) {
 		priv := fakePrivate{privateRecordKey: []byte(raw)}
 		if _, diags := readMetadataRegression(ctx, priv); !diags.HasError() {
 			t.Errorf("%s: read without error", name)
-		} else if d := diags.Errors()[0].Detail(); !strings.Contains(d, "terraform state rm") {
+		} else if d := diags.Errors()[0].Detail(); !strings.Contains(d, "terraform apply -refresh-only") {
 			t.Errorf("%s: the error names no way out: %s", name, d)
 		}
 		if d := setPendingWait(ctx, priv, true); !d.HasError() || string(priv[privateRecordKey]) != raw {
 			t.Errorf("%s: a change overwrote the unreadable record: %q", name, priv[privateRecordKey])
+		}
+	}
+}
+
+// withPrivate is state with every instance's private state replaced by
+// the framework's object of keys (each value as the provider stores it).
+func withPrivate(t *testing.T, state []byte, keys map[string]string) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(state, &doc); err != nil {
+		t.Fatal(err)
+	}
+	obj := map[string][]byte{}
+	for k, v := range keys {
+		obj[k] = []byte(v)
+	}
+	raw, err := json.Marshal(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resources, _ := doc["resources"].([]any)
+	for _, res := range resources {
+		instances, _ := res.(map[string]any)["instances"].([]any)
+		for _, in := range instances {
+			in.(map[string]any)["private"] = base64.StdEncoding.EncodeToString(raw)
+		}
+	}
+	b, err := json.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// withMetadataVersion is the store fixture with group {p, g}'s
+// metadataVersion lowered to v: a restore from an older backup.
+func withMetadataVersion(t *testing.T, store []byte, p, g string, v int64) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(store, &doc); err != nil {
+		t.Fatal(err)
+	}
+	groups, _ := doc["groups"].([]any)
+	for _, gi := range groups {
+		if m, _ := gi.(map[string]any); m["streamPrefix"] == p && m["consumerGroup"] == g {
+			m["metadataVersion"] = v
+			b, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+	}
+	t.Fatalf("the store fixture has no group %s/%s", p, g)
+	return nil
+}
+
+// A private state this build cannot read (a later build's record, after a
+// downgrade; a corrupt one) fails closed where no refresh runs, and a
+// refresh records it afresh with a warning, so the way out the error names
+// works; the metadata guard still finds a regression, from the version in
+// state.
+func TestAccPrivateRecord_unreadable(t *testing.T) {
+	t.Parallel()
+	tfBin, providerDir := upgradeCLI(t)
+	fx := readUpgradeFixture(t, upgradeFixtureDirs[len(upgradeFixtureDirs)-1])
+	for name, keys := range map[string]map[string]string{
+		"later_version":  {privateRecordKey: `{"v":2,"metadata_regression":{"seen":9,"reported":4}}`},
+		"wrong_types":    {privateRecordKey: `{"v":1,"pending_wait":"yes"}`},
+		"legacy_garbage": {legacyGroupVanished: `{"shard_count":"x"}`, legacyMetadataRegression: `"seen"`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := newUpgradeRun(t, tfBin, providerDir)
+			r.restore(fx, fx.store, fx.workspace)
+			r.write("terraform.tfstate", string(withPrivate(t, fx.state, keys)))
+
+			code, out := r.run("plan", "-input=false", "-refresh=false")
+			if code == 0 || !strings.Contains(out, "Cannot read the provider's private state") || !strings.Contains(out, "terraform apply -refresh-only") {
+				t.Fatalf("plan -refresh=false exited %d; want it to fail closed, naming the refresh-only apply: %s", code, strings.Join(unexpectedDiagnostics(out), "; "))
+			}
+			code, out = r.run("apply", "-input=false", "-refresh-only", "-auto-approve")
+			if code != 0 || !strings.Contains(out, "Warning: The provider's private state was recorded afresh") {
+				t.Fatalf("apply -refresh-only exited %d; want 0 with the warning: %s", code, strings.Join(unexpectedDiagnostics(out), "; "))
+			}
+			r.mustRun("plan", "-input=false", "-detailed-exitcode")
+			r.mustRun("plan", "-input=false", "-refresh=false", "-detailed-exitcode")
+			if events := r.coord.AuditEvents(); len(events) != 0 {
+				t.Errorf("%d audited mutation(s), want none: first is %s %s", len(events), events[0].Action, events[0].Path)
+			}
+		})
+	}
+
+	// The guard's record is gone with the unreadable state; the refresh
+	// finds the regression again from the metadata_version in state.
+	t.Run("guard_still_holds", func(t *testing.T) {
+		t.Parallel()
+		r := newUpgradeRun(t, tfBin, providerDir)
+		r.restore(fx, withMetadataVersion(t, fx.store, "upgrade-orders", "billing", 2), fx.workspace)
+		r.write("terraform.tfstate", string(withPrivate(t, fx.state, map[string]string{privateRecordKey: `{"v":2}`})))
+		code, out := r.run("plan", "-input=false")
+		if code == 0 || !strings.Contains(out, "Metadata of group upgrade-orders/billing regressed") {
+			t.Fatalf("plan exited %d; want the metadata guard to fail it: %s", code, strings.Join(unexpectedDiagnostics(out), "; "))
+		}
+		if !strings.Contains(out, "Warning: The provider's private state was recorded afresh") {
+			t.Errorf("the refresh did not say it recorded the private state afresh: %s", strings.Join(unexpectedDiagnostics(out), "; "))
+		}
+	})
+}
+
+// A state with the record and legacy keys was last written by an earlier
+// build (after a downgrade): its keys are what it knew, absence included.
+func TestPrivateRecordLegacyKeysWinOverTheRecord(t *testing.T) {
+	ctx := context.Background()
+	priv := fakePrivate{
+		privateRecordKey:  []byte(`{"v":1,"pending_wait":true,"metadata_regression":{"seen":7,"reported":1}}`),
+		legacyGroupSeen:   []byte(`{"streamPrefix":"p","consumerGroup":"g","shardCount":4}`),
+		legacyPendingWait: nil,
+	}
+	rec, diags := readPrivateRecord(ctx, priv)
+	if diags.HasError() {
+		t.Fatal(diags)
+	}
+	if rec.PendingWait || rec.MetadataRegression != nil || rec.GroupSeen == nil {
+		t.Errorf("want the earlier build's keys only (group_seen, no wait, no regression), got %+v", rec)
+	}
+}
+
+// A refresh drops an unreadable record with a warning; a readable one, or
+// none, is left as it is.
+func TestDropUnreadablePrivate(t *testing.T) {
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		priv fakePrivate
+		drop bool
+	}{
+		"none":           {fakePrivate{}, false},
+		"readable":       {fakePrivate{privateRecordKey: []byte(`{"v":1,"pending_wait":true}`)}, false},
+		"readable old":   {fakePrivate{legacyPendingWait: []byte(`true`)}, false},
+		"later version":  {fakePrivate{privateRecordKey: []byte(`{"v":2}`)}, true},
+		"garbage legacy": {fakePrivate{legacyEpochsSeen: []byte(`[]`), legacyPendingWait: []byte(`true`)}, true},
+	} {
+		before := maps.Clone(tc.priv)
+		var diags diag.Diagnostics
+		dropUnreadablePrivate(ctx, tc.priv, &diags)
+		if tc.drop {
+			if len(tc.priv) != 0 || diags.WarningsCount() != 1 || diags.HasError() {
+				t.Errorf("%s: want every key dropped with one warning, have %v, %v", name, tc.priv, diags)
+			}
+		} else if !maps.EqualFunc(before, tc.priv, func(a, b []byte) bool { return string(a) == string(b) }) || len(diags) != 0 {
+			t.Errorf("%s: changed %v → %v (%v)", name, before, tc.priv, diags)
+		}
+		if _, d := readPrivateRecord(ctx, tc.priv); d.HasError() {
+			t.Errorf("%s: unreadable after the refresh's drop: %v", name, d)
 		}
 	}
 }
