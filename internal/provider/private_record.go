@@ -31,10 +31,13 @@ import (
 // build does not know: a later build's, after a downgrade) has one rule. A
 // refresh drops it with a warning (dropUnreadablePrivate, the top of each
 // Read) and records afresh: everything in the record is what a refresh
-// records, and the metadata guard compares the coordinator with the version
-// in state, so a regression is found again. Anywhere else (a plan without
-// refresh, an apply, a destroy) it fails closed, since the guard's record
-// may be in it, with the way out: a refresh.
+// records. What the guard loses is said in the warning: its baseline starts
+// again from this refresh (a shard count keeps the highest metadataVersion
+// in state too, so a regression below it is still found; a group keeps it
+// only in the record). Failing every refresh instead would leave no way
+// out but removing the resource from state, which loses the same baseline.
+// Anywhere else (a plan without refresh, an apply, a destroy) it fails
+// closed, with the way out: a refresh.
 
 const (
 	privateRecordKey     = "record"
@@ -145,9 +148,11 @@ func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *di
 	}
 	diags.AddWarning("The provider's private state was recorded afresh", fmt.Sprintf(
 		"The provider's private state of this resource could not be read (%s), so this refresh dropped it and recorded the resource "+
-			"afresh. Nothing was lost that a refresh does not record again: the metadata guard compares the coordinator's "+
-			"metadataVersion with the one in state. Another build of the provider may have written it; after a downgrade, "+
-			"this is expected once.", why))
+			"afresh. The metadata guard's baseline starts again from what this refresh read: a redisstreamcoordinator_group_shard_count "+
+			"still compares the coordinator's metadataVersion with the highest one in its state, but a regression of the group "+
+			"since the last refresh that could read the record is not reported. If the coordinator's metadata may have been "+
+			"restored meanwhile, check the group (its metadataVersion and members) before applying. Another build of the "+
+			"provider may have written the record; after a downgrade this is expected once.", why))
 }
 
 // decodePrivateRecord returns the record and, when it cannot be read, why.
