@@ -230,7 +230,7 @@ func (w *campaignRun) actionStep(s campaignStep) {
 	defer func() { _ = os.Remove(file) }()
 	w.run("apply", "-auto-approve", "-invoke=action.redisstreamcoordinator_rollback_migration.campaign")
 	after := w.prefixCounts(s.Prefix)
-	if distinct(before) == 1 && distinct(after) > 1 {
+	if splitsPrefix(before, after) {
 		w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and the rollback left it at %v", s.Prefix, before, after)
 	}
 }
@@ -250,6 +250,46 @@ func (w *campaignRun) prefixCounts(p string) map[string]int32 {
 		}
 	}
 	return out
+}
+
+// splitsPrefix is no_split_prefix's rule: a prefix at one shard count
+// before a command is at two after it. A drained prefix (every group at 0
+// shards) is judged apart for the groups the command created in it: the
+// coordinator creates a group with at least 1 shard and no sibling's count
+// (CONTRACT §4.2, §4.6), so such a group starts at another count than its
+// siblings whatever the provider does, and the plan says so
+// (shard_counts_drained.go). The apply's scale, after the create, brings the
+// prefix back to one count; an apply interrupted or failed between the two
+// sends nothing more, and prefix_at_count_after_apply holds the next
+// successful apply to the repair. The groups from before are still judged
+// among themselves, and the created ones among themselves (campaign seed
+// 530108684).
+func splitsPrefix(before, after map[string]int32) bool {
+	if distinct(before) != 1 {
+		return false
+	}
+	if !drainedCounts(before) {
+		return distinct(after) > 1
+	}
+	had, created := map[string]int32{}, map[string]int32{}
+	for g, n := range after {
+		if _, ok := before[g]; ok {
+			had[g] = n
+		} else {
+			created[g] = n
+		}
+	}
+	return distinct(had) > 1 || distinct(created) > 1
+}
+
+// drainedCounts reports a prefix whose groups are all at 0 shards.
+func drainedCounts(m map[string]int32) bool {
+	for _, n := range m {
+		if n != 0 {
+			return false
+		}
+	}
+	return len(m) > 0
 }
 
 func distinct(m map[string]int32) int {

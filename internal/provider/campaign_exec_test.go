@@ -33,7 +33,7 @@ func (w *campaignRun) exec(s campaignStep) {
 	w.countsBefore()
 	w.execStep(s)
 	for _, p := range campaignPrefixes {
-		if after := w.prefixCounts(p); distinct(w.splitBase[p]) == 1 && distinct(after) > 1 {
+		if after := w.prefixCounts(p); splitsPrefix(w.splitBase[p], after) {
 			w.violate("no_split_prefix", "stream prefix %s was at one shard count (%v) and terraform left it at %v", p, w.splitBase[p], after)
 		}
 	}
