@@ -157,6 +157,29 @@ var campaignInvalid = regexp.MustCompile(`Invalid Attribute Value|Invalid Attrib
 // campaignRegression is the metadata guard's error.
 var campaignRegression = regexp.MustCompile(`Metadata of group \S+ regressed`)
 
+// campaignRegressionFailsClosed is the metadata guard's plan-time error,
+// naming the group ("prefix/group").
+var campaignRegressionFailsClosed = regexp.MustCompile(`^Metadata of group (\S+) regressed: the plan fails closed`)
+
+// failedClosedOnRegression reports whether every error of a failed
+// command's output is the metadata guard failing the plan closed on a group
+// the workflow regressed out of band (restored or created again) and has
+// not acknowledged since. The guard decides from the regression recorded in
+// state, with no coordinator to ask, so it fails every plan alike, the
+// provider configuration known or not: the plan failing is the guard
+// working (the runbook's "the plan fails closed until then"), not a plan
+// the unknown configuration broke.
+func (w *campaignRun) failedClosedOnRegression(out string) bool {
+	blocks := errorBlocks(out)
+	for _, block := range blocks {
+		m := campaignRegressionFailsClosed.FindStringSubmatch(block)
+		if m == nil || !w.regressed[m[1]] {
+			return false
+		}
+	}
+	return len(blocks) > 0
+}
+
 func (w *campaignRun) providerLog() string {
 	b, _ := os.ReadFile(w.logPath)
 	return string(b)

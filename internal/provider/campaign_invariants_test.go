@@ -35,7 +35,7 @@ var campaignInvariants = map[string]string{
 	"prefix_at_count_after_apply": "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
 	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
 	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
-	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail [24.5]",
+	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
 }
 
 // campaignCrash are terraform's words for a provider that crashed or broke

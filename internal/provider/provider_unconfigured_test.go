@@ -5,14 +5,17 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 	"github.com/hashicorp/terraform-plugin-testing/tfversion"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // endpointReplaced is a configuration of providerConfigUnknownAtPlan whose
@@ -222,6 +225,74 @@ func TestAccUnconfiguredProvider_shardCountWithMigrationUnderWay(t *testing.T) {
 					a.diags.ExpectWarning("may still be under way", "known only after apply"),
 					resource.TestCheckResourceAttr(shardCountAddr, "migration_state", "DEPRECATED"),
 				),
+			},
+		},
+	})
+}
+
+// A regression that a refresh recorded in state fails a plan with an
+// unconfigured provider closed, as it fails every plan: the metadata guard
+// decides from state, with no coordinator to ask, so an unknown provider
+// configuration neither defers nor skips it (a plan that passed would apply
+// the other resources' changes while the group stays unrepaired, the
+// runbook's step 2). The acknowledgement the error names still lets it
+// through (campaign seed 530108562, where the campaign took this failure for
+// a plan the unknown configuration broke).
+func TestAccUnconfiguredProvider_recordedRegressionFailsClosed(t *testing.T) {
+	a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+	c := a.env.RequireInRepo(t, "restores the group's stored state from an older copy")
+	p, g := acctest.RandomName("unconfreg"), "svc"
+	config := func(extra ...string) string {
+		return a.providerConfigUnknownAtPlan() + groupHCL("test", p, g, append([]string{"initial_shard_count = 2"}, extra...)...)
+	}
+	var backup coordinator.GroupBackup
+	// The versions the coordinator reports after the joins and after the
+	// restore: the test sets them, so that the steps can name them.
+	const joined, restored = 1000, 500
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config()},
+			{
+				// Consumers join; the refresh records the higher version (in
+				// private state: the attribute is not raised by a refresh).
+				PreConfig: func() {
+					var ok bool
+					if backup, ok = c.BackupGroup(p, g); !ok {
+						t.Fatal("no group to back up")
+					}
+					for range 3 {
+						a.env.JoinSilentMember(t, p, g)
+					}
+					now, _ := c.BackupGroup(p, g)
+					c.RestoreGroup(now.WithMetadataVersion(joined))
+				},
+				RefreshState: true,
+			},
+			{
+				// The group is restored from the backup: the refresh-only
+				// (the runbook's first step) records the regression, and the
+				// plan after it fails closed.
+				PreConfig:    func() { c.RestoreGroup(backup.WithMetadataVersion(restored)) },
+				RefreshState: true,
+				ExpectError:  diagRe("regressed: the plan fails closed"),
+			},
+			{
+				// The endpoint is unknown again: the refresh is skipped, and
+				// the recorded regression still fails the plan closed.
+				Config:      endpointReplaced(config(), "2"),
+				ExpectError: diagRe("regressed: the plan fails closed", "Runbook", "acknowledged_metadata_version"),
+			},
+			{
+				// The acknowledgement the error names lets the plan through,
+				// the endpoint still unknown.
+				Config: endpointReplaced(config(fmt.Sprintf("acknowledged_metadata_version = %d", restored)), "2"),
+				Check: func(*terraform.State) error {
+					if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "DELETE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+						return fmt.Errorf("Terraform mutated a group whose metadata regressed: %+v", sent)
+					}
+					return nil
+				},
 			},
 		},
 	})
