@@ -328,6 +328,13 @@ func distinct(m map[string]int32) int {
 // prefix's shard count resource, and on every other resource whose group
 // regressed (a plan fails closed on each of them, and the user acknowledges
 // each one the errors name), a consumer (re)joining meanwhile, then apply.
+// A regressed resource whose state still holds that very value, an
+// acknowledgement applied before the regression and not yet removed by an
+// apply (the apply after an earlier acknowledge step failed), cannot be
+// acknowledged with it: a value applied earlier never accepts a new
+// regression (it may have been left in the configuration), and the error
+// names the other way out, which the step takes for it: `terraform state rm`
+// and an import block, in the same apply.
 func (w *campaignRun) acknowledgeStep(s campaignStep) {
 	g := w.m.group(s.Addr)
 	acked := map[string]string{} // resource address → "prefix/group" it acknowledges
@@ -348,11 +355,33 @@ func (w *campaignRun) acknowledgeStep(s campaignStep) {
 			}
 		}
 	}
+	st := w.state()
+	var block strings.Builder
 	for addr, key := range acked {
 		prefix, name, _ := strings.Cut(key, "/")
-		if cur, err := w.getGroup(prefix, name); err == nil {
-			w.ack[addr] = cur.MetadataVersion
+		cur, err := w.getGroup(prefix, name)
+		if err != nil {
+			continue
 		}
+		w.ack[addr] = cur.MetadataVersion
+		full := "redisstreamcoordinator_group." + addr
+		if addr == scAddr(prefix) {
+			full = "redisstreamcoordinator_group_shard_count." + addr
+		}
+		if applied, ok := st[full]["acknowledged_metadata_version"].(float64); ok && w.regressed[key] && int64(applied) == cur.MetadataVersion {
+			if code, _ := w.run("state", "rm", full); code != 0 {
+				w.t.Fatalf("terraform state rm %s exited %d", full, code)
+			}
+			fmt.Fprintf(&block, "import {\n  to = %s\n  id = %q\n}\n", full, key)
+			w.note("%s still holds acknowledged_metadata_version = %d, applied before %s regressed: state rm and import instead", full, cur.MetadataVersion, key)
+		}
+	}
+	if block.Len() > 0 {
+		importFile := filepath.Join(w.tf.Dir, "import.tf")
+		if err := os.WriteFile(importFile, []byte(block.String()), 0o600); err != nil {
+			w.t.Fatal(err)
+		}
+		defer func() { _ = os.Remove(importFile) }()
 	}
 	w.writeConfig()
 	w.churn(g.Prefix, g.Name, "restart") // consumers rejoin after a restore

@@ -101,3 +101,71 @@ func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 		})
 	}
 }
+
+// TestAccMetadataGuard_ackLeftInStateBeforeARestore: an acknowledgement
+// applied while nothing had regressed, whose removal was never applied
+// (campaign seed 530108553: the apply that would remove it failed on
+// another resource), is still in state when the group is restored to that
+// very version. It may have been left in the configuration, so it does not
+// acknowledge the restore, and since the coordinator reports no other
+// version, the error names `terraform state rm` and import as the way out.
+// Once a consumer rejoins, the version it reports then acknowledges it
+// (issue 23 §2).
+func TestAccMetadataGuard_ackLeftInStateBeforeARestore(t *testing.T) {
+	for _, tc := range guardedResources {
+		t.Run(tc.name, func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{MemberLeaseTTL: time.Minute})
+			c := a.env.RequireInRepo(t, "restores the group's stored state from an older copy")
+			p, g := acctest.RandomName("leftack"), "svc"
+			if tc.external {
+				a.createGroupOutOfBand(t, p, g, 2)
+			}
+			var backup coordinator.GroupBackup
+			const restored = 1 // the new group's version, never joined (CONTRACT §4.2)
+			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
+			joins := func(n int) func() {
+				return func() {
+					for range n {
+						a.env.JoinSilentMember(t, p, g)
+					}
+				}
+			}
+			resource.ParallelTest(t, resource.TestCase{
+				ProtoV6ProviderFactories: a.factories(),
+				Steps: []resource.TestStep{
+					{Config: config()},
+					{
+						// Applied while nothing regressed: no effect, but state holds it.
+						Config: config("acknowledged_metadata_version = " + itoa(restored)),
+						Check: func(*terraform.State) error {
+							var ok bool
+							if backup, ok = c.BackupGroup(p, g); !ok || backup.MetadataVersion() != restored {
+								return fmt.Errorf("want a backup at metadataVersion %d, got %v (%v)", restored, backup.MetadataVersion(), ok)
+							}
+							return nil
+						},
+					},
+					{PreConfig: joins(3), Config: config("acknowledged_metadata_version = " + itoa(restored))},
+					{
+						PreConfig: func() { c.RestoreGroup(backup) },
+						Config:    config("acknowledged_metadata_version = " + itoa(restored)),
+						ExpectError: diagRe("regressed: the plan fails closed",
+							"acknowledged_metadata_version = "+itoa(restored)+" was applied for an earlier regression",
+							"No acknowledged_metadata_version can acknowledge this regression", "terraform state rm"),
+					},
+					{
+						// A consumer rejoins: the version it reports now acknowledges it.
+						PreConfig: joins(1),
+						Config:    config("acknowledged_metadata_version = " + itoa(restored+1)),
+						ConfigPlanChecks: resource.ConfigPlanChecks{
+							PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
+						},
+					},
+				},
+			})
+			if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "DELETE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+				t.Fatalf("Terraform mutated a group whose metadata regressed: %+v", sent)
+			}
+		})
+	}
+}
