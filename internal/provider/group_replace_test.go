@@ -399,3 +399,47 @@ func TestAccGroup_replaceAfterATimedOutWaitBringsTheNewGroupToTheCount(t *testin
 		},
 	})
 }
+
+// TestAccGroup_renameOfASiblingWithAPreparingMigration: a shard count change
+// of a prefix whose sibling, with a PREPARING migration to the target, is
+// renamed in the same apply (deletion_policy DELETE). The plan's blocked_by
+// names that migration (the scale resumes it); Terraform's re-plan during
+// apply comes after the sibling's delete, which puts the sibling back from
+// the run's registry, and must name it too: the registry has the deleted
+// group's count only, so its migration is taken from the shard count's
+// refresh record of the prefix (before, blocked_by was null then: "Provider
+// produced inconsistent final plan", campaign seed 530108948).
+func TestAccGroup_renameOfASiblingWithAPreparingMigration(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning, which leaves its migration PREPARING")
+	p := acctest.RandomName("renprep")
+	config := func(sibling string, count int) string {
+		return a.env.ProviderConfig() +
+			groupHCL("sib", p, sibling, `deletion_policy = "DELETE"`, "initial_shard_count = 3") +
+			groupHCL("grp", p, "b", "initial_shard_count = 3") +
+			shardCountHCL("test", p, "b", count, `wait_for = "ACCEPTED"`,
+				"depends_on = [redisstreamcoordinator_group.grp, redisstreamcoordinator_group.sib]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("a", 3)},
+			{
+				// A stream scale to 4 fails at "a" (the first group), which
+				// keeps its migration PREPARING at 3 shards; "b" is untouched.
+				PreConfig: func() {
+					if err := a.leaveMigrationPreparing(ctxT(t), c, p, 4); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: config("c", 4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.sib", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
+						knownvalue.StringRegexp(regexp.MustCompile(`resumes migration reshard-\S+ of group "a" \(3→4 shards, PREPARING\)`))),
+				}},
+				Check: a.expectGroup(p, "b", shardCountIs(4)),
+			},
+		},
+	})
+}

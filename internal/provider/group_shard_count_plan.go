@@ -131,15 +131,18 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
 		var seen *client.Group
-		var siblings map[string]int32
+		var refreshed *prefix.Record
 		if state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 			var diags diag.Diagnostics
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
-			siblings, diags = readSiblingsSeen(ctx, req.Private)
+			rec, ok, diags := readPrefixSeen(ctx, req.Private, plan.StreamPrefix.ValueString())
 			resp.Diagnostics.Append(diags...)
+			if ok {
+				refreshed = &rec
+			}
 		}
-		r.preview(ctx, &plan, seen, siblings, reg, resp)
+		r.preview(ctx, &plan, seen, refreshed, reg, resp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -217,11 +220,17 @@ func dedupeSorted(names []string) []string {
 // since that refresh, the plan is stale and fails with what changed.
 //
 // The other groups are likewise checked against the counts the refresh
-// recorded (siblings, from siblings_seen) when it recorded them: a sibling
+// recorded (refreshed, from siblings_seen) when it recorded them: a sibling
 // that moved between the plan and the apply makes Terraform's re-plan
-// refuse the plan as stale, instead of differing from it.
-func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
+// refuse the plan as stale, instead of differing from it. A sibling this
+// apply deleted before the re-plan is put back as that record has it
+// (withDeletedInRun).
+func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	var siblings map[string]int32
+	if refreshed != nil {
+		siblings = refreshed.Counts()
+	}
 	target := int32(plan.ShardCount.ValueInt64())
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
@@ -235,7 +244,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	// planning, and Terraform plans again during apply, after some exist.
 	// Groups it deleted are put back: they existed while planning
 	// (group_shard_count_preview_basis.go).
-	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans)
+	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans, refreshed)
 	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
 	if seen != nil && !createdHere && !r.pd.plans.deletedInRun(p, g) {
 		// (A group this run replaces is described as created, below: the

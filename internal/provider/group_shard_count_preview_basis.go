@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // What the shard count's preview may and may not be built from (issue 23
@@ -31,12 +32,25 @@ import (
 //     warning says what they are as read at plan time (movesByItself).
 
 // withDeletedInRun puts back the groups of the prefix this provider deleted
-// in this run (planBasisOfPrefix), as the plan's refresh saw them.
-func (s prefixSnapshot) withDeletedInRun(reg *planRegistry) prefixSnapshot {
+// in this run (planBasisOfPrefix), as the plan's refresh saw them. The
+// registry has a deleted group's count and version only (its resource's
+// private state); its migration under way and liveness, which the
+// assessment (blocked_by, completes_by_itself) reads, are taken from this
+// resource's refresh record of the prefix (refreshed, nil without one), as
+// the plan read them from the listing: without them, a sibling's PREPARING
+// migration that the plan's blocked_by named was gone from Terraform's
+// re-plan during apply after a rename deleted the sibling (campaign seed
+// 530108948: "Provider produced inconsistent final plan").
+func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
 	reg.mu.Lock()
 	var back []client.Group
 	for k, grp := range reg.deleted {
 		if k.prefix == s.p && k.group != s.g {
+			if refreshed != nil {
+				if was := refreshed.Group(k.group); was != nil {
+					grp.ActiveMigration, grp.State = was.ActiveMigration, was.State
+				}
+			}
 			back = append(back, grp)
 		}
 	}
