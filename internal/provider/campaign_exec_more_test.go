@@ -511,10 +511,12 @@ func (w *campaignRun) writeSecond(s campaignStep) {
 	if create && len(w.consumers[key]) == 0 {
 		w.join(s.Prefix, campaignSecondGroup)
 	}
-	w.secondHas[s.Prefix] = create
+	// The model's record, as the generator's (applyStepToModel): a
+	// replacement beside the second workspace's group omits its count.
+	w.m.Second[s.Prefix] = create
 	cfg := w.env.ProviderConfig()
 	for _, p := range campaignPrefixes {
-		if w.secondHas[p] {
+		if w.m.Second[p] {
 			cfg += groupHCL(strings.ReplaceAll(p, "-", "_")+"_second", p, campaignSecondGroup, `deletion_policy = "DELETE"`, "force_delete = true")
 		}
 	}

@@ -64,11 +64,10 @@ type campaignRun struct {
 	// splitBase: the prefixes' counts per group before the running step.
 	splitBase map[string]map[string]int32
 	// second is the second workspace (its own working directory and
-	// state), made by its first step; secondHas: prefix → its configuration
+	// state), made by its first step; m.Second: prefix → its configuration
 	// has its group of that prefix.
-	second    *demo.Terraform
-	secondHas map[string]bool
-	failed    bool
+	second *demo.Terraform
+	failed bool
 }
 
 func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, cli campaignCLI, providerDir string) {
@@ -78,7 +77,7 @@ func runCampaignWorkflow(t *testing.T, seed uint64, settings campaignSettings, c
 		t: t, seed: seed, settings: settings, cli: cli, steps: steps, cur: -1, env: env, c: env.Coordinator,
 		all: &strings.Builder{}, m: m, consumers: map[string][]*acctest.Consumer{},
 		backups: map[string][]coordinator.GroupBackup{}, ack: map[string]int64{}, regressed: map[string]bool{},
-		deleted: map[string]bool{}, secondHas: map[string]bool{},
+		deleted: map[string]bool{},
 	}
 	root := t.TempDir()
 	w.logPath = filepath.Join(root, "provider.log")

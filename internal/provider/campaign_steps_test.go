@@ -217,15 +217,21 @@ func (m *campaignModel) nonAnchors() []*campaignGroup {
 func (m *campaignModel) sharedPrefixes() []string {
 	var out []string
 	for _, p := range campaignPrefixes {
-		n := len(m.inConfig(p))
-		if m.Second[p] {
-			n++
-		}
-		if n > 1 {
+		if m.groupsOfPrefix(p) > 1 {
 			out = append(out, p)
 		}
 	}
 	return out
+}
+
+// groupsOfPrefix counts prefix p's groups: the configuration's and the
+// second workspace's.
+func (m *campaignModel) groupsOfPrefix(p string) int {
+	n := len(m.inConfig(p))
+	if m.Second[p] {
+		n++
+	}
+	return n
 }
 
 func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
@@ -348,10 +354,13 @@ func applyStepToModel(m *campaignModel, s campaignStep) {
 		m.Second[s.Prefix] = s.Other == "create"
 	case "rename", "replace":
 		// The replacement is created with the prefix's count: omitted
-		// (the siblings'), or set for a prefix's only group.
+		// (the siblings'), or set for a prefix's only group. The second
+		// workspace's group is a sibling too: a count set beside it that
+		// differs from its count is refused at plan time (a split prefix
+		// until the stream scale; campaign seed 530108894).
 		g := m.group(s.Addr)
 		g.Initial = 0
-		if len(m.inConfig(g.Prefix)) == 1 {
+		if m.groupsOfPrefix(g.Prefix) == 1 {
 			g.Initial = m.Counts[g.Prefix]
 		}
 		if s.Kind == "rename" {

@@ -67,8 +67,10 @@ const (
 // the metadata guard fails closed as it does every plan (530108562); an
 // acknowledgement of a regression to the version an earlier acknowledgement
 // still in state holds (530108553); a rename of a sibling with a PREPARING
-// migration in the apply of a shard count change (530108948).
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948}
+// migration in the apply of a shard count change (530108948); and a
+// replacement with a count change beside the second workspace's group, which
+// the generator's model must count as a sibling (530108894).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {

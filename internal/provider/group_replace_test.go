@@ -443,3 +443,52 @@ func TestAccGroup_renameOfASiblingWithAPreparingMigration(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroup_replaceBesideAnotherWorkspacesGroup: a -replace whose new
+// group sets an initial_shard_count that differs from a sibling this
+// configuration does not manage (another workspace's group) is refused at
+// plan time, with nothing sent, even when the same apply's shard count
+// resource takes the prefix to that count: Terraform creates the group
+// before the stream scale, and the prefix would route with two counts until
+// then. Without initial_shard_count the new group takes the sibling's count
+// and the stream scale brings both to the shard count (campaign seed
+// 530108894, whose generator set the count beside the second workspace's
+// group).
+func TestAccGroup_replaceBesideAnotherWorkspacesGroup(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "counts the deletes in the audit log")
+	p, g := acctest.RandomName("repsib"), "svc"
+	config := func(initial string, count, n int) string {
+		extra := []string{`deletion_policy = "DELETE"`, "force_delete = true", replacedBy}
+		if initial != "" {
+			extra = append(extra, initial)
+		}
+		return a.env.ProviderConfig() + groupHCL("group", p, g, extra...) +
+			shardCountHCL("test", p, g, count, "depends_on = [redisstreamcoordinator_group.group]") + replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config("initial_shard_count = 1", 1, 1)},
+			{
+				PreConfig: func() { a.createGroupOutOfBand(t, p, "other", 1) },
+				Config:    config("initial_shard_count = 2", 2, 2),
+				ExpectError: regexp.MustCompile(`(?s)Shard count differs from the other groups of the stream prefix.*` +
+					words(`group "other" (1 shards)`) + ".*" + words("Nothing was sent to the coordinator")),
+			},
+			{
+				PreConfig: func() {
+					if deletes := auditEvents(c, p, "DELETE_GROUP"); len(deletes) != 0 {
+						t.Fatalf("the refused plan deleted the group: %d deletes", len(deletes))
+					}
+				},
+				Config: config("", 2, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.group", plancheck.ResourceActionDestroyBeforeCreate),
+				}},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, g, shardCountIs(2)), a.expectGroup(p, "other", shardCountIs(2))),
+			},
+			{Config: config("", 2, 2), PlanOnly: true},
+		},
+	})
+}
