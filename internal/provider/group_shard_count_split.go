@@ -145,10 +145,16 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 }
 
 // waitExplains reports a split made only of the migrations of the wait a
-// plan resumes (resumed: group → id): the wait reads how they ended.
+// plan resumes (resumed: group → id): the wait reads how they ended. A group
+// of the wait with a migration under way now (a PREPARING one after a
+// stream scale that failed part-way, or one heading elsewhere) is not one
+// of them, whatever its id: it was started since or cannot be waited for,
+// and the apply's decision (prefix.Decide, WaitOnly, which adopts only a
+// group of the wait with nothing under way) refuses the wait as stale every
+// time (campaign seed 530108506).
 func waitExplains(split []client.Group, resumed map[string]string) bool {
 	for _, gi := range split {
-		if resumed[gi.ConsumerGroup] == "" {
+		if resumed[gi.ConsumerGroup] == "" || prefix.Unfinished(&gi) != nil {
 			return false
 		}
 	}

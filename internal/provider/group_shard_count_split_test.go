@@ -271,3 +271,79 @@ func TestAccGroupShardCount_underWayWithABehindSiblingPlansTheRepair(t *testing.
 		},
 	})
 }
+
+// Campaign seed 530108506: an unfinished wait (migration_ids name both
+// groups of the prefix) whose migrations finished, then a stream scale that
+// failed part-way on one of those groups, left PREPARING at the old count.
+// The wait's ids name that group, but its migration under way is a new one
+// that waiting never moves: the plan is the split prefix's repair, and its
+// apply resumes the PREPARING migration with the per-group scale. Before
+// the fix the group's name alone made the split the wait's to report: the
+// plan only resumed the wait, and its apply was refused as a stale plan
+// every time (the group was not where waiting brings it).
+func TestAccGroupShardCount_resumedWaitWithASiblingPreparingSincePlansTheRepair(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards and fails a stream scale's provisioning for one group")
+	p, g, other := acctest.RandomName("resumedsplit"), "svc", "worker"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.createGroupOutOfBand(t, p, other, 4)
+	config := func(n int) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, "timeouts {\n    update = \"2s\"\n  }")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				// The wait for 4→3 times out: migration_ids name both groups.
+				PreConfig:   func() { c.SetUndrainedShard(p, g, 3, true) },
+				Config:      config(3),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*is DRAINING.*` + p + `:3 still hold undrained entries`),
+			},
+			{
+				PreConfig: func() {
+					c.SetUndrainedShard(p, g, 3, false)
+					waitForGroup(t, a, p, g, func(gr *client.Group) bool { return gr.ShardCount == 3 && gr.ActiveMigration == nil })
+					waitForGroup(t, a, p, other, func(gr *client.Group) bool { return gr.ShardCount == 3 && gr.ActiveMigration == nil })
+					// Out of band, a stream scale to 2 fails part-way on
+					// "worker" (groups scale in name order): "svc" goes to 2,
+					// "worker" stays at 3, PREPARING.
+					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: other, Operation: coordinator.ProvisionScale, Times: 100})
+					_, err := a.env.Client().ScaleStream(ctxT(t), p, 2, outOfBandMutation())
+					c.ClearProvisioningFaults()
+					if err == nil {
+						t.Fatal("want the out-of-band stream scale to fail part-way on worker's provisioning; it succeeded")
+					}
+					waitForGroup(t, a, p, g, func(gr *client.Group) bool { return gr.ShardCount == 2 && gr.ActiveMigration == nil })
+					waitForGroup(t, a, p, other, func(gr *client.Group) bool {
+						return gr.ShardCount == 3 && gr.ActiveMigration != nil && gr.ActiveMigration.State == client.MigrationPreparing
+					})
+				},
+				// The refresh reads "svc" at 2: shard_count = 2 is its count.
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
+						knownvalue.MapExact(map[string]knownvalue.Check{g: knownvalue.Int64Exact(2), other: knownvalue.Int64Exact(3)})),
+				}},
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 2), a.migrationFinished(p, other, 2),
+					func(*terraform.State) error {
+						// worker's PREPARING migration resumed with one
+						// per-group scale; the only stream scale is the
+						// timed-out apply's.
+						if events := terraformMutations(c, p, "SCALE_GROUP"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
+							return fmt.Errorf("want one per-group scale of worker, accepted; got %+v", events)
+						}
+						if events := terraformMutations(c, p, "SCALE_STREAM", "ROLLBACK_MIGRATION"); len(events) != 1 {
+							return fmt.Errorf("want only the timed-out apply's stream scale, no rollback; got %+v", events)
+						}
+						return nil
+					},
+				),
+			},
+			{Config: config(2), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
+		},
+	})
+}
