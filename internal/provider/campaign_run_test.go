@@ -414,7 +414,11 @@ func (w *campaignRun) mustSucceed() bool {
 
 // stuckScaleOut reports a group of a campaign prefix, in the configuration
 // or not, with a scale-out under way and no live consumer: it stays ACTIVE,
-// and every scale of its prefix is refused until a consumer joins.
+// and every scale of its prefix is refused until a consumer joins. A group
+// with no consumer the campaign keeps running counts as one even while a
+// member that fell silent (a joiner of joinAtGET, a stalled or expired
+// consumer) still has its lease: that lease runs out within seconds, during
+// the next apply's wait at the latest (seed 772216357).
 func (w *campaignRun) stuckScaleOut() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -424,7 +428,8 @@ func (w *campaignRun) stuckScaleOut() bool {
 	}
 	for _, g := range groups {
 		am := g.ActiveMigration
-		if slices.Contains(campaignPrefixes, g.StreamPrefix) && !am.Finished() && am.ToShardCount > am.FromShardCount && g.State == client.GroupEmpty {
+		noConsumer := g.State == client.GroupEmpty || len(w.consumers[g.StreamPrefix+"/"+g.ConsumerGroup]) == 0
+		if slices.Contains(campaignPrefixes, g.StreamPrefix) && !am.Finished() && am.ToShardCount > am.FromShardCount && noConsumer {
 			return true
 		}
 	}
