@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -167,15 +166,12 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		return nil
 	}
 	s.basis = &rec
-	group, err := rec.Group(s.g), error(nil)
+	group := rec.Group(s.g)
 	if group == nil {
-		err = notInListing(groupKey{prefix: s.p, group: s.g}, time.Now())
-	}
-	if client.IsNotFound(err) {
-		addAPIError(s.diags, fmt.Sprintf("Group %q under stream prefix %q does not exist", s.g, s.p), err,
-			"A shard count can only be set on an existing group. Create it with redisstreamcoordinator_group and reference that "+
-				"resource's attributes here, so Terraform creates the group first.")
-		return nil
+		if rec, group, ok = s.confirmMissing(ctx); !ok {
+			return nil
+		}
+		s.basis = &rec
 	}
 	s.self = group
 	if s.checkBasis != nil {
@@ -185,6 +181,42 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		s.first = &rec
 	}
 	return s.execute(ctx)
+}
+
+// confirmMissing runs when the prefix's listing (a 200) lacks the group:
+// the group's own GET confirms it, so the error reports a coordinator
+// answer (its errorCode, message and request id) rather than an absence,
+// and a group created since the listing is read again instead of refused.
+// ok is false after adding an error diagnostic.
+func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Group, bool) {
+	const next = "A shard count can only be set on an existing group. If the group existed when Terraform planned, it was deleted since " +
+		"(outside this apply): run terraform plan again, which plans what is missing. If this configuration does not create the group, " +
+		"create it with redisstreamcoordinator_group and reference that resource's attributes here, so Terraform creates the group first."
+	_, err := s.api.GetGroup(ctx, s.p, s.g)
+	switch {
+	case client.IsNotFound(err):
+		addAPIError(s.diags, fmt.Sprintf("Group %q under stream prefix %q does not exist", s.g, s.p), err, next)
+		return prefix.Record{}, nil, false
+	case err != nil:
+		addAPIError(s.diags, fmt.Sprintf("Group %q under stream prefix %q is missing from the coordinator's group listing, and reading it failed", s.g, s.p), err,
+			"The listing (GET /coord/v1/monitoring/groups) answered without the group; its own GET, sent to confirm, failed as above. "+next)
+		return prefix.Record{}, nil, false
+	}
+	// The group exists after all: the listing was taken before it was
+	// created. Read the prefix again, so the basis check and the decision
+	// see the group with its siblings.
+	rec, ok := s.record(ctx)
+	if !ok {
+		return prefix.Record{}, nil, false
+	}
+	if group := rec.Group(s.g); group != nil {
+		return rec, group, true
+	}
+	s.diags.AddError(fmt.Sprintf("Group %q under stream prefix %q comes and goes", s.g, s.p), fmt.Sprintf(
+		"Two listings of the coordinator's groups (GET /coord/v1/monitoring/groups) lack group %q under stream prefix %q, while its own GET, "+
+			"sent between them, found it: something is creating and deleting it as this apply runs. Nothing was sent. Find what changes the "+
+			"group, then run terraform plan again.", s.g, s.p))
+	return prefix.Record{}, nil, false
 }
 
 // execute is the prefix's executor: it reads every group of the prefix,

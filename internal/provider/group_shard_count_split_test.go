@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -84,6 +85,51 @@ func TestAccGroupShardCount_splitPrefixIsDriftAndApplyRepairs(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestAccGroupShardCount_splitRepairOfADeletedGroupNamesTheAnswer: a saved
+// plan that repairs a split prefix (the count unchanged, group "b" scaled on
+// its own), applied after the resource's own group "a" was deleted out of
+// band. The prefix's listing (a 200) lacks "a": the apply confirms with the
+// group's own GET and reports that 404 with its errorCode and request id,
+// sending nothing. Before the fix the error passed a 404 made up from the
+// listing off as the coordinator's answer, without a request id (campaign
+// seed 124585437 under CAMPAIGN_WEIGHTS=interrupt=10, error_names_request).
+func TestAccGroupShardCount_splitRepairOfADeletedGroupNamesTheAnswer(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("splitgone")
+	a.createConsumedGroupOutOfBand(t, p, "a", 4)
+	a.createConsumedGroupOutOfBand(t, p, "b", 4)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config},
+			{
+				PreConfig: func() {
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+					waitForGroup(t, a, p, "b", func(g *client.Group) bool { return g.ShardCount == 2 && g.ActiveMigration == nil })
+				},
+				Config: config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
+					checkPlan(func(context.Context, *tfjson.Plan) error {
+						_, err := a.env.Client().DeleteGroup(ctxT(t), p, "a", true, client.Mutation{Reason: "out-of-band delete"})
+						return err
+					}),
+				}},
+				ExpectError: diagRe(`Group "a" under stream prefix`, "does not exist", "answered 404", "errorCode GROUP_NOT_FOUND",
+					"to GET", "Request id: terraform-", "run terraform plan again"),
+			},
+		},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+			t.Fatalf("the refused apply sent a mutation: %+v", sent)
+		}
+	}
 }
 
 // A split prefix whose repair cannot be sent: a migration of "b" that
