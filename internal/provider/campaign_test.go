@@ -71,10 +71,12 @@ const (
 // replacement with a count change beside the second workspace's group, which
 // the generator's model must count as a sibling (530108894); a resumed wait
 // whose group was left PREPARING by a later stream scale that failed part-way
-// (530108506); and a saved plan waiting for a scale-out whose group's last
+// (530108506); a saved plan waiting for a scale-out whose group's last
 // consumer expired before the apply, which the provider rightly refuses
-// (772216357).
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357}
+// (772216357); a new shard count planned beside a sibling with a PREPARING
+// migration that the same apply deletes, by a removal (772216038) or a
+// rename (772216130).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {

@@ -492,3 +492,47 @@ func TestAccGroup_replaceBesideAnotherWorkspacesGroup(t *testing.T) {
 		},
 	})
 }
+
+// TestAccGroup_newShardCountBesideARenamedSiblingWithAPreparingMigration: as
+// TestAccGroup_renameOfASiblingWithAPreparingMigration, with the shard count
+// a new resource, which has no refresh record of the prefix: its plan reads
+// the sibling's PREPARING migration from the listing, and Terraform's
+// re-plan during apply, after the sibling's delete, puts the sibling back
+// from the run's registry, which must have that migration from the listing
+// the delete read (before, the sibling came back with none, moving by
+// itself, and blocked_by and completes_by_itself became unknown: "Provider
+// produced inconsistent final plan", campaign seeds 772216038, 772216130).
+func TestAccGroup_newShardCountBesideARenamedSiblingWithAPreparingMigration(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a stream scale's provisioning, which leaves its migration PREPARING")
+	p := acctest.RandomName("newprep")
+	sib := func(name string) string {
+		return a.env.ProviderConfig() + groupHCL("sib", p, name, `deletion_policy = "DELETE"`, "initial_shard_count = 3")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: sib("a")},
+			{
+				// A stream scale to 4 fails at "a", which keeps its
+				// migration PREPARING at 3 shards. "b" and its shard count
+				// are created in this apply (as in the campaign's seeds: the
+				// shard count's own group is then no input that moves).
+				PreConfig: func() {
+					if err := a.leaveMigrationPreparing(ctxT(t), c, p, 4); err != nil {
+						t.Fatal(err)
+					}
+				},
+				Config: sib("c") + groupHCL("grp", p, "b", "initial_shard_count = 3") + shardCountHCL("test", p, "b", 4, `wait_for = "ACCEPTED"`,
+					"depends_on = [redisstreamcoordinator_group.grp, redisstreamcoordinator_group.sib]"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction("redisstreamcoordinator_group.sib", plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
+						knownvalue.StringRegexp(regexp.MustCompile(`resumes migration reshard-\S+ of group "a" \(3→4 shards, PREPARING\)`))),
+				}},
+				Check: a.expectGroup(p, "b", shardCountIs(4)),
+			},
+		},
+	})
+}

@@ -283,6 +283,32 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 	return grp
 }
 
+// deletedWithListed completes a group about to be deleted (deletedAsPlanned:
+// count and version only) with its migration under way and liveness as the
+// run's listing has them, read before the delete is sent. A shard count
+// planned as a new resource (no refresh record of the prefix) assessed
+// blocked_by and completes_by_itself from the listing, a sibling's
+// PREPARING migration included, and Terraform's re-plan during apply, after
+// this apply deleted the sibling (a rename or a removal with deletion_policy
+// DELETE), puts it back from the registry (withDeletedInRun): without them
+// the sibling came back with no migration, moving by itself, and the re-plan
+// left known values unknown (campaign seeds 772216038, 772216130: "Provider
+// produced inconsistent final plan"). Best effort: without a listing the
+// record stays as it is.
+func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
+	all, err := pd.groupsForPlan(ctx)
+	if err != nil {
+		return grp
+	}
+	for _, gi := range all {
+		if gi.StreamPrefix == grp.StreamPrefix && gi.ConsumerGroup == grp.ConsumerGroup {
+			grp.ActiveMigration, grp.State = gi.ActiveMigration, gi.State
+			break
+		}
+	}
+	return grp
+}
+
 // scaledByRun reports a group whose count is this run's stream scale's
 // target, or heading there.
 func scaledByRun(sc prefixScale, grp client.Group) bool {
