@@ -391,11 +391,18 @@ func TestAccGroupShardCount_scaleBlockedByAStuckScaleOutFailsThePlan(t *testing.
 // its provisioning failing, so its first group's migration stays PREPARING
 // (CONTRACT §4.6). The scale is sent once: a retry would resume it.
 func (a *accTest) leaveMigrationPreparing(ctx context.Context, c *coordinator.Coordinator, p string, target int32) error {
+	return a.leaveMigrationPreparingAt(ctx, c, p, target, 0)
+}
+
+// leaveMigrationPreparingAt is leaveMigrationPreparing failing at the
+// at-th group of the prefix (in name order): the groups before it complete
+// the scale.
+func (a *accTest) leaveMigrationPreparingAt(ctx context.Context, c *coordinator.Coordinator, p string, target int32, at int) error {
 	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
 	if err != nil {
 		return err
 	}
-	c.FailStreamScaleAt(p, 0)
+	c.FailStreamScaleAt(p, at)
 	if _, err := noRetries.ScaleStream(ctx, p, target, outOfBandMutation()); err == nil {
 		return fmt.Errorf("the armed provisioning failure did not fail the scale of %s to %d", p, target)
 	}

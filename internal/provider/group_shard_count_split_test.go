@@ -297,17 +297,9 @@ func TestAccGroupShardCount_underWayWithABehindSiblingPlansTheRepair(t *testing.
 				}},
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, "a", 2), a.migrationFinished(p, "b", 2),
-					func(*terraform.State) error {
-						// b's PREPARING migration resumed with one per-group
-						// scale; no stream scale, no rollback.
-						if events := terraformMutations(c, p, "SCALE_GROUP"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
-							return fmt.Errorf("want one per-group scale of b, accepted; got %+v", events)
-						}
-						if events := terraformMutations(c, p, "SCALE_STREAM", "ROLLBACK_MIGRATION"); len(events) != 0 {
-							return fmt.Errorf("want no stream scale or rollback; got %+v", events)
-						}
-						return nil
-					},
+					// b's PREPARING migration resumed with one per-group
+					// scale; no stream scale, no rollback.
+					resumedByOneGroupScale(c, p, 0),
 				),
 			},
 			{
@@ -354,11 +346,8 @@ func TestAccGroupShardCount_resumedWaitWithASiblingPreparingSincePlansTheRepair(
 					// Out of band, a stream scale to 2 fails part-way on
 					// "worker" (groups scale in name order): "svc" goes to 2,
 					// "worker" stays at 3, PREPARING.
-					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: other, Operation: coordinator.ProvisionScale, Times: 100})
-					_, err := a.env.Client().ScaleStream(ctxT(t), p, 2, outOfBandMutation())
-					c.ClearProvisioningFaults()
-					if err == nil {
-						t.Fatal("want the out-of-band stream scale to fail part-way on worker's provisioning; it succeeded")
+					if err := a.leaveMigrationPreparingAt(ctxT(t), c, p, 2, 1); err != nil {
+						t.Fatal(err)
 					}
 					waitForGroup(t, a, p, g, func(gr *client.Group) bool { return gr.ShardCount == 2 && gr.ActiveMigration == nil })
 					waitForGroup(t, a, p, other, func(gr *client.Group) bool {
@@ -375,21 +364,27 @@ func TestAccGroupShardCount_resumedWaitWithASiblingPreparingSincePlansTheRepair(
 				}},
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, g, 2), a.migrationFinished(p, other, 2),
-					func(*terraform.State) error {
-						// worker's PREPARING migration resumed with one
-						// per-group scale; the only stream scale is the
-						// timed-out apply's.
-						if events := terraformMutations(c, p, "SCALE_GROUP"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
-							return fmt.Errorf("want one per-group scale of worker, accepted; got %+v", events)
-						}
-						if events := terraformMutations(c, p, "SCALE_STREAM", "ROLLBACK_MIGRATION"); len(events) != 1 {
-							return fmt.Errorf("want only the timed-out apply's stream scale, no rollback; got %+v", events)
-						}
-						return nil
-					},
+					// worker's PREPARING migration resumed with one per-group
+					// scale; the only stream scale is the timed-out apply's.
+					resumedByOneGroupScale(c, p, 1),
 				),
 			},
 			{Config: config(2), ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}}},
 		},
 	})
+}
+
+// resumedByOneGroupScale checks that the apply resumed a PREPARING
+// migration with one accepted per-group scale, sent no rollback, and that
+// the prefix saw streamScales stream scales in all.
+func resumedByOneGroupScale(c *coordinator.Coordinator, p string, streamScales int) resource.TestCheckFunc {
+	return func(*terraform.State) error {
+		if events := terraformMutations(c, p, "SCALE_GROUP"); len(events) != 1 || events[0].Outcome != coordinator.OutcomeSuccess {
+			return fmt.Errorf("want one per-group scale, accepted; got %+v", events)
+		}
+		if events := terraformMutations(c, p, "SCALE_STREAM", "ROLLBACK_MIGRATION"); len(events) != streamScales {
+			return fmt.Errorf("want %d stream scale(s) and no rollback; got %+v", streamScales, events)
+		}
+		return nil
+	}
 }

@@ -39,13 +39,7 @@ func TestAccMetadataGuard_restoreSurvivesChurn(t *testing.T) {
 			// (CONTRACT §4.2), which the first error names and the user copies.
 			const restored = 1
 			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
-			joins := func(n int) func() {
-				return func() {
-					for range n {
-						a.env.JoinSilentMember(t, p, g)
-					}
-				}
-			}
+			joins := func(n int) func() { return joinSilentMembers(t, a, p, g, n) }
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: a.factories(),
 				Steps: []resource.TestStep{
@@ -123,13 +117,7 @@ func TestAccMetadataGuard_ackLeftInStateBeforeARestore(t *testing.T) {
 			var backup coordinator.GroupBackup
 			const restored = 1 // the new group's version, never joined (CONTRACT §4.2)
 			config := func(extra ...string) string { return a.env.ProviderConfig() + tc.config(p, g, extra...) }
-			joins := func(n int) func() {
-				return func() {
-					for range n {
-						a.env.JoinSilentMember(t, p, g)
-					}
-				}
-			}
+			joins := func(n int) func() { return joinSilentMembers(t, a, p, g, n) }
 			resource.ParallelTest(t, resource.TestCase{
 				ProtoV6ProviderFactories: a.factories(),
 				Steps: []resource.TestStep{
@@ -167,5 +155,15 @@ func TestAccMetadataGuard_ackLeftInStateBeforeARestore(t *testing.T) {
 				t.Fatalf("Terraform mutated a group whose metadata regressed: %+v", sent)
 			}
 		})
+	}
+}
+
+// joinSilentMembers is a PreConfig that joins n silent members to group
+// {p, g}: consumer churn that raises its metadataVersion.
+func joinSilentMembers(t *testing.T, a *accTest, p, g string, n int) func() {
+	return func() {
+		for range n {
+			a.env.JoinSilentMember(t, p, g)
+		}
 	}
 }
