@@ -77,11 +77,13 @@ type Watcher struct {
 	waits map[*Wait]struct{}
 	// stop ends the running loop; nil when no loop runs.
 	stop context.CancelFunc
+	// kick wakes a loop parked with nothing awaited (Watch sends it).
+	kick chan struct{}
 }
 
 // NewWatcher builds the run's Watcher; it sends nothing until a wait.
 func NewWatcher(api Reader, o Options) *Watcher {
-	w := &Watcher{api: api, clock: o.Clock, initial: o.Initial, max: o.Max, waits: map[*Wait]struct{}{}}
+	w := &Watcher{api: api, clock: o.Clock, initial: o.Initial, max: o.Max, waits: map[*Wait]struct{}{}, kick: make(chan struct{}, 1)}
 	if w.clock.Now == nil {
 		w.clock.Now = time.Now
 	}
@@ -96,6 +98,24 @@ func NewWatcher(api Reader, o Options) *Watcher {
 	}
 	w.max = max(w.max, w.initial)
 	return w
+}
+
+// Waits is how many waits are registered, and idle whether every one of
+// them has taken what the rounds delivered. A test that drives the poll with
+// a virtual clock holds each round until both hold, so a waiter a busy
+// machine schedules late sees every round, as it would in real time.
+func (w *Watcher) Waits() (n int, idle bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	idle = true
+	for wt := range w.waits {
+		wt.mu.Lock()
+		if len(wt.seen) > 0 || wt.err != nil {
+			idle = false
+		}
+		wt.mu.Unlock()
+	}
+	return len(w.waits), idle
 }
 
 // Observation is what one round saw of one awaited migration.
@@ -133,6 +153,7 @@ type Wait struct {
 	awaited map[string]client.Migration
 	seen    map[string]Observation // delivered, not yet taken by Next
 	err     error
+	ended   error // the loop's end, returned by every Next (refused)
 	closed  bool
 }
 
@@ -148,6 +169,10 @@ func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]cli
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.waits[wt] = struct{}{}
+	select {
+	case w.kick <- struct{}{}:
+	default:
+	}
 	if w.stop == nil {
 		loop, stop := context.WithCancel(context.WithoutCancel(ctx))
 		w.stop = stop
@@ -162,6 +187,10 @@ func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]cli
 func (wt *Wait) Next(ctx context.Context) (map[string]Observation, error) {
 	for {
 		wt.mu.Lock()
+		if wt.ended != nil {
+			defer wt.mu.Unlock()
+			return nil, wt.ended
+		}
 		seen, err := wt.seen, wt.err
 		if len(seen) > 0 || err != nil {
 			wt.seen, wt.err = map[string]Observation{}, nil
@@ -208,7 +237,8 @@ func (wt *Wait) Close() {
 func (w *Watcher) run(ctx context.Context) {
 	interval := w.initial
 	for {
-		if w.clock.Sleep(ctx, interval) != nil {
+		if err := w.clock.Sleep(ctx, interval); err != nil {
+			w.refused(ctx, err)
 			return
 		}
 		interval = min(time.Duration(float64(interval)*pollFactor), w.max)
@@ -216,7 +246,48 @@ func (w *Watcher) run(ctx context.Context) {
 		if waits == nil {
 			return
 		}
-		w.round(ctx, waits)
+		if !w.round(ctx, waits) {
+			// Nothing awaited: the registered waits have all they need
+			// and are about to close. The loop parks until a new wait
+			// (or its end) instead of sleeping round after round (a
+			// virtual clock would otherwise race ahead while a waiter
+			// about to register is not yet scheduled), and serves the
+			// new wait as a new loop would: first after the initial
+			// interval.
+			select {
+			case <-ctx.Done():
+				return
+			case <-w.kick:
+			}
+			interval = w.initial
+		}
+	}
+}
+
+// refused ends a loop whose clock refused to sleep (a test's virtual time
+// ran out) while it was still running: every wait still registered ends
+// with the clock's error, for good (Next returns it on every call), instead
+// of blocking in Next for a round that never comes; a later Watch starts a
+// new loop. A loop already stopped (its context cancelled) has nothing to
+// tell.
+func (w *Watcher) refused(ctx context.Context, err error) {
+	w.mu.Lock()
+	if ctx.Err() != nil {
+		w.mu.Unlock()
+		return
+	}
+	w.stop()
+	w.stop = nil
+	waits := make([]*Wait, 0, len(w.waits))
+	for wt := range w.waits {
+		waits = append(waits, wt)
+	}
+	w.mu.Unlock()
+	for _, wt := range waits {
+		wt.mu.Lock()
+		wt.ended = fmt.Errorf("waiting for migrations: %w", err)
+		wt.mu.Unlock()
+		wt.wake()
 	}
 }
 
@@ -236,8 +307,9 @@ func (w *Watcher) registered(ctx context.Context) []*Wait {
 	return waits
 }
 
-// round reads the listing once and answers every wait from it.
-func (w *Watcher) round(ctx context.Context, waits []*Wait) {
+// round reads the listing once and answers every wait from it; false when
+// no registered wait awaits anything (nothing is read).
+func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 	awaited := make([]map[string]client.Migration, len(waits))
 	n := 0
 	for i, wt := range waits {
@@ -245,18 +317,18 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) {
 		n += len(awaited[i])
 	}
 	if n == 0 {
-		return
+		return false
 	}
 	groups, err := w.api.Groups(ctx)
 	if ctx.Err() != nil {
-		return
+		return true
 	}
 	if err != nil {
 		tflog.Debug(ctx, "groups listing failed; every wait of the round ends with the error", map[string]any{"error": err.Error(), "waits": len(waits)})
 		for _, wt := range waits {
 			wt.fail(fmt.Errorf("reading the groups listing while waiting for migrations: %w", err))
 		}
-		return
+		return true
 	}
 	index := make(map[[2]string]*client.Group, len(groups))
 	for i := range groups {
@@ -273,6 +345,7 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) {
 		}
 		wt.deliver(seen)
 	}
+	return true
 }
 
 // observe reads one awaited migration from the listing's record of its

@@ -356,3 +356,47 @@ func TestWatcherLoopRunsOnlyWhileWaiting(t *testing.T) {
 		next(t, again)
 	}
 }
+
+// A clock that refuses to sleep (a test's virtual time ran out) ends the
+// loop; the waits still registered get its error from Next instead of
+// blocking for a round that never comes (TestScaleWaitPace hung so under a
+// heavy load, in make test).
+func TestWatcherClockRefusalFailsTheWaits(t *testing.T) {
+	e := newWatchEnv(t)
+	refused := errors.New("virtual time is up")
+	w := NewWatcher(e.api, Options{Clock: Clock{Now: e.clock.Now, Sleep: func(context.Context, time.Duration) error { return refused }}})
+	wt := w.Watch(context.Background(), "refuse", e.scaled(t, "refuse", 2, "g1"))
+	defer wt.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a bound for the hang this test guards against
+	defer cancel()
+	for range 2 { // and again: a waiter that retries does not block either
+		if _, err := wt.Next(ctx); !errors.Is(err, refused) {
+			t.Fatalf("Next = %v, want the clock's refusal", err)
+		}
+	}
+}
+
+// A loop with nothing awaited (every wait has what it needs and is about
+// to close) parks instead of sleeping round after round, so a virtual
+// clock does not race ahead while a waiter is about to register
+// (TestScaleWaitPace ran its virtual ten minutes out so under a heavy load);
+// the next Watch wakes it, and is served first after the initial interval.
+func TestWatcherParksWithNothingAwaited(t *testing.T) {
+	e := newWatchEnv(t)
+	ctx := context.Background()
+	done := e.w.Watch(ctx, "parked", nil)
+	defer done.Close()
+	if d := e.clock.round(); d != DefaultPollInitial {
+		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
+	}
+	wt := e.w.Watch(ctx, "parked", e.scaled(t, "parked", 2, "g1"))
+	defer wt.Close()
+	// A loop that had slept on would sleep its grown interval here.
+	if d := e.clock.round(); d != DefaultPollInitial {
+		t.Fatalf("interval after the park %s, want the initial %s", d, DefaultPollInitial)
+	}
+	next(t, wt)
+	if e.listings() != 1 {
+		t.Fatalf("%d listings, want 1: the parked loop read nothing", e.listings())
+	}
+}

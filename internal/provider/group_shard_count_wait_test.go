@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,7 +105,24 @@ func TestScaleWaitPace(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk := &pollClock{now: vt.now, sleep: vt.sleep}
-	watch := prefix.NewWatcher(api, prefix.Options{Clock: prefix.Clock{Now: vt.now, Sleep: vt.sleep}})
+	// The poll's virtual time starts once both waits are registered, and
+	// each round waits until both have taken the last one: a waiter a busy
+	// machine schedules late would otherwise find its migrations done
+	// before it saw them under way.
+	var watch *prefix.Watcher
+	var started atomic.Bool
+	pollSleep := func(ctx context.Context, d time.Duration) error {
+		for {
+			n, idle := watch.Waits()
+			if idle && (started.Load() || n == 2) {
+				break
+			}
+			runtime.Gosched()
+		}
+		started.Store(true)
+		return vt.sleep(ctx, d)
+	}
+	watch = prefix.NewWatcher(api, prefix.Options{Clock: prefix.Clock{Now: vt.now, Sleep: pollSleep}})
 
 	four := int32(4)
 	var scalers []*scaler
