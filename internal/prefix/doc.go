@@ -3,7 +3,7 @@
 // provider's resources are its glue.
 //
 // A shard count belongs to the prefix, not to one group. Every change of it
-// goes through four parts, each with one home:
+// goes through five parts, each with one home:
 //
 //   - Record (record.go): one reading of every group of the prefix, with its
 //     count and active migration. It is the only basis: a plan is made from
@@ -17,6 +17,12 @@
 //     scale, delete and rollback: read back before anything is re-sent, up
 //     to MaxResends re-sends with the same request id; a failed read-back
 //     re-sends only an idempotent mutation (rollback, delete).
+//   - Run (run.go): the run's journal of every step its executor carried
+//     out on each prefix, written in one place per kind of step, before its
+//     send and under the prefix lock. Another resource of the same run asks
+//     it whether a change it finds is the run's own, the one the plan
+//     showed (a create after its prefix's scale brings itself to the same
+//     count; anything else is a stale plan).
 //   - Watch (watch.go): every wait of a run is served by one poll of the
 //     coordinator's groups listing, with the client's retries as its only
 //     ones.

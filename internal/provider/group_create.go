@@ -130,10 +130,11 @@ func isAmbiguousCreate(err error) bool {
 // a plan that saw no sibling re-reads nothing. Groups of the prefix created
 // since the plan by this apply were checked against each other at plan time.
 //
-// A sibling this apply's own stream scale took to its target
-// (planRegistry.registerScaled, sent before this create under the prefix
-// lock) is no stale basis: the plan showed that scale. rescale is then set
-// to its target, so the create brings the new group there too.
+// A sibling this run's own change of the prefix took to its target (the
+// run's journal, prefix.Run.Explains: the executor journals each step under
+// the prefix lock, which this create holds) is no stale basis: the plan
+// showed that change. rescale is then set to its target, so the create
+// brings the new group there too.
 func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, plan groupResourceModel, rescale **int32, diags *diag.Diagnostics) bool {
 	basis := map[string]int64{}
 	for name, v := range plan.SiblingShardCounts.Elements() {
@@ -177,16 +178,15 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 		}
 	}
 	var changes []string
-	sc, scaled := r.pd.plans.scaledInRun(p)
 	for _, n := range names {
 		c, ok := now[n]
 		switch {
 		case !ok && r.pd.plans.deletedInRun(p, n):
 			// This apply deleted it, for a -replace or a rename: its own
 			// create (if any) is checked against its own plan.
-		case ok && c != basis[n] && scaled && c == int64(sc.target) && plannedAt(sc, n, basis[n]):
-			// This apply's own stream scale, which the plan showed.
-			target := sc.target
+		case ok && c != basis[n] && r.pd.run.Explains(p, n, basis[n], c):
+			// This run's own change of the prefix, which the plan showed.
+			target := int32(c)
 			*rescale = &target
 		case !ok:
 			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
@@ -208,13 +208,6 @@ func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, pla
 			"Run `terraform plan` again and review the new plan before applying it.",
 		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; "), replaced))
 	return false
-}
-
-// plannedAt reports that the stream scale's plan saw group n at count (or
-// could not preview the prefix).
-func plannedAt(sc prefixScale, n string, count int64) bool {
-	was, ok := sc.planned[n]
-	return sc.planned == nil || (ok && was == count)
 }
 
 func int64String(v types.Int64) string {

@@ -287,7 +287,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	// the same values: the groups this provider created in this run are left
 	// out, the ones it deleted are put back with the count they had
 	// (planBasisOfPrefix).
-	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, groups, p, g)
+	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, &r.pd.run, groups, p, g)
 	self, selfExists := prefix[g]
 	delete(prefix, g)
 	replacedSelf := deletedSelf || (selfExists && r.pd.plans.deletedBeforeCreate(p, g))

@@ -38,15 +38,13 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 		Send: func(ctx context.Context) (*scaleOutcome, error) {
 			unlock := s.locks.Lock(s.p)
 			defer unlock()
-			if s.plans != nil {
-				// Under the prefix lock, so a create of the prefix in this
-				// apply either precedes the scale or sees it
-				// (verifySiblingBasis).
-				s.plans.registerScaled(s.p, s.target, s.planned)
-			}
+			// Journaled under the prefix lock, so a create of the
+			// prefix in this apply either precedes the scale or sees it
+			// (verifySiblingBasis).
+			s.note(prefix.StreamScale, "", m.RequestID)
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
-			if s.plans != nil && sends == 0 && provedNotApplied(err) {
-				s.plans.forgetScaled(s.p)
+			if sends == 0 && provedNotApplied(err) {
+				s.strike()
 			}
 			sends++
 			if err != nil {
@@ -197,6 +195,7 @@ func lostAnswerCause(err error) string {
 func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
+	s.note(prefix.Rollback, g, m.RequestID)
 	mig, _, err := rollbackSettled(ctx, s.api, s.p, g, reshardingID, m)
 	return mig, err
 }
@@ -211,6 +210,7 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
+	s.note(prefix.ScaleGroup, gi.ConsumerGroup, m.RequestID)
 	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
 	var read *client.Group

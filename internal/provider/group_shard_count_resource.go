@@ -282,7 +282,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		watch:            r.pd.watch,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
+		plans:    &r.pd.plans, run: &r.pd.run, planned: plannedAffectedGroups(ctx, plan.Resharding),
 	}
 	// Every plan's apply checks its basis, a resumed wait's included; a
 	// resumed wait (an unfinished wait, or a migration under way the plan

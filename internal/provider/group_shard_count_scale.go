@@ -40,11 +40,13 @@ type scaler struct {
 	// pace bounds the reads its waits send for the prefix, and gives them
 	// their clock (see pacer).
 	pace *pacer
-	// plans, when set, is the run's registry: a stream scale is registered
-	// there before it is sent (registerScaled, with planned: the prefix's
-	// groups as the plan showed them), and a group this run deleted is no
-	// longer waited for.
-	plans   *planRegistry
+	// plans, when set, is the run's registry: a group this run deleted is
+	// no longer waited for.
+	plans *planRegistry
+	// run, when set, is the run's journal (prefix.Run): every step is
+	// journaled there, under the prefix lock, before it is sent (note),
+	// with planned: the prefix's groups as the plan showed them.
+	run     *prefix.Run
 	planned map[string]int64
 	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
 	// basis is the prefix as start read it, for the basis check and the
@@ -70,14 +72,22 @@ type scaler struct {
 	redecided bool
 }
 
-// markScaled registers the prefix as taken to the target by this run
-// (planRegistry.registerScaled); the caller holds the prefix lock. A
-// take-over or a revert calls it before its first mutation, or when it
-// adopts a migration already heading to the target: a refusal before any
-// leaves nothing registered.
-func (s *scaler) markScaled() {
-	if s.plans != nil {
-		s.plans.registerScaled(s.p, s.target, s.planned)
+// note journals a step of this run's change of the prefix (prefix.Run)
+// before it is sent; the caller holds the prefix lock. Each kind of step
+// is journaled in one place: the send functions (scaleStream, scaleGroup,
+// rollback) and, for a migration adopted without a send, the take-over. A
+// refusal before any step leaves nothing journaled.
+func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
+	if s.run != nil {
+		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
+	}
+}
+
+// strike takes back the step just journaled: its send was proved not to
+// have reached the coordinator.
+func (s *scaler) strike() {
+	if s.run != nil {
+		s.run.Strike(s.p)
 	}
 }
 
@@ -408,9 +418,9 @@ func scaleErrorHint(err error) string {
 // prefix at two counts. Under the lock it never sends a stream scale: what a
 // stream scale would do, it does group by group.
 //
-// It holds the prefix lock and registers the prefix as scaled by this run
-// (registerScaled), as a stream scale does: a create of the prefix in this
-// apply comes before it, or after it and brings itself to the target.
+// It holds the prefix lock and journals each step (prefix.Run), as a stream
+// scale does: a create of the prefix in this apply comes before it, or
+// after it and brings itself to the target.
 //
 // underWay are the migrations to the target that an earlier read of the
 // prefix saw under way (the read-back of a scale whose answer was lost):
@@ -426,12 +436,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 	// recorded whatever stops the take-over: it already happened, and
 	// the next plan waits for it or repairs the prefix.
 	landed := s.landedOutcome(rec, underWay)
-	refuse := func() *scaleOutcome {
-		if landed != nil {
-			s.markScaled()
-		}
-		return landed
-	}
+	refuse := func() *scaleOutcome { return landed }
 	if s.refuseBlockedTakeOver(rec.Groups) {
 		return refuse()
 	}
@@ -457,7 +462,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 		gi := *rec.Group(st.Group)
 		switch st.Kind {
 		case prefix.Adopt:
-			s.markScaled()
+			s.note(prefix.Adopt, gi.ConsumerGroup, "")
 			out.track(gi.ConsumerGroup, *st.Migration)
 			if prefix.Unfinished(&gi) == nil {
 				done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", st.Migration.ReshardingID, gi.ConsumerGroup, st.Migration.FromShardCount, st.Migration.ToShardCount))
@@ -470,7 +475,6 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 			if st.Resume {
 				action = "resumed group %q's PREPARING migration with the same target (%s)"
 			}
-			s.markScaled()
 			m, err := s.scaleGroup(ctx, gi)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
@@ -493,8 +497,7 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 // migrations started, and rollback_on_revert allows rolling them back
 // (prefix.Decide refuses otherwise, naming the calls to make).
 //
-// Like takeOver it holds the prefix lock and registers the prefix as scaled
-// to the target; a group at another count with nothing under way (one this
+// Like takeOver it holds the prefix lock and journals each step; a group at another count with nothing under way (one this
 // apply created with the count the prefix had at plan time, or a split
 // prefix's) is brought to the target with the per-group scale once the
 // rollbacks are done, so the prefix keeps one count.
@@ -518,7 +521,6 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	var rolled []string
 	for _, st := range d.Steps {
 		gi := *rec.Group(st.Group)
-		s.markScaled()
 		if st.Kind == prefix.Rollback {
 			am := st.Migration
 			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // planRegistry records what the resources of one provider configuration plan
@@ -29,47 +30,6 @@ type planRegistry struct {
 	// apply-time plan reconstructs what the plan saw.
 	created map[groupKey]int32 // with the count created
 	deleted map[groupKey]client.Group
-	// scaled are the stream-level scales this provider sent (or is sending)
-	// in this run, by stream prefix (registerScaled).
-	scaled map[string]prefixScale
-}
-
-// prefixScale is a stream-level scale of this run: its target and the
-// prefix's groups with the counts its plan saw (resharding.affected_groups).
-type prefixScale struct {
-	target  int32
-	planned map[string]int64
-}
-
-// registerScaled notes, before the scale is sent and under the prefix lock,
-// that this run scales prefix p to target; planned is what its plan showed
-// (nil when the plan could not preview it). A create of the prefix that
-// follows it in the same apply takes the groups at target for this run's own
-// reviewed change, not for a stale basis (verifySiblingBasis), and brings
-// itself to target (group_create_rescale.go).
-func (r *planRegistry) registerScaled(p string, target int32, planned map[string]int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.scaled == nil {
-		r.scaled = map[string]prefixScale{}
-	}
-	r.scaled[p] = prefixScale{target: target, planned: planned}
-}
-
-// forgetScaled undoes registerScaled for a scale that was certainly not
-// applied.
-func (r *planRegistry) forgetScaled(p string) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.scaled, p)
-}
-
-// scaledInRun reports the stream-level scale of prefix p this run sent.
-func (r *planRegistry) scaledInRun(p string) (prefixScale, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	sc, ok := r.scaled[p]
-	return sc, ok
 }
 
 // registerManaged notes a group in state that this run plans.
@@ -158,20 +118,16 @@ func (r *planRegistry) renamedAway(p, g string) bool {
 // planBasisOfPrefix is prefix p's groups as the coordinator had them when
 // this run was planned, from a listing taken now: the groups this provider
 // created since are left out, the ones it deleted are put back (as they
-// were), and the ones this run's stream scale took to its target have the
-// count that scale's plan saw. deletedSelf: g is one of those deleted (a
-// -replace, after its delete).
-func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map[string]client.Group, bool) {
+// were), and the ones this run's own change of the prefix moved have the
+// count its plan showed (prefix.Run.AsPlanned). deletedSelf: g is one of
+// those deleted (a -replace, after its delete).
+func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, p, g string) (map[string]client.Group, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
-	sc, scaled := r.scaled[p]
 	for _, grp := range groups {
 		if _, createdHere := r.created[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && !createdHere {
-			if was, ok := sc.planned[grp.ConsumerGroup]; scaled && ok && scaledByRun(sc, grp) {
-				grp.ShardCount = int32(was)
-			}
-			out[grp.ConsumerGroup] = grp
+			out[grp.ConsumerGroup] = run.AsPlanned(grp)
 		}
 	}
 	_, deletedSelf := r.deleted[groupKey{p, g}]
@@ -307,11 +263,4 @@ func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group)
 		}
 	}
 	return grp
-}
-
-// scaledByRun reports a group whose count is this run's stream scale's
-// target, or heading there.
-func scaledByRun(sc prefixScale, grp client.Group) bool {
-	am := grp.ActiveMigration
-	return grp.ShardCount == sc.target || (!am.Finished() && am.ToShardCount == sc.target)
 }

@@ -29,6 +29,9 @@ type providerData struct {
 	watch *prefix.Watcher
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
+	// run journals what this run's executor carried out on each stream
+	// prefix (prefix.Run).
+	run prefix.Run
 	// configUnknown lists the provider settings that are unknown at plan
 	// time; api is nil then. Set only during a plan whose provider block
 	// depends on resources not yet created.

@@ -1,0 +1,104 @@
+package prefix
+
+import (
+	"sync"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Run is the journal of one run (one Terraform operation, served by one
+// provider process): every step its executor carried out on each stream
+// prefix, with the target and the prefix as the step's plan showed it. The
+// executor writes it, under the prefix lock, before each step's send (a
+// step whose send is proved not to have reached the coordinator is struck
+// out); nothing else writes it.
+//
+// It is the one answer to the question another resource of the same run
+// asks about a prefix the shard count resource changes: is this change the
+// run's own, the one its plan showed? A group create whose plan saw a
+// sibling at one count and finds it at another asks Explains (yes: the
+// create brings the new group to the same count; no: the plan is stale),
+// and a plan made again during the apply takes the groups as the plan saw
+// them (AsPlanned).
+type Run struct {
+	mu      sync.Mutex
+	entries map[string][]Entry // stream prefix → steps, in order
+}
+
+// Entry is one step of a run on a prefix.
+type Entry struct {
+	Kind StepKind
+	// Group is the group a per-group step (ScaleGroup, Adopt, Rollback)
+	// concerns; "" for a StreamScale.
+	Group string
+	// Target is the count the step takes the prefix to.
+	Target int32
+	// Planned is the prefix's groups with the counts the plan of the
+	// change showed (resharding.affected_groups); nil when the plan could
+	// not preview them.
+	Planned map[string]int64
+	// RequestID is the send's (X-Request-Id); "" for a step that sends
+	// nothing (Adopt) or one journaled before its request id is made.
+	RequestID string
+}
+
+// Note journals a step of prefix p.
+func (r *Run) Note(p string, e Entry) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.entries == nil {
+		r.entries = map[string][]Entry{}
+	}
+	r.entries[p] = append(r.entries[p], e)
+}
+
+// Strike removes the last step journaled for p, whose send was proved not
+// to have reached the coordinator (the client refused it, or the
+// coordinator answered with its own decision before doing anything).
+func (r *Run) Strike(p string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.entries[p]); n > 0 {
+		r.entries[p] = r.entries[p][:n-1]
+	}
+}
+
+// Entries is what the run journaled for p, in order.
+func (r *Run) Entries(p string) []Entry {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]Entry(nil), r.entries[p]...)
+}
+
+// Explains reports that a step of this run took group n of prefix p, which
+// the plan showed at was, to now: a step with target now whose plan saw n
+// at was (or could not preview the prefix).
+func (r *Run) Explains(p, n string, was, now int64) bool {
+	for _, e := range r.Entries(p) {
+		if int64(e.Target) != now {
+			continue
+		}
+		if c, ok := e.Planned[n]; e.Planned == nil || (ok && c == was) {
+			return true
+		}
+	}
+	return false
+}
+
+// AsPlanned is grp as the plan of this run's change of its prefix saw it: a
+// group at the target of the run's last step on the prefix (or under way
+// to it), which that step's plan showed at another count, gets that count
+// back. Any other group is returned as it is.
+func (r *Run) AsPlanned(grp client.Group) client.Group {
+	entries := r.Entries(grp.StreamPrefix)
+	if len(entries) == 0 {
+		return grp
+	}
+	e := entries[len(entries)-1]
+	was, ok := e.Planned[grp.ConsumerGroup]
+	am := grp.ActiveMigration
+	if ok && (grp.ShardCount == e.Target || (!am.Finished() && am.ToShardCount == e.Target)) {
+		grp.ShardCount = int32(was)
+	}
+	return grp
+}
