@@ -9,9 +9,14 @@ import (
 // Run is the journal of one run (one Terraform operation, served by one
 // provider process): every step its executor carried out on each stream
 // prefix, with the target and the prefix as the step's plan showed it. The
-// executor writes it, under the prefix lock, before each step's send (a
-// step whose send is proved not to have reached the coordinator is struck
-// out); nothing else writes it.
+// executor writes it, under the prefix lock, before each step's send;
+// nothing else writes it. A stream scale or per-group scale whose one send
+// was refused before any change, or never sent, is struck out again. Every
+// other step stays, whatever its answer: a lost answer may have landed, a
+// 409 or 503 may follow a part-way scale, and a rollback is idempotent (a
+// re-send of an applied one answers as the first would), so an entry may
+// name a step that did not take effect; what it explains is then a move to
+// the count this run's reviewed change goes to anyway.
 //
 // It is the one answer to the question another resource of the same run
 // asks about a prefix the shard count resource changes: is this change the
@@ -86,19 +91,22 @@ func (r *Run) Explains(p, n string, was, now int64) bool {
 }
 
 // AsPlanned is grp as the plan of this run's change of its prefix saw it: a
-// group at the target of the run's last step on the prefix (or under way
-// to it), which that step's plan showed at another count, gets that count
-// back. Any other group is returned as it is.
+// group at the target of the run's latest step whose plan showed the group
+// (or under way to that target) gets the count that plan showed back. Any
+// other group is returned as it is.
 func (r *Run) AsPlanned(grp client.Group) client.Group {
 	entries := r.Entries(grp.StreamPrefix)
-	if len(entries) == 0 {
+	for i := len(entries) - 1; i >= 0; i-- {
+		e := entries[i]
+		was, ok := e.Planned[grp.ConsumerGroup]
+		if !ok {
+			continue
+		}
+		am := grp.ActiveMigration
+		if grp.ShardCount == e.Target || (!am.Finished() && am.ToShardCount == e.Target) {
+			grp.ShardCount = int32(was)
+		}
 		return grp
-	}
-	e := entries[len(entries)-1]
-	was, ok := e.Planned[grp.ConsumerGroup]
-	am := grp.ActiveMigration
-	if ok && (grp.ShardCount == e.Target || (!am.Finished() && am.ToShardCount == e.Target)) {
-		grp.ShardCount = int32(was)
 	}
 	return grp
 }

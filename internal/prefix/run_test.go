@@ -69,6 +69,15 @@ func TestRunAsPlanned(t *testing.T) {
 			t.Errorf("%s: %d, want %d", tc.name, got.ShardCount, tc.want)
 		}
 	}
+	// A later step with an empty plan (a created group's rescale) explains
+	// nothing and hides nothing.
+	r.Note("orders", Entry{Kind: ScaleGroup, Group: "new", Target: 6, Planned: map[string]int64{}})
+	if got := r.AsPlanned(grp("a", 6, nil)); got.ShardCount != 4 {
+		t.Fatalf("after an empty-plan step: %d, want the count planned by the stream scale (4)", got.ShardCount)
+	}
+	if r.Explains("orders", "c", 5, 6) {
+		t.Fatal("an empty-plan step explained a group it did not plan")
+	}
 	other := client.Group{StreamPrefix: "payments", ConsumerGroup: "a", ShardCount: 6}
 	if got := r.AsPlanned(other); got.ShardCount != 6 {
 		t.Fatalf("a group of another prefix: %d, want 6", got.ShardCount)

@@ -78,7 +78,8 @@ type Watcher struct {
 	// stop ends the running loop; nil when no loop runs.
 	stop context.CancelFunc
 	// kick wakes a loop parked with nothing awaited (Watch sends it).
-	kick chan struct{}
+	kick   chan struct{}
+	parked bool
 }
 
 // NewWatcher builds the run's Watcher; it sends nothing until a wait.
@@ -116,6 +117,19 @@ func (w *Watcher) Waits() (n int, idle bool) {
 		wt.mu.Unlock()
 	}
 	return len(w.waits), idle
+}
+
+// Parked reports a loop parked with nothing awaited (a test's check).
+func (w *Watcher) Parked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.parked
+}
+
+func (w *Watcher) setParked(v bool) {
+	w.mu.Lock()
+	w.parked = v
+	w.mu.Unlock()
 }
 
 // Observation is what one round saw of one awaited migration.
@@ -242,6 +256,12 @@ func (w *Watcher) run(ctx context.Context) {
 			return
 		}
 		interval = min(time.Duration(float64(interval)*pollFactor), w.max)
+		// A Watch from here on kicks a park that follows this round;
+		// one from before is served by it (drained).
+		select {
+		case <-w.kick:
+		default:
+		}
 		waits := w.registered(ctx)
 		if waits == nil {
 			return
@@ -254,11 +274,14 @@ func (w *Watcher) run(ctx context.Context) {
 			// about to register is not yet scheduled), and serves the
 			// new wait as a new loop would: first after the initial
 			// interval.
+			w.setParked(true)
 			select {
 			case <-ctx.Done():
+				w.setParked(false)
 				return
 			case <-w.kick:
 			}
+			w.setParked(false)
 			interval = w.initial
 		}
 	}

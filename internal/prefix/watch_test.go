@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http/httptest"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -171,9 +172,9 @@ func TestWatcherOneListingServesEveryWait(t *testing.T) {
 	if e.listings() != 2 || e.finalReads() != 3 {
 		t.Fatalf("after round 2: %d listings and %d migration reads, want 2 and one per migration (3)", e.listings(), e.finalReads())
 	}
-	// Nothing is awaited any more: a round sends nothing.
+	// Nothing is awaited any more: a round sends nothing, and the loop parks.
 	e.clock.round()
-	e.clock.idle()
+	parked(t, e)
 	if e.listings() != 2 || e.finalReads() != 3 {
 		t.Fatalf("a round with nothing awaited sent requests: %d listings, %d migration reads", e.listings(), e.finalReads())
 	}
@@ -389,6 +390,7 @@ func TestWatcherParksWithNothingAwaited(t *testing.T) {
 	if d := e.clock.round(); d != DefaultPollInitial {
 		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
 	}
+	parked(t, e)
 	wt := e.w.Watch(ctx, "parked", e.scaled(t, "parked", 2, "g1"))
 	defer wt.Close()
 	// A loop that had slept on would sleep its grown interval here.
@@ -398,5 +400,19 @@ func TestWatcherParksWithNothingAwaited(t *testing.T) {
 	next(t, wt)
 	if e.listings() != 1 {
 		t.Fatalf("%d listings, want 1: the parked loop read nothing", e.listings())
+	}
+}
+
+// parked waits until the loop parks; a loop that asks to sleep again
+// instead (with nothing awaited) fails the test.
+func parked(t *testing.T, e *watchEnv) {
+	t.Helper()
+	for !e.w.Parked() {
+		select {
+		case d := <-e.clock.sleeping:
+			t.Fatalf("the loop slept again (%s) with nothing awaited instead of parking", d)
+		default:
+			runtime.Gosched()
+		}
 	}
 }

@@ -33,10 +33,15 @@ import (
 
 // groupScaler is the scaler whose scaleGroup (the per-group scale, with its
 // lost-answer read-back) brings group g of prefix p to target.
+//
+// Its step is journaled in the run (prefix.Run) with an empty plan: it
+// brings a group this run created to a count the run's own change already
+// explained, and explains no sibling's move itself.
 func (r *groupResource) groupScaler(p, g string, target int32, requestedBy, reason string, diags *diag.Diagnostics) *scaler {
 	return &scaler{
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
 		mutation: client.Mutation{RequestedBy: requestedBy, Reason: reason},
+		run:      &r.pd.run, planned: map[string]int64{},
 	}
 }
 

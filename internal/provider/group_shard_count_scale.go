@@ -828,12 +828,14 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 	defer done()
 	var read *client.Group
 	var answer error // the last send's answer
+	sends := 0
 	mig, _, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
 		What:      fmt.Sprintf("scale of group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target),
 		RequestID: m.RequestID,
 		Send: func(ctx context.Context) (*client.Migration, error) {
 			var mig *client.Migration
 			mig, answer = s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
+			sends++
 			return mig, answer
 		},
 		// 409 ACTIVE_MIGRATION_EXISTS, on any send, is read back like a
@@ -866,6 +868,11 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			return nil, false, nil
 		},
 	})
+	if sends <= 1 && provedNotApplied(err) {
+		// Its one send was refused before any change, or never sent (the
+		// interrupt gate): not a step of the run.
+		s.strike()
+	}
 	var un *prefix.UnsettledError
 	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {
 		return nil, fmt.Errorf("the scale of group %q (request id %s) was sent and its answer was lost; the group read back showed it "+
@@ -876,8 +883,9 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 
 // provedNotApplied reports an answer proving that nothing of the request was
 // applied: not sent at all, or refused before any change (400, 401, 403,
-// 404, 422). A 409 or 503 may follow a part-way scale, and the take-over
-// that handles it registers the prefix again.
+// 404, 422). A 409 or 503 may follow a part-way scale, so its step stays
+// journaled (prefix.Run), and the take-over that handles it journals its
+// own.
 func provedNotApplied(err error) bool {
 	if err == nil || client.IsAmbiguous(err) {
 		return false

@@ -3,10 +3,12 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http/httptest"
 	"regexp"
 	"testing"
 	"time"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
@@ -16,6 +18,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // Issue 30: a scale whose answer was lost is read back while its migration
@@ -530,5 +533,59 @@ func finishAtSecondListing(c *coordinator.Coordinator, p, g string, shard int) f
 	return func() {
 		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay})
 		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay, OnMatch: finish})
+	}
+}
+
+// The run's journal (prefix.Run) keeps a per-group scale that reached the
+// coordinator and strikes one whose one send was refused before any change
+// (a 404 for a group that is gone) or never sent (the operation ended):
+// only the run's own steps explain a sibling's move to a create of the same
+// run.
+func TestScaleGroupJournal(t *testing.T) {
+	ctx := context.Background()
+	c := coordinator.New(coordinator.Options{AdminPassword: "journal-pass"})
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "journal-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	four := int32(4)
+	g0, err := api.CreateGroup(ctx, "journal", "g0", &four, client.Mutation{RequestedBy: "test", Reason: "journal"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run prefix.Run
+	var diags diag.Diagnostics
+	planned := map[string]int64{"g0": 4}
+	s := &scaler{api: api, locks: &keyedMutex{}, p: "journal", g: "g0", target: 6, diags: &diags, run: &run, planned: planned,
+		mutation: client.Mutation{RequestedBy: "test", Reason: "journal"}}
+
+	ghost := client.Group{StreamPrefix: "journal", ConsumerGroup: "ghost", ShardCount: 4}
+	if _, err := s.scaleGroup(ctx, ghost); !client.IsNotFound(err) {
+		t.Fatalf("scale of a missing group: %v, want a 404", err)
+	}
+	if e := run.Entries("journal"); len(e) != 0 {
+		t.Fatalf("a scale refused with 404 stayed journaled: %+v", e)
+	}
+
+	ended, cancel := context.WithCancel(ctx) // the operation ended (an interrupt)
+	cancel()
+	if _, err := s.scaleGroup(ended, *g0); err == nil {
+		t.Fatal("a scale after the operation ended was sent")
+	}
+	if e := run.Entries("journal"); len(e) != 0 {
+		t.Fatalf("a scale never sent stayed journaled: %+v", e)
+	}
+
+	if _, err := s.scaleGroup(ctx, *g0); err != nil {
+		t.Fatal(err)
+	}
+	e := run.Entries("journal")
+	if len(e) != 1 || e[0].Kind != prefix.ScaleGroup || e[0].Group != "g0" || e[0].Target != 6 || e[0].RequestID == "" {
+		t.Fatalf("journal after the scale: %+v, want the one per-group scale of g0 to 6 with its request id", e)
+	}
+	if !run.Explains("journal", "g0", 4, 6) {
+		t.Fatal("the run's own scale does not explain g0's move from 4 to 6")
 	}
 }

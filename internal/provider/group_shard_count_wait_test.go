@@ -114,7 +114,7 @@ func TestScaleWaitPace(t *testing.T) {
 	pollSleep := func(ctx context.Context, d time.Duration) error {
 		for {
 			n, idle := watch.Waits()
-			if idle && (started.Load() || n == 2) {
+			if idle && (started.Load() || n == 2) || ctx.Err() != nil {
 				break
 			}
 			runtime.Gosched()
