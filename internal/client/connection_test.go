@@ -34,17 +34,6 @@ func productionClient(t *testing.T, endpoint string, mod func(*Config)) *Client 
 	return c
 }
 
-func closedPort(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
-	return addr
-}
-
 // rawServer answers every connection with reply and closes it.
 func rawServer(t *testing.T, reply string) string {
 	t.Helper()

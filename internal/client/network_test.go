@@ -101,12 +101,7 @@ func TestConnectionResetAfterWrite(t *testing.T) {
 }
 
 func TestCreateResentAfterDialRefused(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closedAddr := ln.Addr().String()
-	_ = ln.Close() // nothing listens here any more: dialing it is refused
+	closedAddr := closedPort(t) // dialing it is refused
 
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		writeJSON(w, 201, groupJSON("orders", "billing", 8))
@@ -129,14 +124,9 @@ func TestCreateResentAfterDialRefused(t *testing.T) {
 }
 
 func TestDialRefusedExhaustedIsNotAmbiguous(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	_ = ln.Close()
+	addr := closedPort(t)
 	c := newTestClient(t, "http://"+addr, func(cfg *Config) { cfg.MaxRetries = 1 })
-	_, err = c.CreateStream(context.Background(), "orders", nil, Mutation{})
+	_, err := c.CreateStream(context.Background(), "orders", nil, Mutation{})
 	if err == nil || IsAmbiguous(err) {
 		t.Fatalf("a request that never connected is not ambiguous: %v", err)
 	}

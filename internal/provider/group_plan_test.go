@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"net"
 	"regexp"
 	"testing"
 
@@ -151,16 +150,11 @@ func TestAccGroup_groupsCreatedTogetherMustAgree(t *testing.T) {
 	}
 }
 
-// closedEndpoint is a loopback URL where nothing listens.
+// closedEndpoint is a loopback URL where every connection is refused for
+// the test's life (acctest.RefusedAddr).
 func closedEndpoint(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := l.Addr().String()
-	_ = l.Close()
-	return "http://" + addr
+	return "http://" + acctest.RefusedAddr(t)
 }
 
 // TestAccGroup_unknownProviderConfigSkipsPlanChecksAndSaysSo: with an

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"regexp"
-	"syscall"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -318,7 +317,7 @@ func TestAccPullRequestWorkflow_unreachableEndpointFailsFast(t *testing.T) {
 	// The only provider configuration points there (a second, aliased one
 	// would share the harness's in-process server with it, where the
 	// configuration done last serves every call).
-	endpoint := closedLoopbackEndpoint(t)
+	endpoint := closedEndpoint(t)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
@@ -547,27 +546,4 @@ func TestAccGroupShardCount_metadataRegressionFailsClosed(t *testing.T) {
 // outOfBandMutation is the audit identity of the tests' own changes.
 func outOfBandMutation() client.Mutation {
 	return client.Mutation{RequestedBy: "tfacc-out-of-band", Reason: "test: another actor"}
-}
-
-// closedLoopbackEndpoint is an http endpoint on a loopback port with no listener.
-func closedLoopbackEndpoint(t *testing.T) string {
-	t.Helper()
-	// A port bound and never listened on: a connection to it is refused,
-	// and no other listener can take it while the test runs (a port
-	// listened on and closed again may be handed to the next test's
-	// coordinator, which then answers). Bound without SO_REUSEADDR, so a
-	// listener that sets it conflicts too.
-	fd, err := syscall.Socket(syscall.AF_INET, syscall.SOCK_STREAM, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = syscall.Close(fd) })
-	if err := syscall.Bind(fd, &syscall.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
-		t.Fatal(err)
-	}
-	sa, err := syscall.Getsockname(fd)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fmt.Sprintf("http://127.0.0.1:%d", sa.(*syscall.SockaddrInet4).Port)
 }
