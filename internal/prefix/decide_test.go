@@ -193,7 +193,9 @@ func TestRecordChanges(t *testing.T) {
 			`group "c" (4 shards) no longer exists; group "d" (4 shards) appeared`},
 		{"a migration rolled back", rec(grp("a", 4), grp("b", 4), grp("c", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
 		{"a migration started", rec(migrating("a", 4, 8, client.MigrationActive), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)),
-			`group "a" started migration reshard-a (4→8 shards, ACTIVE)`},
+			`group "a" went from 4 to 8 shards (migration reshard-a (4→8 shards, ACTIVE) started)`},
+		{"a PREPARING migration started: the count stays, yet it is a change", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), migrating("c", 4, 2, client.MigrationPreparing)),
+			`group "c" started migration reshard-c (4→2 shards, PREPARING)`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -254,7 +256,7 @@ func TestRecordMoved(t *testing.T) {
 		{"a group appeared elsewhere", rec(grp("a", 4), grp("b", 6), grp("c", 4)), `group "c" (4 shards) appeared`},
 		{"the awaited migration was rolled back", rec(grp("a", 4), grp("b", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
 		{"a group was scaled elsewhere", rec(grp("a", 2), grp("b", 6)), `group "a" went from 4 to 2 shards`},
-		{"a migration elsewhere started", rec(migrating("a", 4, 5, client.MigrationActive), grp("b", 6)), `group "a" started migration reshard-a (4→5 shards, ACTIVE)`},
+		{"a migration elsewhere started", rec(migrating("a", 4, 5, client.MigrationActive), grp("b", 6)), `group "a" went from 4 to 5 shards (migration reshard-a (4→5 shards, ACTIVE) started)`},
 		{"a group went", rec(grp("b", 6)), `group "a" (4 shards) no longer exists`},
 	}
 	for _, tc := range cases {

@@ -144,7 +144,12 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 		switch {
 		case wasM == nil && isM == nil && was.ShardCount != is.ShardCount:
 			out = append(out, fmt.Sprintf("group %q went from %d to %d shards", name, was.ShardCount, is.ShardCount))
+		case wasM == nil && isM != nil && was.ShardCount != is.ShardCount:
+			// ACTIVE and DRAINING report the new count: one change, said once.
+			out = append(out, fmt.Sprintf("group %q went from %d to %d shards (%s started)", name, was.ShardCount, is.ShardCount, Describe(isM)))
 		case wasM == nil && isM != nil:
+			// PREPARING keeps the old count (CONTRACT §4.6), yet the next
+			// scale of the prefix resumes it: a change all the same.
 			out = append(out, fmt.Sprintf("group %q started %s", name, Describe(isM)))
 		case wasM != nil && isM != nil && isM.ReshardingID != wasM.ReshardingID:
 			out = append(out, fmt.Sprintf("group %q: %s was followed by %s", name, Describe(wasM), Describe(isM)))

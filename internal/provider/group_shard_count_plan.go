@@ -219,18 +219,14 @@ func dedupeSorted(names []string) []string {
 // read. A newer read is compared with it instead: when the group changed
 // since that refresh, the plan is stale and fails with what changed.
 //
-// The other groups are likewise checked against the counts the refresh
-// recorded (refreshed, from siblings_seen) when it recorded them: a sibling
+// The other groups are likewise checked against the prefix the refresh
+// recorded (refreshed, from prefix_seen) when it recorded it: a sibling
 // that moved between the plan and the apply makes Terraform's re-plan
 // refuse the plan as stale, instead of differing from it. A sibling this
 // apply deleted before the re-plan is put back as that record has it
 // (withDeletedInRun).
 func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	var siblings map[string]int32
-	if refreshed != nil {
-		siblings = refreshed.Counts()
-	}
 	target := int32(plan.ShardCount.ValueInt64())
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
@@ -254,7 +250,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 		snap = snap.withSelf(*seen)
-		if changed := snap.siblingsSinceRefresh(siblings, &r.pd.plans); siblings != nil && len(changed) > 0 {
+		if changed := snap.siblingsSinceRefresh(refreshed, &r.pd.plans); len(changed) > 0 {
 			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
 					"read them, and since then: %s. Nothing was sent to the coordinator.\n\nRun terraform plan again (with a refresh), "+
@@ -374,13 +370,24 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, resp)
 	if seen == nil && takeOverMayComplete(snap.self, target) {
 		// A new resource taking over a migration that may complete by
-		// itself before Terraform's re-plan during apply, which then finds
-		// nothing to do: the preview is known after apply (the warning
-		// above has it as read now).
-		plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+		// itself before Terraform's re-plan during apply.
 		plan.PreviousShardCount = types.Int64Unknown()
+		if len(split) == 0 {
+			// Nothing else moves: completed, the re-plan finds nothing to
+			// do (no resharding at all), so the preview is known after
+			// apply (the warning has it as read now).
+			plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
+		} else {
+			// Other groups must be brought to the target: they are what
+			// the apply sends, so the plan shows them (affected_groups,
+			// which the migration completing leaves as they are: its group
+			// already reports the target) and Terraform holds the apply to
+			// them. Only what the completion changes is known after apply.
+			m.FromShardCount, m.MovedKeyPercent = types.Int64Unknown(), types.Float64Unknown()
+			plan.Resharding = m.object()
+		}
 		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
-			takeOverDetail(p, g, *snap.self))
+			takeOverDetail(p, g, *snap.self, split))
 	}
 }
 

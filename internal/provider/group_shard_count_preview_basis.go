@@ -130,47 +130,45 @@ func takeOverMayComplete(self *client.Group, target int32) bool {
 	return !am.Finished() && am.ToShardCount == target && am.State != client.MigrationPreparing
 }
 
-func takeOverDetail(p, g string, self client.Group) string {
+func takeOverDetail(p, g string, self client.Group, split []client.Group) string {
 	am := self.ActiveMigration
-	return fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: this apply takes it "+
-		"over and sends no scale. It may complete by itself before the apply (Terraform plans this new resource again then, "+
-		"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply. "+
-		"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).", g, p,
-		describeMigrationOf(am), am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
+	detail := fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: this apply takes it "+
+		"over and sends no scale for it.", g, p, describeMigrationOf(am))
+	if len(split) == 0 {
+		return detail + fmt.Sprintf(" It may complete by itself before the apply (Terraform plans this new resource again then, "+
+			"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply. "+
+			"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).",
+			am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
+	}
+	names := make([]string, len(split))
+	for i, gi := range split {
+		names[i] = fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount)
+	}
+	return detail + fmt.Sprintf(" It also brings group(s) %s to %d shards, as resharding.affected_groups shows: a group of the prefix "+
+		"that appears or moves before the apply makes Terraform refuse this saved plan, with nothing sent. The migration may complete "+
+		"by itself before the apply, so from_shard_count, moved_key_percent and previous_shard_count are known after apply.",
+		strings.Join(names, ", "), am.ToShardCount)
 }
 
 // siblingsSinceRefresh lists how the other groups of the prefix differ from
-// the counts the refresh recorded (siblings_seen): a count that moved, a
-// group that appeared, one that disappeared, leaving out the groups this run
-// created, deleted or replaces (withoutPlannedCreates and withDeletedInRun
-// describe those as the plan saw them). Terraform's re-plan during apply
-// refuses such a plan as stale before anything is sent, instead of
-// computing a preview that differs from the saved plan's; a plan made with
-// -refresh=false after the prefix moved is refused the same way, and one
-// with a refresh records the prefix afresh.
-func (s prefixSnapshot) siblingsSinceRefresh(counts map[string]int32, reg *planRegistry) []string {
+// the prefix as the refresh recorded it (prefix_seen), by the model's one
+// rule (prefix.Record.Changes): a group that appeared or disappeared, a
+// count that moved, a migration that started (a PREPARING one included,
+// which keeps the old count but is resumed by the next scale), ended
+// elsewhere or was replaced; one that advanced or completed at its target
+// is no change. The groups this run created, deleted or replaces are left
+// out (withoutPlannedCreates and withDeletedInRun describe those as the
+// plan saw them). Terraform's re-plan during apply refuses such a plan as
+// stale before anything is sent, instead of computing a preview that
+// differs from the saved plan's; a plan made with -refresh=false after the
+// prefix moved is refused the same way, and one with a refresh records the
+// prefix afresh.
+func (s prefixSnapshot) siblingsSinceRefresh(refreshed *prefix.Record, reg *planRegistry) []string {
+	if refreshed == nil {
+		return nil // no record: the plan lists for itself
+	}
 	ours := func(name string) bool {
 		return name == s.g || reg.ownInRun(s.p, name)
 	}
-	var changed []string
-	have := map[string]bool{}
-	for _, gi := range s.groups {
-		name := gi.ConsumerGroup
-		have[name] = true
-		c, recorded := counts[name]
-		switch {
-		case ours(name):
-		case !recorded:
-			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, gi.ShardCount))
-		case gi.ShardCount != c:
-			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, c, gi.ShardCount))
-		}
-	}
-	for _, name := range sortedKeys(counts) {
-		if !have[name] && !ours(name) {
-			changed = append(changed, fmt.Sprintf("group %q (%d shards at the refresh) no longer exists", name, counts[name]))
-		}
-	}
-	sort.Strings(changed)
-	return changed
+	return refreshed.Changes(prefix.Record{Prefix: s.p, Groups: s.groups}, ours)
 }

@@ -388,3 +388,196 @@ func resumedByOneGroupScale(c *coordinator.Coordinator, p string, streamScales i
 		return nil
 	}
 }
+
+// Review of issue 30 (stop 37), finding 2: a sibling whose per-group scale
+// to the target failed its provisioning between the plan and the apply is
+// left PREPARING at its old count (CONTRACT §4.6). Its count did not move,
+// yet the next scale of the prefix resumes it, a send no plan showed, and
+// the plan's blocked_by (none) no longer holds. The refresh's record of the
+// prefix has every group's migration, and the re-plan compares it with the
+// prefix by the model's rule (prefix.Record.Changes): a migration that
+// started is a change, so the saved plan is refused as stale with nothing
+// sent. Before, only counts were compared, and Terraform's re-plan failed
+// with "Provider produced inconsistent final plan" on .resharding.blocked_by.
+func TestAccGroupShardCount_savedPlanAfterASiblingWentPreparing(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a per-group scale's provisioning, which leaves its migration PREPARING")
+	p := acctest.RandomName("sibprep")
+	a.createGroupOutOfBand(t, p, "b", 4) // another team's group
+	config := func(count int) string {
+		return a.env.ProviderConfig() + groupHCL("a", p, "a", "initial_shard_count = 4") +
+			shardCountHCL("test", p, "a", count, "depends_on = [redisstreamcoordinator_group.a]")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
+					betweenPlanAndApply(func() {
+						noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username,
+							Password: a.env.Writer.Password, RunID: "tfacc"})
+						if err != nil {
+							t.Fatal(err)
+						}
+						c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+						if _, err := noRetries.ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err == nil {
+							t.Fatal("the armed provisioning failure did not fail b's scale")
+						}
+						if g, err := a.group(t, p, "b"); err != nil || g.ShardCount != 4 || g.ActiveMigration == nil ||
+							g.ActiveMigration.State != client.MigrationPreparing {
+							t.Fatalf("want b at 4 shards, PREPARING 4→2; got %+v, %v", g, err)
+						}
+					}),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "b" started migration`) +
+					`.*PREPARING.*` + words("Nothing was sent to the coordinator")),
+			},
+		},
+	})
+	if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+		t.Fatalf("the refused apply sent a scale: %+v", sent)
+	}
+}
+
+// Review of issue 30 (stop 37), finding 3: a new shard count resource whose
+// group has a migration under way to the target (taken over, not sent
+// again) in a prefix where another group is behind. The plan said "takes
+// it over and sends no scale" with the whole preview known after apply, and
+// the apply scaled the group behind and any group that appeared before it.
+// Now the groups the apply moves are in the plan (affected_groups known;
+// only what the migration completing changes is known after apply): the
+// apply sends exactly that, and a group appearing between the saved plan
+// and the apply makes Terraform refuse the plan, nothing sent.
+func TestAccGroupShardCount_newTakeOverShowsTheGroupsItMoves(t *testing.T) {
+	newTakeOverBesideABehindGroup(t, false)
+}
+
+func TestAccGroupShardCount_newTakeOverRefusedWhenAGroupAppeared(t *testing.T) {
+	newTakeOverBesideABehindGroup(t, true)
+}
+
+func newTakeOverBesideABehindGroup(t *testing.T, appears bool) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "reads the audit log")
+	p := acctest.RandomName("tkbehind")
+	a.createGroupOutOfBand(t, p, "a", 2)
+	a.createGroupOutOfBand(t, p, "b", 2)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "a", 4, outOfBandMutation()); err != nil { // no consumer: stays ACTIVE
+		t.Fatal(err)
+	}
+	step := resource.TestStep{
+		Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4, `wait_for = "ACCEPTED"`),
+		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+			plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"),
+				knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(2)})),
+			plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("from_shard_count")),
+		}},
+	}
+	want := 1 // b's per-group scale, which the plan showed
+	if appears {
+		want = 0
+		step.ConfigPlanChecks.PreApply = append(step.ConfigPlanChecks.PreApply, betweenPlanAndApply(func() {
+			dsCreateGroup(t, a.env, p, "c", 2)
+		}))
+		step.ExpectError = regexp.MustCompile(`(?s)inconsistent final plan.*\.resharding\.affected_groups.*"c"`)
+	} else {
+		step.Check = resource.ComposeTestCheckFunc(a.expectGroup(p, "b", shardCountIs(4)),
+			a.diags.ExpectWarning("already under way", `also brings group(s) "b" (2 shards) to 4 shards`))
+	}
+	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: []resource.TestStep{step}})
+	var scaled []string
+	for _, e := range terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION") {
+		g := "(all groups)"
+		if e.ConsumerGroup != nil {
+			g = *e.ConsumerGroup
+		}
+		scaled = append(scaled, e.Action+" "+g)
+	}
+	if len(scaled) != want || (want == 1 && scaled[0] != "SCALE_GROUP b") {
+		t.Fatalf("want %d scale(s) by Terraform (b's per-group scale, when applied), got %v", want, scaled)
+	}
+}
+
+// Review of issue 30 (stop 37), finding 1: a saved plan that creates a
+// shard count resource in a shared prefix, applied after another group
+// appeared in it. Terraform re-plans a new resource during apply with no
+// prior or private state, so nothing the plan read reaches the provider;
+// the re-planned affected_groups differ from the saved plan's, and Terraform
+// refuses the plan itself, naming the value, before anything is sent (the
+// pull-request guide's "When the plan is stale" shows this message). An
+// existing resource's plan is refused as stale by the provider instead
+// (TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved).
+func TestAccPullRequestWorkflow_staleSavedCreateInASharedPrefixIsRefused(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("stalenewsh")
+	a.createGroupOutOfBand(t, p, "a", 2)
+	a.createGroupOutOfBand(t, p, "b", 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
+				dsCreateGroup(t, a.env, p, "c", 2)
+			})}},
+			ExpectError: regexp.MustCompile(`(?s)Provider produced inconsistent final plan.*\.resharding\.affected_groups.*"c"`),
+		}},
+	})
+	if c := a.env.Coordinator; c != nil {
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+			t.Fatalf("the refused apply sent a mutation: %+v", sent)
+		}
+	}
+	for _, g := range []string{"a", "b", "c"} {
+		if got, err := a.group(t, p, g); err != nil || got.ShardCount != 2 {
+			t.Fatalf("the refused apply must leave group %s at 2 shards; got %+v, %v", g, got, err)
+		}
+	}
+}
+
+// Review of issue 30 (stop 37), finding 5: a refresh that reads the group
+// but not the groups listing keeps no record of the prefix, and the plan
+// cannot tell a split prefix from one at its count. It says so with a
+// warning instead of a silent "No changes"; once the listing answers, the
+// plan shows the split prefix's repair.
+func TestAccGroupShardCount_refreshWithoutTheListingWarnsThatTheSplitIsUnchecked(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "refuses the groups listing")
+	p := acctest.RandomName("nolist")
+	a.createGroupOutOfBand(t, p, "a", 2)
+	a.createGroupOutOfBand(t, p, "b", 2)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 2)
+	const unchecked = "Cannot check the other groups of stream prefix"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config, Check: a.diags.ExpectNoWarning(unchecked)},
+			{
+				PreConfig: func() {
+					if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 1, outOfBandMutation()); err != nil {
+						t.Fatal(err)
+					}
+					c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20,
+						Kind: coordinator.FaultRespond, Status: 403, ErrorCode: "ACCESS_DENIED", Message: "monitoring is not allowed"})
+				},
+				Config:   config,
+				PlanOnly: true, // "No changes": the split is not seen...
+			},
+			{
+				PreConfig: func() {
+					// ...and the plan said why.
+					if err := a.diags.ExpectWarning(unchecked, p, "ACCESS_DENIED", "split prefix")(nil); err != nil {
+						t.Fatal(err)
+					}
+					c.ClearFaults()
+				},
+				Config:             config,
+				PlanOnly:           true,
+				ExpectNonEmptyPlan: true, // the repair of the split prefix
+			},
+		},
+	})
+}

@@ -69,7 +69,15 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
-		return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
+		// The group itself was read: the refresh stands, but without the
+		// prefix the plan cannot tell a split prefix from one at its
+		// count, and says so rather than plan "No changes" silently.
+		diags := updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
+		addAPIWarning(&diags, fmt.Sprintf("Cannot check the other groups of stream prefix %q", group.StreamPrefix), err,
+			"The refresh read the group but not the groups listing (GET /coord/v1/monitoring/groups, which the READ role allows), so this "+
+				"plan cannot show whether every group of the prefix is at shard_count (a split prefix is drift). Fix the cause above and "+
+				"plan again; a change of shard_count still lists the prefix and fails if it cannot.")
+		return diags
 	}
 	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
 	for _, gi := range prefix.FromListing(all, group.StreamPrefix).Groups {
