@@ -365,7 +365,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 // configuration unknown at plan time), the resharding values.
 func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome) {
 	group := s.self
-	if out.changed() || group == nil {
+	if (out.changed() && !s.selfSinceSend) || group == nil {
 		if g, err := s.api.GetGroup(ctx, s.p, s.g); err == nil {
 			group = g
 			s.self = g

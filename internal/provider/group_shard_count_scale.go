@@ -49,8 +49,11 @@ type scaler struct {
 	// resumed are the migrations (group → id) of the unfinished wait a
 	// wait-only apply resumes.
 	resumed map[string]string
-	// self is the group as last read.
-	self *client.Group
+	// self is the group as last read; selfSinceSend: that read (the
+	// wait's listing) came after the last send, so the state recorded
+	// after the change needs no read of its own (settleComputed).
+	self          *client.Group
+	selfSinceSend bool
 	// pace bounds the reads its waits send for the prefix, and gives them
 	// their clock (see pacer).
 	pace *pacer
@@ -92,6 +95,7 @@ type scaler struct {
 // rollback) and, for a migration adopted without a send, the take-over. A
 // refusal before any step leaves nothing journaled.
 func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
+	s.selfSinceSend = false
 	if s.run != nil {
 		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
 	}

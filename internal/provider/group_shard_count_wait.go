@@ -201,6 +201,11 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	}
 	m = o.Migration
 	out.migrations[name] = m
+	if name == s.g && o.Group != nil {
+		// The listing's record is the group's GET answer (CONTRACT §5).
+		g := *o.Group
+		s.self, s.selfSinceSend = &g, true
+	}
 	switch {
 	case m.State == client.MigrationRolledBack || m.State == client.MigrationRollingBack:
 		return false, fmt.Errorf("%w: migration %s of group %q (%d→%d shards) was rolled back; the group has %d shards again. "+

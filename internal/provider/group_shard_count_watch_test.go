@@ -47,7 +47,8 @@ resource "redisstreamcoordinator_group_shard_count" "s" {
 // a listing per prefix). The waits send no per-group polls (only the apply's
 // own reads of each group, before its scale and when it records state, and
 // at most one invariant-violation read per migration), read each finished
-// migration once, and the apply completes.
+// migration once, and the apply completes; the state it records after the
+// wait is the poll's last record of the group, not one more read.
 func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds migrations, ticks from a listing and counts the coordinator's requests by route")
@@ -129,6 +130,18 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 				PreConfig: func() { c.ResetRequestCounts(); hold() },
 				Config:    config + watchedGroupsHCL(base, n, 2),
 				Check: resource.ComposeTestCheckFunc(
+					// First, before the checks below read groups: after the
+					// first scale, each apply read its group once, to record
+					// state before its wait; the state after the wait comes
+					// from the poll's last listing, read after the scale.
+					func(*terraform.State) error {
+						mu.Lock()
+						defer mu.Unlock()
+						if got := c.RequestCount("GET", coordinator.RouteGroup) - groupGETsBeforeScale; got > n {
+							return fmt.Errorf("%d group GETs after the first scale, want at most %d (one per apply, before its wait)", got, n)
+						}
+						return nil
+					},
 					a.migrationFinished(countedPrefix(base, 0), "svc", 2),
 					a.migrationFinished(countedPrefix(base, 1), "svc", 2),
 					a.migrationFinished(countedPrefix(base, 2), "svc", 2),
