@@ -397,7 +397,7 @@ func (a *accTest) leaveMigrationPreparing(ctx context.Context, c *coordinator.Co
 // at-th group of the prefix (in name order): the groups before it complete
 // the scale.
 func (a *accTest) leaveMigrationPreparingAt(ctx context.Context, c *coordinator.Coordinator, p string, target int32, at int) error {
-	noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
+	noRetries, err := a.noRetriesClient()
 	if err != nil {
 		return err
 	}
@@ -406,6 +406,12 @@ func (a *accTest) leaveMigrationPreparingAt(ctx context.Context, c *coordinator.
 		return fmt.Errorf("the armed provisioning failure did not fail the scale of %s to %d", p, target)
 	}
 	return nil
+}
+
+// noRetriesClient is the WRITE principal's client with no retries: an
+// armed provisioning fault fails its one send.
+func (a *accTest) noRetriesClient() (*client.Client, error) {
+	return client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username, Password: a.env.Writer.Password, RunID: "tfacc"})
 }
 
 func TestAccGroupShardCount_preparingMigrationToAnotherTarget(t *testing.T) {

@@ -180,14 +180,21 @@ func TestAccGroupShardCount_splitPrefixTheCoordinatorRefusesIsNamed(t *testing.T
 // group appeared, was re-planned during apply from a fresh listing:
 // "Provider produced inconsistent final plan". The refresh now records the
 // whole prefix, and the apply refuses the plan as stale, sending nothing.
+// ownGroupOfASharedPrefix is a workspace's configuration of its own group
+// "a" of prefix p (created at initial shards) and of the prefix's shard
+// count, beside groups other teams manage.
+func (a *accTest) ownGroupOfASharedPrefix(p string, initial int) func(count int) string {
+	return func(count int) string {
+		return a.env.ProviderConfig() + groupHCL("a", p, "a", fmt.Sprintf("initial_shard_count = %d", initial)) +
+			shardCountHCL("test", p, "a", count, "depends_on = [redisstreamcoordinator_group.a]")
+	}
+}
+
 func TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("shared")
 	a.createGroupOutOfBand(t, p, "b", 2) // another team's group
-	config := func(count int) string {
-		return a.env.ProviderConfig() + groupHCL("a", p, "a", "initial_shard_count = 2") +
-			shardCountHCL("test", p, "a", count, "depends_on = [redisstreamcoordinator_group.a]")
-	}
+	config := a.ownGroupOfASharedPrefix(p, 2)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -404,10 +411,7 @@ func TestAccGroupShardCount_savedPlanAfterASiblingWentPreparing(t *testing.T) {
 	c := a.env.RequireInRepo(t, "fails a per-group scale's provisioning, which leaves its migration PREPARING")
 	p := acctest.RandomName("sibprep")
 	a.createGroupOutOfBand(t, p, "b", 4) // another team's group
-	config := func(count int) string {
-		return a.env.ProviderConfig() + groupHCL("a", p, "a", "initial_shard_count = 4") +
-			shardCountHCL("test", p, "a", count, "depends_on = [redisstreamcoordinator_group.a]")
-	}
+	config := a.ownGroupOfASharedPrefix(p, 4)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
@@ -417,8 +421,7 @@ func TestAccGroupShardCount_savedPlanAfterASiblingWentPreparing(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
 					betweenPlanAndApply(func() {
-						noRetries, err := client.New(client.Config{Endpoint: a.env.Endpoint, Username: a.env.Writer.Username,
-							Password: a.env.Writer.Password, RunID: "tfacc"})
+						noRetries, err := a.noRetriesClient()
 						if err != nil {
 							t.Fatal(err)
 						}
