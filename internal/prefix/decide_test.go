@@ -181,11 +181,14 @@ func run(r Record, d Decision, target int32) Record {
 
 func TestRecordChanges(t *testing.T) {
 	basis := rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("c", 4))
-	cases := []struct {
+	// c left PREPARING by a scale whose provisioning failed: it keeps 4.
+	preparing := rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), migrating("c", 4, 2, client.MigrationPreparing))
+	type change struct {
 		name string
 		now  Record
 		want string
-	}{
+	}
+	cases := []change{
 		{"unchanged", basis, ""},
 		{"a migration advanced and completed: not a change", rec(grp("a", 4), grp("b", 6), grp("c", 4)), ""},
 		{"a count moved", rec(grp("a", 8), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)), `group "a" went from 4 to 8 shards`},
@@ -194,12 +197,30 @@ func TestRecordChanges(t *testing.T) {
 		{"a migration rolled back", rec(grp("a", 4), grp("b", 4), grp("c", 4)), `group "b": migration reshard-b (4→6 shards, ACTIVE) ended at 4 shards`},
 		{"a migration started", rec(migrating("a", 4, 8, client.MigrationActive), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)),
 			`group "a" went from 4 to 8 shards (migration reshard-a (4→8 shards, ACTIVE) started)`},
-		{"a PREPARING migration started: the count stays, yet it is a change", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), migrating("c", 4, 2, client.MigrationPreparing)),
+		{"a PREPARING migration started: the count stays, yet it is a change", preparing,
 			`group "c" started migration reshard-c (4→2 shards, PREPARING)`},
+	}
+	// From a basis in which c's migration is PREPARING, which never moves
+	// by itself: whatever it did since is another actor's.
+	fromPreparing := []change{
+		{"a PREPARING migration resumed by another scale", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("c", 2)),
+			`group "c": migration reshard-c (4→2 shards, PREPARING) was resumed and completed at 2 shards`},
+		{"a PREPARING migration resumed, still under way", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), migrating("c", 4, 2, client.MigrationActive)),
+			`group "c": migration reshard-c (4→2 shards, PREPARING) was resumed: now migration reshard-c (4→2 shards, ACTIVE)`},
+		{"a PREPARING migration rolled back", rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("c", 4)),
+			`group "c": migration reshard-c (4→2 shards, PREPARING) ended at 4 shards`},
+		{"a PREPARING migration still PREPARING", preparing, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := strings.Join(basis.Changes(tc.now, nil), "; "); got != tc.want {
+				t.Errorf("Changes = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	for _, tc := range fromPreparing {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(preparing.Changes(tc.now, nil), "; "); got != tc.want {
 				t.Errorf("Changes = %q, want %q", got, tc.want)
 			}
 		})

@@ -122,9 +122,10 @@ func (r Record) Distinct() bool {
 // Changes lists how now differs from the record (the basis), leaving out
 // the groups named in ours (those the run itself creates, deletes or
 // replaces): a group that appeared or disappeared, a count that moved, a
-// migration that started, ended elsewhere or was replaced. A migration that
-// advanced (ACTIVE → DRAINING) or completed at its target is not a change:
-// it moves by itself. An empty list means the basis holds.
+// migration that started, ended elsewhere or was replaced, a PREPARING one
+// that was resumed (it never moves by itself). A migration that advanced
+// (ACTIVE → DRAINING) or completed at its target is not a change: it moves
+// by itself. An empty list means the basis holds.
 func (r Record) Changes(now Record, ours func(g string) bool) []string {
 	if ours == nil {
 		ours = func(string) bool { return false }
@@ -155,6 +156,12 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 			out = append(out, fmt.Sprintf("group %q: %s was followed by %s", name, Describe(wasM), Describe(isM)))
 		case wasM != nil && isM == nil && is.ShardCount != wasM.ToShardCount:
 			out = append(out, fmt.Sprintf("group %q: %s ended at %d shards", name, Describe(wasM), is.ShardCount))
+		case wasM != nil && wasM.State == client.MigrationPreparing && isM != nil && isM.State != client.MigrationPreparing:
+			// PREPARING never moves by itself (CONTRACT §4.6): a scale
+			// to its target resumed it.
+			out = append(out, fmt.Sprintf("group %q: %s was resumed: now %s", name, Describe(wasM), Describe(isM)))
+		case wasM != nil && wasM.State == client.MigrationPreparing && isM == nil:
+			out = append(out, fmt.Sprintf("group %q: %s was resumed and completed at %d shards", name, Describe(wasM), is.ShardCount))
 		}
 	}
 	for _, is := range now.Groups {

@@ -136,7 +136,8 @@ func takeOverDetail(p, g string, self client.Group, split []client.Group) string
 		"over and sends no scale for it.", g, p, describeMigrationOf(am))
 	if len(split) == 0 {
 		return detail + fmt.Sprintf(" It may complete by itself before the apply (Terraform plans this new resource again then, "+
-			"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply. "+
+			"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply; "+
+			"a group of the prefix behind by then (one that appeared, or was rolled back) is brought to the count too. "+
 			"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).",
 			am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
 	}

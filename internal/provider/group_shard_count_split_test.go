@@ -584,3 +584,48 @@ func TestAccGroupShardCount_refreshWithoutTheListingWarnsThatTheSplitIsUnchecked
 		},
 	})
 }
+
+// Second review of stop 37: the refresh saw sibling "b" PREPARING 4→2 (a
+// scale whose provisioning failed; it keeps 4 shards), and the saved plan
+// 4→2 resumes it. Before the apply another team sends b's scale again,
+// which resumes the migration (same resharding id, now ACTIVE at 2 shards).
+// A PREPARING migration never moves by itself, so the model's rule calls
+// that a change: the saved plan is refused as stale, nothing sent, instead
+// of Terraform's "inconsistent final plan" on affected_groups["b"].
+func TestAccGroupShardCount_savedPlanAfterAPreparingSiblingWasResumed(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a per-group scale's provisioning, which leaves its migration PREPARING")
+	p := acctest.RandomName("sibresume")
+	a.createGroupOutOfBand(t, p, "b", 4) // another team's group
+	config := a.ownGroupOfASharedPrefix(p, 4)
+	scaleB := func(failing bool) {
+		noRetries, err := a.noRetriesClient()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if failing {
+			c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+		}
+		if _, err := noRetries.ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); (err != nil) != failing {
+			t.Fatalf("b's scale (provisioning failing: %v): %v", failing, err)
+		}
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4)},
+			{
+				PreConfig: func() { scaleB(true) },
+				Config:    config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					betweenPlanAndApply(func() { scaleB(false) }),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "b": migration`) +
+					`.*PREPARING\)\s+was\s+resumed.*` + words("Nothing was sent to the coordinator")),
+			},
+		},
+	})
+	if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
+		t.Fatalf("the refused apply sent a scale: %+v", sent)
+	}
+}
