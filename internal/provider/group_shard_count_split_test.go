@@ -421,14 +421,7 @@ func TestAccGroupShardCount_savedPlanAfterASiblingWentPreparing(t *testing.T) {
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"), knownvalue.Null()),
 					betweenPlanAndApply(func() {
-						noRetries, err := a.noRetriesClient()
-						if err != nil {
-							t.Fatal(err)
-						}
-						c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
-						if _, err := noRetries.ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err == nil {
-							t.Fatal("the armed provisioning failure did not fail b's scale")
-						}
+						a.scaleGroupOutOfBand(t, c, p, "b", 2, true)
 						if g, err := a.group(t, p, "b"); err != nil || g.ShardCount != 4 || g.ActiveMigration == nil ||
 							g.ActiveMigration.State != client.MigrationPreparing {
 							t.Fatalf("want b at 4 shards, PREPARING 4→2; got %+v, %v", g, err)
@@ -598,27 +591,15 @@ func TestAccGroupShardCount_savedPlanAfterAPreparingSiblingWasResumed(t *testing
 	p := acctest.RandomName("sibresume")
 	a.createGroupOutOfBand(t, p, "b", 4) // another team's group
 	config := a.ownGroupOfASharedPrefix(p, 4)
-	scaleB := func(failing bool) {
-		noRetries, err := a.noRetriesClient()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if failing {
-			c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
-		}
-		if _, err := noRetries.ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); (err != nil) != failing {
-			t.Fatalf("b's scale (provisioning failing: %v): %v", failing, err)
-		}
-	}
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{
 			{Config: config(4)},
 			{
-				PreConfig: func() { scaleB(true) },
+				PreConfig: func() { a.scaleGroupOutOfBand(t, c, p, "b", 2, true) },
 				Config:    config(2),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					betweenPlanAndApply(func() { scaleB(false) }),
+					betweenPlanAndApply(func() { a.scaleGroupOutOfBand(t, c, p, "b", 2, false) }),
 				}},
 				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "b": migration`) +
 					`.*PREPARING\)\s+was\s+resumed.*` + words("Nothing was sent to the coordinator")),
@@ -627,5 +608,22 @@ func TestAccGroupShardCount_savedPlanAfterAPreparingSiblingWasResumed(t *testing
 	})
 	if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
 		t.Fatalf("the refused apply sent a scale: %+v", sent)
+	}
+}
+
+// scaleGroupOutOfBand sends group g's per-group scale to n with no retries;
+// failing arms a provisioning fault first, which leaves the migration
+// PREPARING at the old count (CONTRACT §4.6).
+func (a *accTest) scaleGroupOutOfBand(t *testing.T, c *coordinator.Coordinator, p, g string, n int32, failing bool) {
+	t.Helper()
+	noRetries, err := a.noRetriesClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failing {
+		c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: g, Operation: coordinator.ProvisionScale})
+	}
+	if _, err := noRetries.ScaleGroup(ctxT(t), p, g, n, outOfBandMutation()); (err != nil) != failing {
+		t.Fatalf("%s's scale to %d (provisioning failing: %v): %v", g, n, failing, err)
 	}
 }
