@@ -41,7 +41,7 @@ func (r *groupResource) groupScaler(p, g string, target int32, requestedBy, reas
 	return &scaler{
 		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
 		mutation: client.Mutation{RequestedBy: requestedBy, Reason: reason},
-		run:      &r.pd.run, planned: map[string]int64{},
+		run:      &r.pd.run, planned: map[string]int64{}, reads: r.pd.groups,
 	}
 }
 

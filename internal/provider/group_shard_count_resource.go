@@ -283,6 +283,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
 		plans:    &r.pd.plans, run: &r.pd.run, planned: plannedAffectedGroups(ctx, plan.Resharding),
+		reads: r.pd.groups,
 	}
 	// Every plan's apply checks its basis, a resumed wait's included; a
 	// resumed wait (an unfinished wait, or a migration under way the plan
@@ -299,7 +300,10 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	// migrations tracked, as of each record (a group this apply deleted
 	// while its migration was awaited is no longer among them).
 	idsPlanned := !plan.MigrationIDs.IsUnknown()
-	record := func(out *scaleOutcome, pending bool) {
+	// read: the state recorded reads the group when nothing read it since
+	// the last send (settleComputed); the record taken just before a wait
+	// does not, since the wait's poll reads it.
+	record := func(out *scaleOutcome, pending, read bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		if !idsPlanned {
 			plan.MigrationIDs = out.migrationIDsValue()
@@ -308,7 +312,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		if plan.PreviousShardCount.IsUnknown() {
 			plan.PreviousShardCount = out.previousValue()
 		}
-		r.settleComputed(ctx, s, &plan, out)
+		r.settleComputed(ctx, s, &plan, out, read)
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
@@ -332,7 +336,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		// scale that had been applied, in a prefix that moved since the
 		// plan: basisHolds): state records what it started, the wait
 		// pending, so the next plan waits for it or repairs the prefix.
-		record(out, plan.WaitFor.ValueString() != waitForAccepted)
+		record(out, plan.WaitFor.ValueString() != waitForAccepted, true)
 		return
 	}
 	if diags.HasError() || out == nil {
@@ -342,7 +346,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		// The migration being resumed finished in the meantime.
 		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
 		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
-		r.settleComputed(ctx, s, &plan, out)
+		r.settleComputed(ctx, s, &plan, out, true)
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, false)...)
 		if s.self != nil {
@@ -351,24 +355,41 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		return
 	}
 	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
-		record(out, false)
+		record(out, false, true)
 		return
 	}
 	// The count has switched on the coordinator: record it before waiting.
-	record(out, true)
+	// The group is not read for it: the state after the wait comes from
+	// the poll's last record of the group, or from one read then.
+	record(out, true, false)
 	finished := s.wait(ctx, out)
-	record(out, !finished)
+	record(out, !finished, true)
 }
 
 // settleComputed resolves what the plan left unknown: the metadata version
 // after the change and, when the plan could not preview it (provider
 // configuration unknown at plan time), the resharding values.
-func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome) {
+//
+// The metadata version is the group's as last read after the last send: the
+// wait's poll (s.selfSinceSend) or, when nothing read it since (no wait, or
+// a wait that ended before its first round), one GET, sent even after the
+// operation ended (a read; the interrupt gate stops only mutations) within
+// the grace period. Without read (the record before a wait) it stays
+// unknown until the record after the wait.
+func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome, read bool) {
 	group := s.self
-	if (out.changed() && !s.selfSinceSend) || group == nil {
-		if g, err := s.api.GetGroup(ctx, s.p, s.g); err == nil {
+	if !read && out.changed() && !s.selfSinceSend {
+		group = nil
+	} else if (out.changed() && !s.selfSinceSend) || group == nil {
+		rctx := ctx
+		if ctx.Err() != nil {
+			var cancel context.CancelFunc
+			rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+			defer cancel()
+		}
+		if g, err := s.api.GetGroup(rctx, s.p, s.g); err == nil {
 			group = g
-			s.self = g
+			s.self, s.selfSinceSend = g, true
 		} else if group == nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q after changing it", s.g, s.p), err,
 				"The change was made; run terraform apply -refresh-only to record the group's metadata version.")

@@ -66,6 +66,10 @@ type scaler struct {
 	run     *prefix.Run
 	planned map[string]int64
 	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
+	// reads, when set, is the run's group reader: every listing goes
+	// through it, and the first reading of the prefix may share the run's
+	// newest one (group_listing_shared.go).
+	reads *groupReader
 	// basis is the prefix as start read it, for the basis check and the
 	// first decision (one listing for both); nil once decided from.
 	basis *prefix.Record
@@ -96,6 +100,11 @@ type scaler struct {
 // refusal before any step leaves nothing journaled.
 func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
 	s.selfSinceSend = false
+	if s.reads != nil {
+		// No listing issued before this step serves a first reading of
+		// the prefix any more.
+		s.reads.noteMutation(s.p)
+	}
 	if s.run != nil {
 		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
 	}
@@ -189,7 +198,7 @@ func (o *scaleOutcome) previousValue() types.Int64 {
 // on it), then decides from the prefix and runs the steps (execute). It
 // returns nil after adding an error diagnostic.
 func (s *scaler) start(ctx context.Context) *scaleOutcome {
-	rec, ok := s.record(ctx)
+	rec, ok := s.readPrefix(ctx, true)
 	if !ok {
 		return nil
 	}
@@ -292,10 +301,14 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	}
 }
 
-// record reads the prefix: every group, in name order, and s.self among
-// them.
-func (s *scaler) record(ctx context.Context) (prefix.Record, bool) {
-	groups, ok := s.prefixGroups(ctx)
+// record reads the prefix afresh: every group, in name order, and s.self
+// among them.
+func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
+
+// readPrefix is record; first: the executor's first reading, which the
+// run's newest listing may serve (group_listing_shared.go).
+func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
+	groups, ok := s.prefixGroups(ctx, first)
 	if !ok {
 		return prefix.Record{}, false
 	}
@@ -573,8 +586,17 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 
 // prefixGroups lists the groups of the stream prefix, in name order (the
 // order the coordinator scales them in).
-func (s *scaler) prefixGroups(ctx context.Context) ([]client.Group, bool) {
-	groups, err := s.api.Groups(ctx)
+func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
+	var groups []client.Group
+	var err error
+	switch {
+	case s.reads == nil:
+		groups, err = s.api.Groups(ctx)
+	case first:
+		groups, err = s.reads.recentGroups(ctx, s.p)
+	default:
+		groups, err = s.reads.listGroups(ctx)
+	}
 	if err != nil {
 		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
 		return nil, false
@@ -740,7 +762,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 // it (nil after an error). Not applied: every group still has its count and
 // no migration to the target, so the caller sends the scale again.
 func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error) (bool, *scaleOutcome) {
-	siblings, ok := s.prefixGroups(ctx)
+	siblings, ok := s.prefixGroups(ctx, false)
 	if !ok {
 		return false, nil
 	}

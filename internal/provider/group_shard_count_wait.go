@@ -276,7 +276,7 @@ func (s *scaler) reportViolations(ctx context.Context, name string, seen map[str
 // waitForOthers waits for migrations of the prefix that head to another
 // count, so a new scale can start after them.
 func (s *scaler) waitForOthers(ctx context.Context) bool {
-	siblings, ok := s.prefixGroups(ctx)
+	siblings, ok := s.prefixGroups(ctx, false)
 	if !ok {
 		return false
 	}

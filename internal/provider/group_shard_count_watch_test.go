@@ -39,16 +39,18 @@ resource "redisstreamcoordinator_group_shard_count" "s" {
 
 // An apply of several prefixes' shard counts waits with one shared poll.
 // Every prefix's migration is held (an undrained removed shard) until every
-// scale has been sent and recorded in state; the second groups listing after
-// that releases them all and ticks the coordinator before it is answered, so
+// scale has been sent and every wait has taken its first round (its
+// invariant-violation read); the second groups listing after that releases
+// them all and ticks the coordinator before it is answered, so
 // that one listing shows every migration finished. With one poll for the run
 // it serves every wait: the final read of each migration follows it and no
 // other listing comes before the last of them (a poll per prefix would need
 // a listing per prefix). The waits send no per-group polls (only the apply's
-// own reads of each group, before its scale and when it records state, and
-// at most one invariant-violation read per migration), read each finished
-// migration once, and the apply completes; the state it records after the
-// wait is the poll's last record of the group, not one more read.
+// own reads of each group before its scale, and at most one
+// invariant-violation read per migration), read each finished migration
+// once, and the apply completes; the state it records, before the wait and
+// after it, costs no read of the group: after it, it is the poll's last
+// record of the group.
 func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds migrations, ticks from a listing and counts the coordinator's requests by route")
@@ -67,9 +69,10 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 		for i := 0; i < n; i++ {
 			p := countedPrefix(base, i)
 			c.SetUndrainedShard(p, "svc", 3, true)
-			// A prefix's first group read after its scale is the one that
-			// records its state before it waits. (The refresh reads groups
-			// too: only the reads after the first scale are the apply's.)
+			// A prefix's first assignments read after its scale is its
+			// wait's first round (the invariant-violation read): its wait
+			// is registered with the poll. (The refresh reads groups too:
+			// only the reads after the first scale are the apply's.)
 			scaled := false
 			c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/" + p + "/scale", Kind: coordinator.FaultDelay,
 				OnMatch: func() {
@@ -80,7 +83,7 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 					}
 					scaled = true
 				}})
-			c.InjectFault(coordinator.Fault{Method: "GET", Path: "/coord/v1/streams/" + p + "/groups/svc", Times: 1 << 20, Kind: coordinator.FaultDelay,
+			c.InjectFault(coordinator.Fault{Method: "GET", Path: "/coord/v1/monitoring/streams/" + p + "/groups/svc/assignments", Times: 1 << 20, Kind: coordinator.FaultDelay,
 				OnMatch: func() {
 					mu.Lock()
 					defer mu.Unlock()
@@ -131,14 +134,14 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 				Config:    config + watchedGroupsHCL(base, n, 2),
 				Check: resource.ComposeTestCheckFunc(
 					// First, before the checks below read groups: after the
-					// first scale, each apply read its group once, to record
-					// state before its wait; the state after the wait comes
-					// from the poll's last listing, read after the scale.
+					// first scale, no apply read its group: the state after
+					// the wait comes from the poll's last listing, read after
+					// the scale, and the state before it reads nothing.
 					func(*terraform.State) error {
 						mu.Lock()
 						defer mu.Unlock()
-						if got := c.RequestCount("GET", coordinator.RouteGroup) - groupGETsBeforeScale; got > n {
-							return fmt.Errorf("%d group GETs after the first scale, want at most %d (one per apply, before its wait)", got, n)
+						if got := c.RequestCount("GET", coordinator.RouteGroup) - groupGETsBeforeScale; got > 0 {
+							return fmt.Errorf("%d group GETs after the first scale, want none: the poll's listing records each group", got)
 						}
 						return nil
 					},
@@ -159,9 +162,9 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 							return fmt.Errorf("%d more listings before the last final read: the listing that showed every migration finished did not serve every wait; requests: %v", listingsWaited, counts)
 						case c.RequestCount("GET", coordinator.RouteMembers) > 0 || c.RequestCount("GET", coordinator.RouteAssignments) > n:
 							return fmt.Errorf("the waits read members, or assignments more than once per migration; requests: %v", counts)
-						case groupGETsWaited > 2*n:
-							return fmt.Errorf("%d group GETs from the first scale to the first final read, want at most the apply's own %d; requests: %v",
-								groupGETsWaited, 2*n, counts)
+						case groupGETsWaited > 0:
+							return fmt.Errorf("%d group GETs from the first scale to the first final read, want none; requests: %v",
+								groupGETsWaited, counts)
 						}
 						return nil
 					},

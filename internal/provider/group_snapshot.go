@@ -81,6 +81,9 @@ type groupReader struct {
 	// listing is the latest GET /monitoring/groups (in flight or done).
 	listing       *groupListing
 	listingFailed bool
+	// latest is the apply's newest listing, shared by its waits and
+	// executors (group_listing_shared.go).
+	latest *groupListing
 	// waiting counts reads blocked on a request in flight (tests observe it).
 	waiting int
 }

@@ -201,7 +201,7 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	var siblings []client.Group
 	if s.basis != nil {
 		siblings = s.basis.Groups
-	} else if groups, ok := s.prefixGroups(ctx); ok {
+	} else if groups, ok := s.prefixGroups(ctx, false); ok {
 		siblings = groups
 	} else {
 		return false

@@ -59,7 +59,8 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client) *providerData {
-	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{}, watch: prefix.NewWatcher(api, prefix.Options{}),
+	groups := newGroupReader(api)
+	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{}, watch: prefix.NewWatcher(sharedReader{groups, api}, prefix.Options{}),
 		configuration: newConfiguration()}
 }
 
