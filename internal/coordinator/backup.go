@@ -66,3 +66,7 @@ func (b GroupBackup) WithMetadataVersion(v int64) GroupBackup {
 	g.metadataVersion = v
 	return GroupBackup{g}
 }
+
+// Migrating reports whether the group has an active migration (the group's
+// activeMigration is not null), as of the backup.
+func (b GroupBackup) Migrating() bool { return b.g.activeID != "" }

@@ -448,8 +448,9 @@ func TestAccGroupShardCount_resumedWaitOfAFinishedStreamScaleIsNotStale(t *testi
 // wait it resumes covers every group of the prefix, so its apply waits for the
 // sibling still under way (and sends nothing) instead of reporting the
 // resharding complete. The sibling's consumer stalls until something reads
-// the sibling's assignments, which only a wait for it does (its first look
-// for invariant violations; plans and refreshes read the prefix's listing). A third group, deleted by the same
+// the sibling's assignments, which only a wait for it does (its look for
+// invariant violations, once the migration lingered violationsEvery; plans
+// and refreshes read the prefix's listing). A third group, deleted by the same
 // apply, is no longer waited for, and the migration ids the plan showed stay
 // as planned.
 func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testing.T) {
@@ -637,9 +638,9 @@ func TestAccGroupShardCount_invariantViolationsWarnWithoutBlocking(t *testing.T)
 	p, g := acctest.RandomName("violated"), "svc"
 	a.createGroupOutOfBand(t, p, g, 3)
 	c.SetUndrainedShard(p, g, 2, true) // hold the migration so the wait polls it
-	// The wait's look for violations (its first read of the assignments)
-	// releases the migration: hook-driven, so a slow machine gives the same
-	// answer.
+	// The wait's look for violations (its first read of the assignments,
+	// once the migration lingered violationsEvery) releases the migration:
+	// hook-driven, so a slow machine gives the same answer.
 	c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteAssignments, Times: 1 << 20,
 		Kind: coordinator.FaultRespond, Status: 200, ContentType: "application/json",
 		Body:    `{"targetAssignment":{},"currentAssignments":{},"revokeProgress":{},"invariantViolations":["shard 1 is owned by m-1 and m-2"]}`,
@@ -667,15 +668,11 @@ func TestAccGroupShardCount_groupDeletedDuringWaitEndsIt(t *testing.T) {
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			PreConfig: func() {
-				go func() {
-					before := c.RequestCount("GET", coordinator.RouteAssignments)
-					for c.RequestCount("GET", coordinator.RouteAssignments) == before {
-						time.Sleep(10 * time.Millisecond)
-					}
+				go whileWaiting(t, c, p, g, func() {
 					if _, err := a.env.Client().DeleteGroup(ctxT(t), p, g, true, client.Mutation{Reason: "decommissioned"}); err != nil {
 						t.Errorf("out-of-band delete: %v", err)
 					}
-				}()
+				})
 			},
 			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
 			ExpectError: regexp.MustCompile(`(?s)did not complete.*group "svc"\s+disappeared\s+while\s+its\s+migration\s+reshard-`),
@@ -737,40 +734,51 @@ func waitForMigrationDone(t *testing.T, a *accTest, p, g string) {
 	waitForGroup(t, a, p, g, func(grp *client.Group) bool { return grp.ActiveMigration == nil })
 }
 
-// drainOnceWaiting clears an undrained shard once the provider is polling the
-// group's migration (it reads assignments on every poll), so the migration is
-// guaranteed to be unfinished when the provider first looks at it.
-func drainOnceWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, shard int) {
-	before := c.RequestCount("GET", coordinator.RouteAssignments)
-	deadline := time.Now().Add(30 * time.Second)
+// whileWaiting runs act once the provider is waiting for group {p, g}'s
+// migration: two groups listings have arrived while the migration is
+// active. The waits' rounds are listings, one after the other, so the
+// second's arrival means the first was answered, with the migration under
+// way (a test holds it, with an undrained shard, until act), and handed to
+// the wait; an executor's reading of the prefix before its wait is at most
+// the first of them.
+func whileWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, act func()) {
+	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
-		if c.RequestCount("GET", coordinator.RouteAssignments) > before {
-			c.SetUndrainedShard(p, g, shard, false)
-			return
+		if b, ok := c.BackupGroup(p, g); ok && b.Migrating() {
+			break
 		}
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(10 * time.Millisecond)
 	}
-	t.Errorf("the provider never polled the migration of %s/%s", p, g)
-}
-
-// rollbackWhenWaiting rolls back the group's migration as soon as the
-// provider polls it, as an operator would in the middle of an apply.
-func rollbackWhenWaiting(t *testing.T, a *accTest, c *coordinator.Coordinator, p, g string) {
-	before := c.RequestCount("GET", coordinator.RouteAssignments)
-	deadline := time.Now().Add(30 * time.Second)
+	before := c.RequestCount("GET", coordinator.RouteMonitoringGroups)
 	for time.Now().Before(deadline) {
-		if c.RequestCount("GET", coordinator.RouteAssignments) > before {
-			grp, err := a.group(t, p, g)
-			if err != nil || grp.ActiveMigration == nil {
-				t.Errorf("no active migration to roll back in %s/%s: %v", p, g, err)
-				return
-			}
-			if _, err := a.env.Client().RollbackMigration(ctxT(t), p, g, grp.ActiveMigration.ReshardingID, client.Mutation{Reason: "operator rollback"}); err != nil {
-				t.Errorf("out-of-band rollback: %v", err)
-			}
+		if c.RequestCount("GET", coordinator.RouteMonitoringGroups) >= before+2 {
+			act()
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 	t.Errorf("the provider never polled the migration of %s/%s", p, g)
+}
+
+// drainOnceWaiting clears an undrained shard once the provider is polling the
+// group's migration (whileWaiting), so the migration is guaranteed to be
+// unfinished when the wait first looks at it.
+func drainOnceWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, shard int) {
+	whileWaiting(t, c, p, g, func() { c.SetUndrainedShard(p, g, shard, false) })
+}
+
+// rollbackWhenWaiting rolls back the group's migration as soon as the
+// provider polls it (whileWaiting), as an operator would in the middle of
+// an apply.
+func rollbackWhenWaiting(t *testing.T, a *accTest, c *coordinator.Coordinator, p, g string) {
+	whileWaiting(t, c, p, g, func() {
+		grp, err := a.group(t, p, g)
+		if err != nil || grp.ActiveMigration == nil {
+			t.Errorf("no active migration to roll back in %s/%s: %v", p, g, err)
+			return
+		}
+		if _, err := a.env.Client().RollbackMigration(ctxT(t), p, g, grp.ActiveMigration.ReshardingID, client.Mutation{Reason: "operator rollback"}); err != nil {
+			t.Errorf("out-of-band rollback: %v", err)
+		}
+	})
 }

@@ -174,12 +174,14 @@ func (s *scaler) pacer() *pacer {
 }
 
 // Invariant violations are read (GET .../assignments, which the listing
-// does not carry) once per migration, in the first round that sees it
-// unfinished, and again every violationsEvery while it stays unfinished: one
-// read catches what the coordinator reports while the migration starts, and
-// one that lingers (the one a user needs explained) is checked again. A read
-// for every migration every few rounds was most of a run's requests, and
-// violations are only warned about, never waited on.
+// does not carry) only for a migration that lingers: in the first round
+// that sees it unfinished after violationsEvery of waiting, and again every
+// violationsEvery while it stays unfinished. Violations are only warned
+// about, never waited on; what they explain is a migration that does not
+// finish, and a migration that finishes within half a minute has nothing
+// left to explain. A read at each migration's start was a third of a
+// run's requests while its migrations ran, and told nothing in a run that
+// went well.
 const violationsEvery = 30 * time.Second
 
 // observe applies one round's observation of a group's migration; done
@@ -230,9 +232,13 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 }
 
 // violationsCheckDue reports whether a migration awaited for waited is due
-// an invariant-violation read, and notes it in seen (under the group's
-// name and a NUL, a key no violation text has).
+// an invariant-violation read (once in each violationsEvery from the first
+// one on), and notes it in seen (under the group's name and a NUL, a key no
+// violation text has).
 func violationsCheckDue(waited time.Duration, seen map[string]bool, name string) bool {
+	if waited < violationsEvery {
+		return false
+	}
 	slot := fmt.Sprintf("%s\x00check\x00%d", name, waited/violationsEvery)
 	if seen[slot] {
 		return false

@@ -67,13 +67,14 @@ func (v *virtualTime) sleep(ctx context.Context, d time.Duration) error {
 // group, and three) wait at once through one Watcher: while they wait, the
 // run sends groups listings no closer together than the poll's first
 // interval and at most pollPaceMax (3) in any second, whatever the number of
-// prefixes and groups, plus exactly one final read and one invariant-violation
-// read per migration and no other request (no per-group GETs, no members
-// reads); and both waits end
-// once the coordinator completes the change.
+// prefixes and groups, plus exactly one final read per migration and, since
+// the migrations linger past violationsEvery (nothing completes before
+// tickFrom), one invariant-violation read per migration, none before
+// violationsEvery; no other request (no per-group GETs, no members reads);
+// and both waits end once the coordinator completes the change.
 func TestScaleWaitPace(t *testing.T) {
 	ctx := context.Background()
-	vt := &virtualTime{base: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), tickFrom: 6 * time.Second, limit: 10 * time.Minute}
+	vt := &virtualTime{base: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), tickFrom: violationsEvery + 6*time.Second, limit: 10 * time.Minute}
 	c := coordinator.New(coordinator.Options{AdminPassword: "pace-pass", Now: vt.now})
 	vt.tick = c.Tick
 
@@ -176,6 +177,9 @@ func TestScaleWaitPace(t *testing.T) {
 		switch r.key {
 		case "GET assignments":
 			violationReads++
+			if r.at < violationsEvery {
+				t.Errorf("an invariant-violation read at %s: none is due before a migration lingered %s", r.at, violationsEvery)
+			}
 		case "GET " + coordinator.RouteMonitoringGroups:
 			listings = append(listings, r.at)
 		case "GET migration":
@@ -185,7 +189,7 @@ func TestScaleWaitPace(t *testing.T) {
 		}
 	}
 	if violationReads != migrations {
-		t.Errorf("%d invariant-violation reads, want one per migration (%d): the waits lasted under %s", violationReads, migrations, violationsEvery)
+		t.Errorf("%d invariant-violation reads, want one per migration (%d): each lingered past %s, and none past twice that", violationReads, migrations, violationsEvery)
 	}
 	if finals != migrations {
 		t.Errorf("%d final migration reads, want one per migration (%d)", finals, migrations)
@@ -211,4 +215,25 @@ func TestScaleWaitPace(t *testing.T) {
 	}
 	t.Logf("%d listings over %s of virtual time (at most %d in any second) and %d final reads served %d migrations of 2 prefixes",
 		len(listings), listings[len(listings)-1]-listings[0], busiest, finals, migrations)
+}
+
+// An invariant-violation read is due only once a migration lingered
+// violationsEvery, then once in each violationsEvery after.
+func TestViolationsCheckDue(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range []struct {
+		waited time.Duration
+		due    bool
+	}{
+		{0, false}, {violationsEvery - time.Millisecond, false},
+		{violationsEvery, true}, {violationsEvery + time.Second, false},
+		{2*violationsEvery - time.Millisecond, false}, {2 * violationsEvery, true}, {3*violationsEvery + time.Second, true},
+	} {
+		if got := violationsCheckDue(c.waited, seen, "svc"); got != c.due {
+			t.Errorf("awaited %s: due %v, want %v", c.waited, got, c.due)
+		}
+	}
+	if !violationsCheckDue(violationsEvery, seen, "other") {
+		t.Error("another group's migration has its own schedule")
+	}
 }

@@ -39,8 +39,8 @@ resource "redisstreamcoordinator_group_shard_count" "s" {
 
 // An apply of several prefixes' shard counts waits with one shared poll.
 // Every prefix's migration is held (an undrained removed shard) until every
-// scale has been sent and every wait has taken its first round (its
-// invariant-violation read); the second groups listing after that releases
+// scale has been sent and every wait has read its migration's invariant
+// violations (due once it lingered violationsEvery); the second groups listing after that releases
 // them all and ticks the coordinator before it is answered, so
 // that one listing shows every migration finished. With one poll for the run
 // it serves every wait: the final read of each migration follows it and no
@@ -70,8 +70,9 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 			p := countedPrefix(base, i)
 			c.SetUndrainedShard(p, "svc", 3, true)
 			// A prefix's first assignments read after its scale is its
-			// wait's first round (the invariant-violation read): its wait
-			// is registered with the poll. (The refresh reads groups too:
+			// wait's invariant-violation read, once the held migration
+			// lingered violationsEvery: its wait is registered with the
+			// poll. (The refresh reads groups too:
 			// only the reads after the first scale are the apply's.)
 			scaled := false
 			c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/" + p + "/scale", Kind: coordinator.FaultDelay,

@@ -17,8 +17,10 @@ import (
 type providerData struct {
 	api *client.Client
 	// groups serves this run's refresh reads (readGroup) and plan-time
-	// listings (groupsForPlan) from shared answers (group_snapshot.go).
-	// Apply-time decisions always read afresh through api.
+	// listings (groupsForPlan) from shared answers (group_snapshot.go), and
+	// the apply's listings: the waits' poll and the executors' readings,
+	// of which only an executor's first reading of its prefix may be a
+	// shared one (group_listing_shared.go).
 	groups *groupReader
 	// prefixLocks serialises work on one stream prefix within this provider
 	// process: group creates that resolve their siblings' shard count, and
