@@ -225,6 +225,23 @@ func TestRecordChanges(t *testing.T) {
 			}
 		})
 	}
+	// A counts-only record (an earlier build's): b's count is recorded, its
+	// migration is not known either way, so only counts and groups count.
+	countsOnly := rec(grp("a", 4), grp("b", 6), grp("c", 4))
+	countsOnly.CountsOnly = true
+	for _, tc := range []change{
+		{"counts only: a migration under way at the count recorded", basis, ""},
+		{"counts only: a migration started since, at a new count", rec(migrating("a", 4, 8, client.MigrationActive), grp("b", 6), grp("c", 4)),
+			`group "a" went from 4 to 8 shards`},
+		{"counts only: a group appeared and one went", rec(grp("a", 4), grp("b", 6), grp("d", 4)),
+			`group "c" (4 shards) no longer exists; group "d" (4 shards) appeared`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := strings.Join(countsOnly.Changes(tc.now, nil), "; "); got != tc.want {
+				t.Errorf("Changes = %q, want %q", got, tc.want)
+			}
+		})
+	}
 	ours := func(g string) bool { return g == "c" || g == "d" }
 	if got := basis.Changes(rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("d", 4)), ours); len(got) != 0 {
 		t.Errorf("groups the run creates or deletes are not changes: %q", got)

@@ -13,6 +13,11 @@ import (
 type Record struct {
 	Prefix string
 	Groups []client.Group
+	// CountsOnly: the record holds each group's count but not its
+	// migrations (a version-1 record of an earlier build): its groups'
+	// ActiveMigration is unknown, not null, so Changes compares counts,
+	// groups that appeared and groups that went, and nothing more.
+	CountsOnly bool
 }
 
 // FromListing keeps the groups of prefix p from a listing of every group.
@@ -125,7 +130,11 @@ func (r Record) Distinct() bool {
 // migration that started, ended elsewhere or was replaced, a PREPARING one
 // that was resumed (it never moves by itself). A migration that advanced
 // (ACTIVE → DRAINING) or completed at its target is not a change: it moves
-// by itself. An empty list means the basis holds.
+// by itself. An empty list means the basis holds. A CountsOnly record
+// cannot tell a migration that started since from one under way already,
+// so only counts are compared (an ACTIVE or DRAINING migration that
+// started since reports its new count; a PREPARING one, which keeps the
+// old count, goes unseen, as it did for the build that wrote the record).
 func (r Record) Changes(now Record, ours func(g string) bool) []string {
 	if ours == nil {
 		ours = func(string) bool { return false }
@@ -143,6 +152,10 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 		}
 		wasM, isM := Unfinished(&was), Unfinished(is)
 		switch {
+		case r.CountsOnly:
+			if was.ShardCount != is.ShardCount {
+				out = append(out, fmt.Sprintf("group %q went from %d to %d shards", name, was.ShardCount, is.ShardCount))
+			}
 		case wasM == nil && isM == nil && was.ShardCount != is.ShardCount:
 			out = append(out, fmt.Sprintf("group %q went from %d to %d shards", name, was.ShardCount, is.ShardCount))
 		case wasM == nil && isM != nil && was.ShardCount != is.ShardCount:

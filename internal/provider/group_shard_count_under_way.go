@@ -63,7 +63,9 @@ func waitsForConsumer(g *client.Group, am *client.Migration) bool {
 //
 // It is privateRecord.PrefixSeen. Builds before the record kept it under a
 // key of its own in two versions (legacySiblingsSeenRecord); a version-1
-// record has counts only (no migrations, liveness unknown: taken as live).
+// record has counts only (no migrations, liveness unknown: taken as live),
+// and says so (prefix.Record.CountsOnly): a stale-plan check compares its
+// counts only.
 
 // recordSiblingsSeen is Read's part.
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
@@ -103,7 +105,9 @@ func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefi
 		}
 		all = append(all, client.Group{StreamPrefix: p, ConsumerGroup: name, ShardCount: g.Count, State: state, ActiveMigration: g.Migration})
 	}
-	return prefix.FromListing(all, p), true, diags
+	out := prefix.FromListing(all, p)
+	out.CountsOnly = rec.PrefixSeen.CountsOnly
+	return out, true, diags
 }
 
 func readSiblingsSeen(ctx context.Context, private privateGetter) (map[string]int32, diag.Diagnostics) {

@@ -78,6 +78,10 @@ type privateRecord struct {
 // prefixSeen is every group of the prefix as a refresh listed it.
 type prefixSeen struct {
 	Groups map[string]prefixSeenGroup `json:"groups"`
+	// CountsOnly: read from a version-1 siblings_seen key, which held
+	// counts and no migrations (prefix.Record.CountsOnly); kept until a
+	// refresh records the prefix afresh.
+	CountsOnly bool `json:"counts_only,omitempty"`
 }
 
 type prefixSeenGroup struct {
@@ -317,7 +321,7 @@ func legacySiblingsSeenRecord(b []byte) *prefixSeen {
 	if json.Unmarshal(b, &counts) != nil {
 		return nil
 	}
-	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
+	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}, CountsOnly: true}
 	for name, c := range counts {
 		seen.Groups[name] = prefixSeenGroup{Count: c}
 	}

@@ -191,6 +191,7 @@ func unexpectedDiagnostics(out string) []string {
 
 // upgradeFixture is the committed fixture.
 type upgradeFixture struct {
+	name      string // its directory's name: upgrade-<commit>
 	state     []byte // the state file as Terraform 1.11.4 wrote it
 	store     []byte // coordinator.SaveGroups
 	workspace string // the configuration, without provider block
@@ -205,7 +206,7 @@ func readUpgradeFixture(t *testing.T, dir string) upgradeFixture {
 		}
 		return b
 	}
-	return upgradeFixture{state: read(upgradeStateFile), store: read(upgradeStoreFile), workspace: string(read(upgradeWorkspaceFile))}
+	return upgradeFixture{name: filepath.Base(dir), state: read(upgradeStateFile), store: read(upgradeStoreFile), workspace: string(read(upgradeWorkspaceFile))}
 }
 
 // restore puts the coordinator back in the fixture's state (with store,
@@ -322,6 +323,58 @@ func testUpgradePrivateState(t *testing.T, tfBin, providerDir string, fx upgrade
 			t.Errorf("billing must keep 3 shards after the refused apply: %+v, %v", grp, err)
 		}
 	})
+
+	// An earlier build's counts-only record does not know the siblings'
+	// migrations (prefix.Record.CountsOnly): a sibling whose migration was
+	// under way at that build's refresh, at the count the record holds, is
+	// no change, so a plan without a refresh is not refused as stale.
+	if fx.name == countsOnlyFixture {
+		t.Run("counts_only_record_beside_a_sibling_under_way", func(t *testing.T) {
+			r := newUpgradeRun(t, tfBin, providerDir)
+			const from, to = "  shard_count    = 3\n", "  shard_count    = 2\n"
+			// shipping at 1, scaled out to the recorded 3 with no consumer:
+			// its migration stays ACTIVE, at 3 shards.
+			r.restore(fx, withShardCount(t, fx.store, "upgrade-orders", "shipping", 1), strings.Replace(fx.workspace, from, to, 1))
+			if _, err := r.env.Client().ScaleGroup(ctxT(t), "upgrade-orders", "shipping", 3, outOfBandMutation()); err != nil {
+				t.Fatalf("out-of-band scale of the sibling: %v", err)
+			}
+			code, out := r.run("plan", "-input=false", "-refresh=false")
+			if strings.Contains(out, "Stale plan") {
+				t.Fatalf("plan -refresh=false refused as stale on a counts-only record whose counts still hold (exit %d): %s", code, out)
+			}
+			// What does stand in the way is named: the sibling's scale-out,
+			// which has no consumer to finish it.
+			if code != 1 || !strings.Contains(out, `must wait for migration`) || !strings.Contains(out, `of group "shipping" (1→3 shards,`) {
+				t.Fatalf("plan -refresh=false exited %d; want it refused on shipping's scale-out with no consumer: %s", code, out)
+			}
+		})
+	}
+}
+
+// countsOnlyFixture is the fixture whose build kept the prefix as counts
+// only (siblings_seen version 1, no migrations).
+const countsOnlyFixture = "upgrade-122574b"
+
+// withShardCount is the store fixture with group {p, g} at count shards.
+func withShardCount(t *testing.T, store []byte, p, g string, count int) []byte {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(store, &doc); err != nil {
+		t.Fatal(err)
+	}
+	groups, _ := doc["groups"].([]any)
+	for _, gi := range groups {
+		if m, _ := gi.(map[string]any); m["streamPrefix"] == p && m["consumerGroup"] == g {
+			m["shardCount"] = count
+			b, err := json.Marshal(doc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return b
+		}
+	}
+	t.Fatalf("the store fixture has no group %s/%s", p, g)
+	return nil
 }
 
 // lowerEpochs is the store fixture with group {p, g}'s groupEpoch and
