@@ -375,7 +375,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 // a wait that ended before its first round), one GET, sent even after the
 // operation ended (a read; the interrupt gate stops only mutations) within
 // the grace period. Without read (the record before a wait) it stays
-// unknown until the record after the wait.
+// unknown until the record after the wait. When that GET fails too, the
+// group is recorded as the answers since the last reading imply
+// (impliedAfterSend), never as the reading from before the send.
 func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome, read bool) {
 	group := s.self
 	if !read && out.changed() && !s.selfSinceSend {
@@ -387,13 +389,25 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 			rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
 			defer cancel()
 		}
-		if g, err := s.api.GetGroup(rctx, s.p, s.g); err == nil {
+		g, err := s.api.GetGroup(rctx, s.p, s.g)
+		switch {
+		case err == nil:
 			group = g
 			s.self, s.selfSinceSend = g, true
-		} else if group == nil {
+		case group == nil:
 			addAPIError(s.diags, fmt.Sprintf("Failed to read group %q under stream prefix %q after changing it", s.g, s.p), err,
 				"The change was made; run terraform apply -refresh-only to record the group's metadata version.")
 			plan.MetadataVersion = types.Int64Null()
+		case out.changed() && !s.selfSinceSend:
+			// The last reading predates the last send: recorded as it is,
+			// the next plan would take this apply's own change for
+			// another actor's. Record what the answers imply instead.
+			group = s.impliedAfterSend(out)
+			s.self = group
+			addAPIWarning(s.diags, fmt.Sprintf("Could not read group %q under stream prefix %q after changing it", s.g, s.p), err, fmt.Sprintf(
+				"State records the group as the coordinator's answers imply: %d shards%s. Its metadata_version (%d) is the one read before the "+
+					"change, a lower bound. The next refresh records the group as it is; a plan made without a refresh resumes from this record.",
+				group.ShardCount, activeMigrationNote(group), group.MetadataVersion))
 		}
 	}
 	if group != nil && plan.MetadataVersion.IsUnknown() {

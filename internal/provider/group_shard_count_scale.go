@@ -118,6 +118,33 @@ func (s *scaler) strike() {
 	}
 }
 
+// impliedAfterSend is the group as the answers to this apply's sends imply,
+// from its last reading (which predates the last send): its count and
+// active migration follow its tracked migration (PREPARING keeps the old
+// count; ACTIVE, DRAINING and DEPRECATED report the new one; ROLLED_BACK the
+// one it started from). Its metadata version and epochs stay as read: a
+// lower bound, and a pair a later reading cannot take for a regression.
+func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
+	g := *s.self
+	m, ok := out.migrations[s.g]
+	if !ok {
+		return &g
+	}
+	switch m.State {
+	case client.MigrationPreparing:
+	case client.MigrationRolledBack, client.MigrationRollingBack:
+		g.ShardCount = m.FromShardCount
+	default:
+		g.ShardCount = m.ToShardCount
+	}
+	g.ActiveMigration = nil
+	if !m.Finished() && m.State != client.MigrationRolledBack && m.State != client.MigrationRollingBack {
+		mm := m
+		g.ActiveMigration = &mm
+	}
+	return &g
+}
+
 // deletedInRun reports a group of the prefix this run deleted (a
 // replacement's delete, or a destroy, in the same apply).
 func (s *scaler) deletedInRun(g string) bool {
