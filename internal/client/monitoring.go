@@ -41,11 +41,15 @@ func (c *Client) Compatibility(ctx context.Context) (*Compatibility, error) {
 
 // Groups lists every group (GET /monitoring/groups); use it to find the
 // sibling groups a stream-level scale would also touch.
-func (c *Client) Groups(ctx context.Context) ([]Group, error) {
+func (c *Client) Groups(ctx context.Context) ([]Group, error) { return c.GroupsFor(ctx, "groups") }
+
+// GroupsFor is Groups, its request id naming operation (a waits' poll
+// round is "wait-groups"), so logs and request ids tell the reads apart.
+func (c *Client) GroupsFor(ctx context.Context, operation string) ([]Group, error) {
 	var out struct {
 		Groups []Group `json:"groups"`
 	}
-	if err := c.get(ctx, monitoringPrefix+"/groups", "groups", &out); err != nil {
+	if err := c.get(ctx, monitoringPrefix+"/groups", operation, &out); err != nil {
 		return nil, err
 	}
 	return out.Groups, nil

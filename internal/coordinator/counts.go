@@ -2,6 +2,7 @@ package coordinator
 
 import (
 	"maps"
+	"strings"
 	"sync"
 )
 
@@ -10,12 +11,32 @@ import (
 type requestCounter struct {
 	mu sync.Mutex
 	m  map[string]int
+	// ids are the X-Request-Id values of every request, by "METHOD route".
+	ids map[string][]string
 }
 
-func (r *requestCounter) add(method, route string) {
+func (r *requestCounter) add(method, route, requestID string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.m[method+" "+route]++
+	if r.ids == nil {
+		r.ids = map[string][]string{}
+	}
+	r.ids[method+" "+route] = append(r.ids[method+" "+route], requestID)
+}
+
+// RequestCountWithID returns how many requests arrived for method and route
+// with an X-Request-Id containing part (a client's operation name, say).
+func (c *Coordinator) RequestCountWithID(method, route, part string) int {
+	c.counts.mu.Lock()
+	defer c.counts.mu.Unlock()
+	n := 0
+	for _, id := range c.counts.ids[method+" "+route] {
+		if strings.Contains(id, part) {
+			n++
+		}
+	}
+	return n
 }
 
 // RequestCount returns how many requests arrived for method and route
@@ -38,4 +59,5 @@ func (c *Coordinator) ResetRequestCounts() {
 	c.counts.mu.Lock()
 	defer c.counts.mu.Unlock()
 	c.counts.m = map[string]int{}
+	c.counts.ids = nil
 }

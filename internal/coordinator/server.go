@@ -31,7 +31,7 @@ func (c *Coordinator) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rawPath, rawQuery := rawRequestPath(r)
 	m := resolve(r.Method, rawPath)
 	routeKey := m.routeKey(rawPath)
-	c.counts.add(r.Method, routeKey)
+	c.counts.add(r.Method, routeKey, r.Header.Get("X-Request-Id"))
 	if f, ok := c.faults.take(r.Method, rawPath, routeKey); ok {
 		if f.OnMatch != nil {
 			f.OnMatch()

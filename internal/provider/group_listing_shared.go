@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
@@ -14,65 +15,113 @@ import (
 // poll, prefix.Watcher, and every reading of a prefix by an executor) goes
 // through listGroups, which makes it the run's newest listing. An
 // executor's first reading of stream prefix p (scaler.start, before the
-// plan's basis check) is served by that newest listing, in flight or done,
-// when it was issued
-//   - after p's last noted mutation by this run (noteMutation: a create,
-//     delete, scale or rollback; a scaler notes each step before its send),
-//     so it never predates what this run did to p, and
-//   - less than sharedListingFreshFor ago: as fresh as what the waits
-//     themselves act on (one poll interval, plus its own time in flight).
+// plan's basis check and the first decision) is a listing issued after it
+// asked, so it is as fresh as one of its own:
+//   - one in flight that was issued after it asked is joined;
+//   - while the waits' poll runs, the next round's listing (issued within
+//     sharedListingWait) serves it;
+//   - otherwise it lists for itself.
 //
-// Otherwise, and whenever the shared one failed, the executor lists for
-// itself (and that listing becomes the newest). Every later reading of
-// the executor (after a send, under the prefix lock, after a wait) lists
-// afresh: only the first reading, which a fresh listing would give no
-// better basis, is shared. So an apply that scales many prefixes while
-// earlier ones wait sends one listing a poll interval for all of them, not
-// one more per prefix.
+// Either way the listing was issued after p's last noted mutation by this
+// run too (noteMutation: a create, delete, scale or rollback, noted before
+// and after each send of a scaler). Every later reading of the executor
+// (after a send, under the prefix lock, after a wait) lists for itself.
+// So an apply that scales many prefixes while earlier ones wait sends one
+// listing a poll round for all of them, not one more per prefix, at the
+// cost of each first reading waiting at most one poll interval.
 //
 // The refresh's and the plan's listing (readGroup, groupsForPlan) are kept
 // apart: their rules (listAfterDistinctGroups, planGroupsTTL) are unchanged.
-const sharedListingFreshFor = 2 * prefix.DefaultPollMax
+const sharedListingWait = prefix.DefaultPollMax
+
+// waitGroupsOperation names the waits' poll rounds in their request ids.
+const waitGroupsOperation = "wait-groups"
 
 // listGroups sends GET /monitoring/groups and makes it the run's newest
 // listing (in flight at once, so readers that may share it wait for it).
 // The answer is shared: callers must not modify it.
 func (r *groupReader) listGroups(ctx context.Context) ([]client.Group, error) {
+	return r.listGroupsWith(ctx, r.api.Groups)
+}
+
+func (r *groupReader) listGroupsWith(ctx context.Context, fetch func(context.Context) ([]client.Group, error)) ([]client.Group, error) {
 	r.mu.Lock()
-	l := &groupListing{done: make(chan struct{}), issued: r.seq, at: r.now()}
+	r.listings++
+	l := &groupListing{done: make(chan struct{}), issued: r.seq, at: r.now(), n: r.listings}
 	r.latest = l
+	if r.issuedListing != nil {
+		close(r.issuedListing) // wakes the first readings waiting for one
+	}
+	r.issuedListing = make(chan struct{})
 	r.mu.Unlock()
-	l.groups, l.err = r.api.Groups(ctx)
+	l.groups, l.err = fetch(ctx)
 	close(l.done)
 	return l.groups, l.err
 }
 
-// recentGroups is an executor's first reading of prefix p: the run's newest
-// listing when it may serve it (see above), else a listing of its own.
-func (r *groupReader) recentGroups(ctx context.Context, p string) ([]client.Group, error) {
+// recentGroups is an executor's first reading of prefix p: a listing
+// issued after this call and after p's last noted mutation, shared when one
+// comes (polling: the waits' poll runs) within sharedListingWait, else its
+// own.
+func (r *groupReader) recentGroups(ctx context.Context, p string, polling bool) ([]client.Group, error) {
 	r.mu.Lock()
-	l := r.latest
-	shared := l != nil && l.issued >= r.mutated[p] && r.now().Sub(l.at) < sharedListingFreshFor
+	asked := r.listings // only a listing issued after this one is joined
 	r.mu.Unlock()
-	if shared {
-		if err := r.wait(ctx, l.done); err != nil {
-			return nil, err
+	var expired <-chan time.Time
+	if polling {
+		t := time.NewTimer(r.joinWait)
+		defer t.Stop()
+		expired = t.C
+	}
+	for polling {
+		r.mu.Lock()
+		l, next := r.latest, r.issuedListing
+		joinable := l != nil && l.n > asked && l.issued >= r.mutated[p]
+		r.mu.Unlock()
+		if joinable {
+			if err := r.wait(ctx, l.done); err != nil {
+				return nil, err
+			}
+			if l.err == nil {
+				return l.groups, nil
+			}
+			break
 		}
-		if l.err == nil {
-			return l.groups, nil
+		if next == nil {
+			break
+		}
+		r.mu.Lock()
+		r.awaitingRound++
+		r.mu.Unlock()
+		select {
+		case <-next:
+		case <-expired:
+			polling = false
+		case <-ctx.Done():
+		}
+		r.mu.Lock()
+		r.awaitingRound--
+		r.mu.Unlock()
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
 	}
 	return r.listGroups(ctx)
 }
 
 // sharedReader is what the run's Watcher reads through: its listings are
-// the run's (listGroups), its final migration reads the client's.
+// the run's (listGroupsWith), named as the waits' rounds; its final
+// migration reads are the client's.
 type sharedReader struct {
 	r   *groupReader
 	api *client.Client
 }
 
-func (s sharedReader) Groups(ctx context.Context) ([]client.Group, error) { return s.r.listGroups(ctx) }
+func (s sharedReader) Groups(ctx context.Context) ([]client.Group, error) {
+	return s.r.listGroupsWith(ctx, func(ctx context.Context) ([]client.Group, error) {
+		return s.api.GroupsFor(ctx, waitGroupsOperation)
+	})
+}
 
 func (s sharedReader) GetMigration(ctx context.Context, p, g, id string) (*client.Migration, error) {
 	return s.api.GetMigration(ctx, p, g, id)

@@ -735,12 +735,12 @@ func waitForMigrationDone(t *testing.T, a *accTest, p, g string) {
 }
 
 // whileWaiting runs act once the provider is waiting for group {p, g}'s
-// migration: two groups listings have arrived while the migration is
-// active. The waits' rounds are listings, one after the other, so the
-// second's arrival means the first was answered, with the migration under
-// way (a test holds it, with an undrained shard, until act), and handed to
-// the wait; an executor's reading of the prefix before its wait is at most
-// the first of them.
+// migration: two of the waits' poll rounds (listings whose request id
+// names waitGroupsOperation) have arrived since the migration is active.
+// The rounds follow one another, so the second's arrival means the first
+// was answered, with the migration under way (a test holds it, with an
+// undrained shard, until act), and handed to the wait. The refresh's, the
+// plan's and the executor's listings are not rounds.
 func whileWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, act func()) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
@@ -749,9 +749,12 @@ func whileWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, act fun
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	before := c.RequestCount("GET", coordinator.RouteMonitoringGroups)
+	rounds := func() int {
+		return c.RequestCountWithID("GET", coordinator.RouteMonitoringGroups, "-"+waitGroupsOperation+"-")
+	}
+	before := rounds()
 	for time.Now().Before(deadline) {
-		if c.RequestCount("GET", coordinator.RouteMonitoringGroups) >= before+2 {
+		if rounds() >= before+2 {
 			act()
 			return
 		}

@@ -100,13 +100,18 @@ type scaler struct {
 // refusal before any step leaves nothing journaled.
 func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
 	s.selfSinceSend = false
-	if s.reads != nil {
-		// No listing issued before this step serves a first reading of
-		// the prefix any more.
-		s.reads.noteMutation(s.p)
-	}
+	s.sent()
 	if s.run != nil {
 		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
+	}
+}
+
+// sent notes a mutation of the prefix with the run's group reader, before
+// a step's send (note) and after it returns: no listing issued before
+// either serves a first reading of the prefix (group_listing_shared.go).
+func (s *scaler) sent() {
+	if s.reads != nil {
+		s.reads.noteMutation(s.p)
 	}
 }
 
@@ -620,7 +625,12 @@ func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, 
 	case s.reads == nil:
 		groups, err = s.api.Groups(ctx)
 	case first:
-		groups, err = s.reads.recentGroups(ctx, s.p)
+		polling := false
+		if s.watch != nil {
+			n, _ := s.watch.Waits()
+			polling = n > 0
+		}
+		groups, err = s.reads.recentGroups(ctx, s.p, polling)
 	default:
 		groups, err = s.reads.listGroups(ctx)
 	}
@@ -709,6 +719,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			// (verifySiblingBasis).
 			s.note(prefix.StreamScale, "", m.RequestID)
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
+			s.sent()
 			if sends == 0 && provedNotApplied(err) {
 				s.strike()
 			}
@@ -863,6 +874,7 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 	m.RequestID = s.api.NewRequestID("rollback-migration")
 	s.note(prefix.Rollback, g, m.RequestID)
 	mig, _, err := rollbackSettled(ctx, s.api, s.p, g, reshardingID, m)
+	s.sent()
 	return mig, err
 }
 
@@ -888,6 +900,7 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 		Send: func(ctx context.Context) (*client.Migration, error) {
 			var mig *client.Migration
 			mig, answer = s.api.ScaleGroup(ctx, s.p, gi.ConsumerGroup, s.target, m)
+			s.sent()
 			sends++
 			return mig, answer
 		},

@@ -1,14 +1,18 @@
 package provider
 
 import (
+	"context"
 	"fmt"
+	"regexp"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
@@ -170,6 +174,58 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 						return nil
 					},
 				),
+			},
+		},
+	})
+}
+
+// An executor's first reading of its prefix is a listing issued after it
+// asked (group_listing_shared.go), never the run's newest one as such:
+// prefix q's wait reads its finished migration right after the listing that
+// showed it done, and another actor creates group "d" in prefix p at that
+// moment; p's shard count, which depends on q's, then starts. Served by
+// that listing, its basis check missed "d" and its stream scale rescaled
+// it, a change no plan showed (review of the shared listing); with a
+// reading of its own it refuses the plan as stale, naming "d".
+func TestAccGroupShardCount_firstReadingPostdatesAnotherPrefixsWait(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "creates a group at the moment another prefix's wait reads its finished migration")
+	q := acctest.RandomName("revq")
+	p := acctest.RandomName("revp")
+	config := func(qc, pc int) string {
+		cfg := a.env.ProviderConfig()
+		cfg += groupHCL("q", q, "svc", "initial_shard_count = 4")
+		cfg += shardCountHCL("qc", q, "svc", qc, "depends_on = [redisstreamcoordinator_group.q]")
+		for _, g := range []string{"a", "b"} {
+			cfg += groupHCL(g, p, g, "initial_shard_count = 2")
+		}
+		return cfg + shardCountHCL("pc", p, "a", pc,
+			"depends_on = [redisstreamcoordinator_group.a, redisstreamcoordinator_group.b, redisstreamcoordinator_group_shard_count.qc]")
+	}
+	var once sync.Once
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, 2)},
+			{
+				PreConfig: func() {
+					// q's wait reads its finished migration once, right after the
+					// listing that showed it finished: another actor creates
+					// p/d at exactly that moment.
+					c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMigration, Kind: coordinator.FaultDelay, Times: 1 << 20,
+						OnMatch: func() {
+							once.Do(func() {
+								ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+								defer cancel()
+								n := int32(2)
+								if _, err := a.env.Client().CreateGroup(ctx, p, "d", &n, client.Mutation{}); err != nil {
+									t.Errorf("out-of-band create: %v", err)
+								}
+							})
+						}})
+				},
+				Config:      config(2, 1),
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "d" (2 shards) appeared`)),
 			},
 		},
 	})
