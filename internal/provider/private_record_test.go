@@ -150,24 +150,7 @@ func withPrivate(t *testing.T, state []byte, keys map[string]string) []byte {
 // withMetadataVersion is the store fixture with group {p, g}'s
 // metadataVersion lowered to v: a restore from an older backup.
 func withMetadataVersion(t *testing.T, store []byte, p, g string, v int64) []byte {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(store, &doc); err != nil {
-		t.Fatal(err)
-	}
-	groups, _ := doc["groups"].([]any)
-	for _, gi := range groups {
-		if m, _ := gi.(map[string]any); m["streamPrefix"] == p && m["consumerGroup"] == g {
-			m["metadataVersion"] = v
-			b, err := json.Marshal(doc)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return b
-		}
-	}
-	t.Fatalf("the store fixture has no group %s/%s", p, g)
-	return nil
+	return editStoreGroup(t, store, p, g, func(m map[string]any) { m["metadataVersion"] = v })
 }
 
 // A private state this build cannot read (a later build's record, after a

@@ -357,6 +357,27 @@ const countsOnlyFixture = "upgrade-122574b"
 
 // withShardCount is the store fixture with group {p, g} at count shards.
 func withShardCount(t *testing.T, store []byte, p, g string, count int) []byte {
+	return editStoreGroup(t, store, p, g, func(m map[string]any) { m["shardCount"] = count })
+}
+
+// lowerEpochs is the store fixture with group {p, g}'s groupEpoch and
+// assignmentEpoch one lower and its metadataVersion kept: a corrupted copy
+// (coordinator.GroupBackup.WithMetadataVersion's counterpart).
+func lowerEpochs(t *testing.T, store []byte, p, g string) []byte {
+	return editStoreGroup(t, store, p, g, func(m map[string]any) {
+		for _, k := range []string{"groupEpoch", "assignmentEpoch"} {
+			v, _ := m[k].(float64)
+			if v < 2 {
+				t.Fatalf("the fixture's %s/%s has %s %v: too low to lower", p, g, k, m[k])
+			}
+			m[k] = v - 1
+		}
+	})
+}
+
+// editStoreGroup is the store fixture (coordinator.SaveGroups) with group
+// {p, g}'s JSON object changed by edit.
+func editStoreGroup(t *testing.T, store []byte, p, g string, edit func(m map[string]any)) []byte {
 	t.Helper()
 	var doc map[string]any
 	if err := json.Unmarshal(store, &doc); err != nil {
@@ -365,45 +386,13 @@ func withShardCount(t *testing.T, store []byte, p, g string, count int) []byte {
 	groups, _ := doc["groups"].([]any)
 	for _, gi := range groups {
 		if m, _ := gi.(map[string]any); m["streamPrefix"] == p && m["consumerGroup"] == g {
-			m["shardCount"] = count
+			edit(m)
 			b, err := json.Marshal(doc)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return b
 		}
-	}
-	t.Fatalf("the store fixture has no group %s/%s", p, g)
-	return nil
-}
-
-// lowerEpochs is the store fixture with group {p, g}'s groupEpoch and
-// assignmentEpoch one lower and its metadataVersion kept: a corrupted copy
-// (coordinator.GroupBackup.WithMetadataVersion's counterpart).
-func lowerEpochs(t *testing.T, store []byte, p, g string) []byte {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(store, &doc); err != nil {
-		t.Fatal(err)
-	}
-	groups, _ := doc["groups"].([]any)
-	for _, gi := range groups {
-		m, _ := gi.(map[string]any)
-		if m["streamPrefix"] != p || m["consumerGroup"] != g {
-			continue
-		}
-		for _, k := range []string{"groupEpoch", "assignmentEpoch"} {
-			v, _ := m[k].(float64)
-			if v < 2 {
-				t.Fatalf("the fixture's %s/%s has %s %v: too low to lower", p, g, k, m[k])
-			}
-			m[k] = v - 1
-		}
-		b, err := json.Marshal(doc)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
 	}
 	t.Fatalf("the store fixture has no group %s/%s", p, g)
 	return nil
