@@ -3,6 +3,7 @@ package provider
 import (
 	"fmt"
 	"net/http"
+	"regexp"
 	"testing"
 	"time"
 
@@ -318,6 +319,40 @@ func TestAccGroupRescale_revertWithAReplacement(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestAccGroupRescale_revertWaitsForTheScaleItSent: the revert of
+// revertWithAReplacement (count-after) scales the new g2, created at 8, to
+// 4 with the per-group scale after rolling g1 back. That scale-in's
+// migration is the apply's: held by an undrained removed shard of g2
+// until the wait's poll has seen it, the apply (wait_for = COMPLETION)
+// returns only once it completed, and migration_ids records it. Before,
+// the revert did not track it and returned at once, g2 still DRAINING.
+func TestAccGroupRescale_revertWaitsForTheScaleItSent(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds the new g2's scale-in with an undrained shard until the wait sees it")
+	p := acctest.RandomName("rsrevwait")
+	const order = "count-after"
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: revertConfig(a, p, 4, 1, order)},
+			{Config: revertConfig(a, p, 8, 1, order)},
+			{
+				PreConfig: func() {
+					c.SetUndrainedShard(p, "g2", 5, true)
+					go drainOnceWaiting(t, c, p, "g2", 5)
+				},
+				Config: revertConfig(a, p, 4, 2, order),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue("redisstreamcoordinator_group_shard_count.count", tfjsonpath.New("migration_ids").AtMapKey("g2"),
+						knownvalue.StringRegexp(regexp.MustCompile(`^reshard-`))),
+				},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(4)), a.migrationFinished(p, "g2", 4)),
+			},
+			{Config: revertConfig(a, p, 4, 2, order), PlanOnly: true},
+		},
+	})
 }
 
 // TestAccGroupRescale_owedScaleFollowsTheNextCountChange: g2 is created

@@ -16,23 +16,28 @@ import (
 // through listGroups, which makes it the run's newest listing. An
 // executor's first reading of stream prefix p (scaler.start, before the
 // plan's basis check and the first decision) is a listing issued after it
-// asked, so it is as fresh as one of its own:
-//   - one in flight that was issued after it asked is joined;
-//   - while the waits' poll runs, the next round's listing (issued within
-//     sharedListingWait) serves it;
-//   - otherwise it lists for itself.
+// asked, so it is as fresh as one of its own (and issued after anything
+// this run did to p before it asked):
+//   - while the waits' poll runs, the next listing issued (the poll's next
+//     round, or another executor's reading) serves it, joined in flight,
+//     if it is issued within sharedListingWait;
+//   - otherwise, or when that listing failed, it lists for itself.
 //
-// Either way the listing was issued after p's last noted mutation by this
-// run too (noteMutation: a create, delete, scale or rollback, noted before
-// and after each send of a scaler). Every later reading of the executor
-// (after a send, under the prefix lock, after a wait) lists for itself.
-// So an apply that scales many prefixes while earlier ones wait sends one
-// listing a poll round for all of them, not one more per prefix, at the
-// cost of each first reading waiting at most one poll interval.
+// A listing issued before it asked is never taken, however recent: a group
+// created in between would be missed, and a stream scale decided from it
+// would rescale that group with no plan showing it. Every later reading of
+// the executor (after a send, under the prefix lock, after a wait) lists for
+// itself. So an apply that scales many prefixes while earlier ones wait
+// sends about one listing a poll round for all of them, not one more per
+// prefix, at the cost of each first reading waiting for the next round.
+// The poll issues a round at most one interval (DefaultPollMax) after the
+// last round's end, and a round takes its own final migration reads:
+// sharedListingWait is twice the interval, so a reading almost never
+// gives up on a round that is coming.
 //
 // The refresh's and the plan's listing (readGroup, groupsForPlan) are kept
 // apart: their rules (listAfterDistinctGroups, planGroupsTTL) are unchanged.
-const sharedListingWait = prefix.DefaultPollMax
+const sharedListingWait = 2 * prefix.DefaultPollMax
 
 // waitGroupsOperation names the waits' poll rounds in their request ids.
 const waitGroupsOperation = "wait-groups"
@@ -59,11 +64,10 @@ func (r *groupReader) listGroupsWith(ctx context.Context, fetch func(context.Con
 	return l.groups, l.err
 }
 
-// recentGroups is an executor's first reading of prefix p: a listing
-// issued after this call and after p's last noted mutation, shared when one
-// comes (polling: the waits' poll runs) within sharedListingWait, else its
-// own.
-func (r *groupReader) recentGroups(ctx context.Context, p string, polling bool) ([]client.Group, error) {
+// recentGroups is an executor's first reading of a prefix: a listing
+// issued after this call, shared when one comes (polling: the waits' poll
+// runs) within sharedListingWait, else its own.
+func (r *groupReader) recentGroups(ctx context.Context, polling bool) ([]client.Group, error) {
 	r.mu.Lock()
 	asked := r.listings // only a listing issued after this one is joined
 	r.mu.Unlock()
@@ -76,7 +80,7 @@ func (r *groupReader) recentGroups(ctx context.Context, p string, polling bool) 
 	for polling {
 		r.mu.Lock()
 		l, next := r.latest, r.issuedListing
-		joinable := l != nil && l.n > asked && l.issued >= r.mutated[p]
+		joinable := l != nil && l.n > asked
 		r.mu.Unlock()
 		if joinable {
 			if err := r.wait(ctx, l.done); err != nil {

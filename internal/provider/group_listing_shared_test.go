@@ -9,11 +9,10 @@ import (
 
 // The shared listing rule (group_listing_shared.go), one case per clause:
 // an executor's first reading of a prefix is a listing issued after it
-// asked and after the prefix's last noted mutation. Without the waits'
-// poll it lists at once; with it, it takes the next listing issued
-// (joined in flight), or lists for itself when none comes within
-// joinWait, or when the one that came predates a mutation of its prefix,
-// or failed.
+// asked. Without the waits' poll it lists at once; with it, it takes the
+// next listing issued (joined in flight), never one done before it asked,
+// and lists for itself when none comes within joinWait or the one that
+// came failed.
 func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeGroups(3)
@@ -39,15 +38,15 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	if _, err := r.listGroups(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.recentGroups(ctx, "p0", false); err != nil || listings() != 2 {
+	if _, err := r.recentGroups(ctx, false); err != nil || listings() != 2 {
 		t.Fatalf("reading without the poll: %v, %d listings, want its own (2)", err, listings())
 	}
 
 	// With the poll: a listing done before it asked is not taken; the next
 	// one issued (the poll's round), still in flight, is joined.
 	got := make(chan error, 2)
-	for _, p := range []string{"p1", "p2"} {
-		go func() { _, err := r.recentGroups(ctx, p, true); got <- err }()
+	for range 2 {
+		go func() { _, err := r.recentGroups(ctx, true); got <- err }()
 	}
 	waitFor(t, func() bool { return awaiting() == 2 }) // neither has listed
 	h := hold()
@@ -67,39 +66,22 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 		t.Fatalf("%d listings, want the poll's round shared by both readings (3)", listings())
 	}
 
-	// A round issued before a mutation of the prefix noted meanwhile is
-	// not taken for it: after joinWait, it lists for itself, and sees the
-	// mutation.
+	// A listing done before the reading asked is not taken, however
+	// recent: with no round coming within joinWait, its own listing.
 	r.joinWait = 10 * time.Millisecond
-	f.set("p0", "g", 8)
-	h = hold()
-	go func() { _, err := r.listGroups(ctx); round <- err }()
-	waitFor(t, func() bool { return listings() == 4 })
-	r.noteMutation("p0")
-	reading := make(chan error, 1)
-	go func() { _, err := r.recentGroups(ctx, "p0", true); reading <- err }()
-	waitFor(t, func() bool { return awaiting() == 1 })
-	release(h)
-	if err := <-round; err != nil {
-		t.Fatal(err)
-	}
-	if err := <-reading; err != nil || listings() != 5 {
-		t.Fatalf("reading after its prefix's mutation: %v, %d listings, want its own (5)", err, listings())
-	}
-
-	// No round within joinWait: its own listing.
-	if _, err := r.recentGroups(ctx, "p1", true); err != nil || listings() != 6 {
-		t.Fatalf("reading with no round coming: %v, %d listings, want its own (6)", err, listings())
+	if _, err := r.recentGroups(ctx, true); err != nil || listings() != 4 {
+		t.Fatalf("reading after a listing done before it asked: %v, %d listings, want its own (4)", err, listings())
 	}
 
 	// A failed round is not taken: its own listing (held until the round
 	// has failed).
 	r.joinWait = time.Hour
-	go func() { _, err := r.recentGroups(ctx, "p1", true); reading <- err }()
+	reading := make(chan error, 1)
+	go func() { _, err := r.recentGroups(ctx, true); reading <- err }()
 	waitFor(t, func() bool { return awaiting() == 1 })
 	h = hold()
 	go func() { _, err := r.listGroups(ctx); round <- err }()
-	waitFor(t, func() bool { return listings() == 7 && r.waitingReads() == 1 })
+	waitFor(t, func() bool { return listings() == 5 && r.waitingReads() == 1 })
 	f.mu.Lock()
 	f.listErr = errors.New("503")
 	h2 := make(chan struct{})
@@ -109,13 +91,13 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	if err := <-round; err == nil {
 		t.Fatal("the round meant to fail succeeded")
 	}
-	waitFor(t, func() bool { return listings() == 8 })
+	waitFor(t, func() bool { return listings() == 6 })
 	f.mu.Lock()
 	f.listErr = nil
 	f.hold = nil
 	f.mu.Unlock()
 	close(h2)
-	if err := <-reading; err != nil || listings() != 8 {
-		t.Fatalf("reading after a failed round: %v, %d listings, want its own (8)", err, listings())
+	if err := <-reading; err != nil || listings() != 6 {
+		t.Fatalf("reading after a failed round: %v, %d listings, want its own (6)", err, listings())
 	}
 }

@@ -354,7 +354,10 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		}
 		return
 	}
-	if !out.changed() || plan.WaitFor.ValueString() == waitForAccepted || out.state == client.MigrationRolledBack {
+	// What is left to wait for: every migration not finished (a revert's
+	// rollbacks are; the per-group scales it sent after them are not).
+	pending := out.unfinished()
+	if !pending.changed() || plan.WaitFor.ValueString() == waitForAccepted {
 		record(out, false, true)
 		return
 	}
@@ -362,7 +365,8 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	// The group is not read for it: the state after the wait comes from
 	// the poll's last record of the group, or from one read then.
 	record(out, true, false)
-	finished := s.wait(ctx, out)
+	finished := s.wait(ctx, pending)
+	out.absorb(pending)
 	record(out, !finished, true)
 }
 

@@ -740,7 +740,9 @@ func waitForMigrationDone(t *testing.T, a *accTest, p, g string) {
 // The rounds follow one another, so the second's arrival means the first
 // was answered, with the migration under way (a test holds it, with an
 // undrained shard, until act), and handed to the wait. The refresh's, the
-// plan's and the executor's listings are not rounds.
+// plan's and the executor's listings are not rounds. (Its callers have one
+// prefix and fault no listing: a round the client retried would arrive twice
+// with one request id, and another prefix's rounds would count too.)
 func whileWaiting(t *testing.T, c *coordinator.Coordinator, p, g string, act func()) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {

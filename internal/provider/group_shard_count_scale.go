@@ -107,8 +107,8 @@ func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
 }
 
 // sent notes a mutation of the prefix with the run's group reader, before
-// a step's send (note) and after it returns: no listing issued before
-// either serves a first reading of the prefix (group_listing_shared.go).
+// a step's send (note) and after it returns: no answer issued before either
+// serves a later read of the prefix (group_snapshot.go, rule 4).
 func (s *scaler) sent() {
 	if s.reads != nil {
 		s.reads.noteMutation(s.p)
@@ -171,6 +171,43 @@ func newScaleOutcome() *scaleOutcome {
 }
 
 func (o *scaleOutcome) changed() bool { return len(o.migrations) > 0 }
+
+// unfinished is o itself when none of its migrations is finished (a
+// scale's, a take-over's); otherwise, as after a revert's rollbacks, a new
+// outcome of the unfinished ones alone, for the wait (which absorb brings
+// back into o).
+func (o *scaleOutcome) unfinished() *scaleOutcome {
+	for _, m := range o.migrations {
+		if m.Finished() {
+			p := newScaleOutcome()
+			for g, m := range o.migrations {
+				if !m.Finished() {
+					p.track(g, m)
+				}
+			}
+			return p
+		}
+	}
+	return o
+}
+
+// absorb takes back what the wait saw of the migrations of p (o.unfinished):
+// each one's last state, and the scale-outs still waiting for a consumer. A
+// revert's outcome keeps its ROLLED_BACK state.
+func (o *scaleOutcome) absorb(p *scaleOutcome) {
+	if p == o {
+		return
+	}
+	for g, m := range p.migrations {
+		o.migrations[g] = m
+	}
+	for g := range p.waitingForConsumer {
+		o.waitingForConsumer[g] = true
+	}
+	if o.state != client.MigrationRolledBack {
+		o.state = aggregateState(o.migrations)
+	}
+}
 
 func (o *scaleOutcome) track(group string, m client.Migration) {
 	if m.ReshardingID == "" || m.ReshardingID == client.NoopReshardingID {
@@ -542,7 +579,9 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
 					"Groups finished so far: "+orNone(done)+". Run terraform apply again to continue.")
-				return nil
+				// What it adopted and scaled so far, and what this apply's
+				// stream scale started, are recorded (apply).
+				return merged(landed, out)
 			}
 			out.track(gi.ConsumerGroup, *m)
 			done = append(done, fmt.Sprintf(action, gi.ConsumerGroup, m.ReshardingID))
@@ -552,6 +591,27 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 		s.diags.AddWarning(fmt.Sprintf("Took over the resharding of stream prefix %q (%s)", s.p, verb), fmt.Sprintf(
 			"A stream-level scale to %d shards could not simply be started, so the provider read every group of the prefix and: %s.",
 			s.target, strings.Join(done, "; ")))
+	}
+	return out
+}
+
+// merged is the outcome of both (either may be nil); nil when neither
+// changed anything.
+func merged(a, b *scaleOutcome) *scaleOutcome {
+	out := newScaleOutcome()
+	for _, o := range []*scaleOutcome{a, b} {
+		if o == nil {
+			continue
+		}
+		for g, m := range o.migrations {
+			out.track(g, m)
+		}
+		for g := range o.waitingForConsumer {
+			out.waitingForConsumer[g] = true
+		}
+	}
+	if !out.changed() {
+		return nil
 	}
 	return out
 }
@@ -582,6 +642,16 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	}
 	out := newScaleOutcome()
 	var rolled []string
+	// partial is what a failed step leaves: the rollbacks and scales done
+	// before it, which state records (apply) so that the next plan does
+	// not take them for another actor's.
+	partial := func() *scaleOutcome {
+		if !out.changed() {
+			return nil
+		}
+		out.state = client.MigrationRolledBack
+		return out
+	}
 	for _, st := range d.Steps {
 		gi := *rec.Group(st.Group)
 		if st.Kind == prefix.Rollback {
@@ -590,7 +660,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
 					"Rolled back so far: "+orNone(rolled)+".")
-				return nil
+				return partial()
 			}
 			to := am.ToShardCount
 			out.previous = &to
@@ -604,8 +674,11 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 				fmt.Sprintf("The provider rolled the prefix back to %d (rolled back: %s) and scales group %q, at %d shards, to %d with the "+
 					"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
 					"shows the split prefix and its apply sends this scale again.", s.target, orNone(rolled), gi.ConsumerGroup, gi.ShardCount, s.target))
-			return nil
+			return partial()
 		}
+		// Its migration is the apply's to wait for, as any scale's
+		// (apply waits for the unfinished ones).
+		out.track(gi.ConsumerGroup, *m)
 		rolled = append(rolled, fmt.Sprintf("group %q, at %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
 	}
 	out.state = client.MigrationRolledBack
@@ -630,7 +703,7 @@ func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, 
 			n, _ := s.watch.Waits()
 			polling = n > 0
 		}
-		groups, err = s.reads.recentGroups(ctx, s.p, polling)
+		groups, err = s.reads.recentGroups(ctx, polling)
 	default:
 		groups, err = s.reads.listGroups(ctx)
 	}

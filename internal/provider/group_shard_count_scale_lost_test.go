@@ -589,3 +589,41 @@ func TestScaleGroupJournal(t *testing.T) {
 		t.Fatal("the run's own scale does not explain g0's move from 4 to 6")
 	}
 }
+
+// A take-over whose second per-group scale fails returns what it did
+// before: the migration it adopted and the scale it sent, which apply
+// records in state (so the next plan, without a refresh, does not take
+// them for another actor's). Group a is under way to 8 (a per-group scale
+// out of band), b and c are at 4; c's scale is refused (422).
+func TestTakeOverFailingPartWayReturnsWhatItDid(t *testing.T) {
+	ctx := context.Background()
+	c := coordinator.New(coordinator.Options{AdminPassword: "partial-pass"})
+	srv := httptest.NewServer(c)
+	defer srv.Close()
+	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "partial-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	four := int32(4)
+	m := client.Mutation{RequestedBy: "test", Reason: "partial"}
+	for _, g := range []string{"a", "b", "c"} {
+		if _, err := api.CreateGroup(ctx, "partial", g, &four, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	adopted, err := api.ScaleGroup(ctx, "partial", "a", 8, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/partial/groups/c/scale", Kind: coordinator.FaultRespond,
+		Status: 422, ErrorCode: "VALIDATION_FAILED", Message: "refused", Times: 10})
+	var diags diag.Diagnostics
+	s := &scaler{api: api, locks: &keyedMutex{}, p: "partial", g: "a", target: 8, diags: &diags, mutation: m}
+	out := s.start(ctx)
+	if !diags.HasError() {
+		t.Fatalf("the take-over succeeded although c's scale was refused: %v", diags)
+	}
+	if out == nil || out.migrations["a"].ReshardingID != adopted.ReshardingID || out.migrations["b"].ToShardCount != 8 || len(out.migrations) != 2 {
+		t.Fatalf("the failed take-over returned %+v; want a's adopted migration and b's scale", out)
+	}
+}
