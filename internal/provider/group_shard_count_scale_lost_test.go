@@ -543,13 +543,7 @@ func finishAtSecondListing(c *coordinator.Coordinator, p, g string, shard int) f
 // run.
 func TestScaleGroupJournal(t *testing.T) {
 	ctx := context.Background()
-	c := coordinator.New(coordinator.Options{AdminPassword: "journal-pass"})
-	srv := httptest.NewServer(c)
-	defer srv.Close()
-	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "journal-pass"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, api := inRepoClient(t)
 	four := int32(4)
 	g0, err := api.CreateGroup(ctx, "journal", "g0", &four, client.Mutation{RequestedBy: "test", Reason: "journal"})
 	if err != nil {
@@ -597,13 +591,7 @@ func TestScaleGroupJournal(t *testing.T) {
 // out of band), b and c are at 4; c's scale is refused (422).
 func TestTakeOverFailingPartWayReturnsWhatItDid(t *testing.T) {
 	ctx := context.Background()
-	c := coordinator.New(coordinator.Options{AdminPassword: "partial-pass"})
-	srv := httptest.NewServer(c)
-	defer srv.Close()
-	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "partial-pass"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, api := inRepoClient(t)
 	four := int32(4)
 	m := client.Mutation{RequestedBy: "test", Reason: "partial"}
 	for _, g := range []string{"a", "b", "c"} {
@@ -626,4 +614,18 @@ func TestTakeOverFailingPartWayReturnsWhatItDid(t *testing.T) {
 	if out == nil || out.migrations["a"].ReshardingID != adopted.ReshardingID || out.migrations["b"].ToShardCount != 8 || len(out.migrations) != 2 {
 		t.Fatalf("the failed take-over returned %+v; want a's adopted migration and b's scale", out)
 	}
+}
+
+// inRepoClient is an in-repo coordinator served for the test, and a client
+// of it as its admin.
+func inRepoClient(t *testing.T) (*coordinator.Coordinator, *client.Client) {
+	t.Helper()
+	c := coordinator.New(coordinator.Options{AdminPassword: "unit-pass"})
+	srv := httptest.NewServer(c)
+	t.Cleanup(srv.Close)
+	api, err := client.New(client.Config{Endpoint: srv.URL, Username: "admin", Password: "unit-pass"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, api
 }
