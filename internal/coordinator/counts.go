@@ -61,3 +61,11 @@ func (c *Coordinator) ResetRequestCounts() {
 	c.counts.m = map[string]int{}
 	c.counts.ids = nil
 }
+
+// RequestIDs returns the X-Request-Id values of the requests that arrived
+// for method and route, in arrival order.
+func (c *Coordinator) RequestIDs(method, route string) []string {
+	c.counts.mu.Lock()
+	defer c.counts.mu.Unlock()
+	return append([]string(nil), c.counts.ids[method+" "+route]...)
+}

@@ -46,7 +46,9 @@ const waitGroupsOperation = "wait-groups"
 // listing (in flight at once, so readers that may share it wait for it).
 // The answer is shared: callers must not modify it.
 func (r *groupReader) listGroups(ctx context.Context) ([]client.Group, error) {
-	return r.listGroupsWith(ctx, r.api.Groups)
+	return r.listGroupsWith(ctx, func(ctx context.Context) ([]client.Group, error) {
+		return r.api.GroupsFor(ctx, groupsOperation)
+	})
 }
 
 func (r *groupReader) listGroupsWith(ctx context.Context, fetch func(context.Context) ([]client.Group, error)) ([]client.Group, error) {

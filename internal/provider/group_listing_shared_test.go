@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // The shared listing rule (group_listing_shared.go), one case per clause:
@@ -51,7 +53,10 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	waitFor(t, func() bool { return awaiting() == 2 }) // neither has listed
 	h := hold()
 	round := make(chan error, 1)
-	go func() { _, err := r.listGroupsWith(ctx, f.Groups); round <- err }()
+	go func() {
+		_, err := r.listGroupsWith(ctx, func(ctx context.Context) ([]client.Group, error) { return f.GroupsFor(ctx, waitGroupsOperation) })
+		round <- err
+	}()
 	waitFor(t, func() bool { return listings() == 3 })
 	release(h)
 	if err := <-round; err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -226,6 +227,119 @@ func TestAccGroupShardCount_firstReadingPostdatesAnotherPrefixsWait(t *testing.T
 				},
 				Config:      config(2, 1),
 				ExpectError: regexp.MustCompile(`(?s)Stale plan: the groups of stream prefix.*` + words(`group "d" (2 shards) appeared`)),
+			},
+		},
+	})
+}
+
+// While another prefix's wait polls, an executor's first reading of its
+// prefix is the waits' next poll round, joined in flight, not a listing of
+// its own (group_listing_shared.go, the branch the bench's many prefixes
+// take). Prefix q's scale 4→2 is held by an undrained shard, so its wait
+// polls; p's shard count depends on a data source (a group of a third
+// prefix, created out of band, so no refresh reads it) whose read, deferred
+// to the apply, the coordinator holds until q's wait has polled twice. From
+// that read's answer to p's stream scale, the only listings are the waits'
+// rounds and, when Terraform's re-plan of p's change finds the plan's
+// listing too old (planGroupsTTL), that re-plan's own; and the apply still
+// brings both prefixes to their counts.
+func TestAccGroupShardCount_firstReadingJoinsTheWaitsRound(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "holds a migration and a read, and counts the coordinator's listings by request id")
+	q := acctest.RandomName("joinq")
+	p := acctest.RandomName("joinp")
+	r := acctest.RandomName("joinr")
+	config := func(gate string, qc, pc int) string {
+		cfg := a.env.ProviderConfig()
+		cfg += groupHCL("q", q, "svc", "initial_shard_count = 4")
+		cfg += shardCountHCL("qc", q, "svc", qc, "depends_on = [redisstreamcoordinator_group.q]")
+		for _, g := range []string{"a", "b"} {
+			cfg += groupHCL(g, p, g, "initial_shard_count = 2")
+		}
+		cfg += fmt.Sprintf(`
+resource "terraform_data" "gate" {
+  input = %q
+}
+# Read at apply: it depends on a resource the apply changes.
+data "redisstreamcoordinator_group" "gate" {
+  stream_prefix  = %q
+  consumer_group = "gate"
+  depends_on     = [terraform_data.gate]
+}
+`, gate, r)
+		return cfg + shardCountHCL("pc", p, "a", pc,
+			"depends_on = [redisstreamcoordinator_group.a, redisstreamcoordinator_group.b, data.redisstreamcoordinator_group.gate]")
+	}
+	var mu sync.Mutex
+	var released, scaled bool
+	var atRelease int
+	var sinceRelease []string // the listings' request ids, from the gate to p's scale
+	ids := func() []string { return c.RequestIDs("GET", coordinator.RouteMonitoringGroups) }
+	hold := func() {
+		c.SetUndrainedShard(q, "svc", 3, true)
+		c.InjectFault(coordinator.Fault{Method: "GET", Path: "/coord/v1/streams/" + r + "/groups/gate", Kind: coordinator.FaultDelay,
+			OnMatch: func() {
+				// The read waits here until q's wait has polled twice, so
+				// p's executor starts while the poll runs.
+				whileWaiting(t, c, q, "svc", func() {
+					mu.Lock()
+					defer mu.Unlock()
+					released, atRelease = true, len(ids())
+				})
+			}})
+		c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/" + p + "/scale", Kind: coordinator.FaultDelay,
+			OnMatch: func() {
+				mu.Lock()
+				defer mu.Unlock()
+				scaled = true
+				sinceRelease = ids()[atRelease:]
+				c.SetUndrainedShard(q, "svc", 3, false)
+			}})
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{
+				PreConfig: func() {
+					n := int32(1)
+					if _, err := a.env.Client().CreateGroup(ctxT(t), r, "gate", &n, client.Mutation{}); err != nil {
+						t.Fatalf("out-of-band create: %v", err)
+					}
+				},
+				Config: config("one", 4, 2),
+			},
+			{
+				PreConfig: hold,
+				Config:    config("two", 2, 1),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(q, "svc", 2),
+					a.migrationFinished(p, "a", 1),
+					a.migrationFinished(p, "b", 1),
+					func(*terraform.State) error {
+						c.ClearFaults()
+						mu.Lock()
+						defer mu.Unlock()
+						if !released || !scaled {
+							return fmt.Errorf("the gate was released: %t, p was scaled: %t", released, scaled)
+						}
+						rounds, own := 0, 0
+						for _, id := range sinceRelease {
+							switch {
+							case strings.Contains(id, "-"+waitGroupsOperation+"-"):
+								rounds++
+							case !strings.Contains(id, "-"+planGroupsOperation+"-"):
+								own++
+							}
+						}
+						switch {
+						case own != 0:
+							return fmt.Errorf("%d listings of an executor's own before p's scale, want none: p's first reading did not join the poll; listings since the gate: %q", own, sinceRelease)
+						case rounds < 1:
+							return fmt.Errorf("no poll round between the gate and p's scale; listings since the gate: %q", sinceRelease)
+						}
+						return nil
+					},
+				),
 			},
 		},
 	})

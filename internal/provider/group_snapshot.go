@@ -56,8 +56,18 @@ const (
 // groupFetcher is what the reader needs from the API client.
 type groupFetcher interface {
 	GetGroup(ctx context.Context, p, g string) (*client.Group, error)
-	Groups(ctx context.Context) ([]client.Group, error)
+	// GroupsFor lists every group, its request id naming operation.
+	GroupsFor(ctx context.Context, operation string) ([]client.Group, error)
 }
+
+// The operations the run's listings name in their request ids, so logs and
+// the coordinator's request ids tell them apart: a refresh's or an
+// executor's listing, a plan-time check's, a waits' poll round
+// (waitGroupsOperation).
+const (
+	groupsOperation     = "groups"
+	planGroupsOperation = "plan-groups"
+)
 
 // groupReader holds one run's group answers. The zero value is not usable;
 // see newGroupReader.
@@ -264,7 +274,11 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 	tflog.Debug(ctx, "listing every group once to serve this run's reads (GET /monitoring/groups)",
 		map[string]any{"distinct_groups_read": len(r.asked), "per_group_reads_before_listing": listAfterDistinctGroups})
 	go func() {
-		groups, err := r.api.Groups(context.WithoutCancel(ctx))
+		op := groupsOperation
+		if !forReads {
+			op = planGroupsOperation
+		}
+		groups, err := r.api.GroupsFor(context.WithoutCancel(ctx), op)
 		if err == nil {
 			l.groups, l.index = groups, make(map[groupKey]int, len(groups))
 			for i := range groups {

@@ -66,7 +66,7 @@ func (f *fakeGroups) GetGroup(_ context.Context, p, g string) (*client.Group, er
 	return &grp, nil
 }
 
-func (f *fakeGroups) Groups(context.Context) ([]client.Group, error) {
+func (f *fakeGroups) GroupsFor(context.Context, string) ([]client.Group, error) {
 	f.mu.Lock()
 	f.listings++
 	f.mu.Unlock()
