@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -21,7 +22,9 @@ import (
 //   - while the waits' poll runs, the next listing issued (the poll's next
 //     round, or another executor's reading) serves it, joined in flight,
 //     if it is issued within sharedListingWait;
-//   - otherwise, or when that listing failed, it lists for itself.
+//   - otherwise, or when that round was stopped (its waits ended), it lists
+//     for itself; a round that failed fails the reading too (the client
+//     retried it already, and the waits that shared it end on it).
 //
 // A listing issued before it asked is never taken, however recent: a group
 // created in between would be missed, and a stream scale decided from it
@@ -91,7 +94,13 @@ func (r *groupReader) recentGroups(ctx context.Context, polling bool) ([]client.
 			if l.err == nil {
 				return l.groups, nil
 			}
-			break
+			if !errors.Is(l.err, context.Canceled) {
+				// The round failed after the client's retries: listing
+				// again would ride out the same outage twice (one retry
+				// layer); the waits that shared it end on it too.
+				return nil, l.err
+			}
+			break // the round was stopped (its waits ended): list
 		}
 		if next == nil {
 			break

@@ -14,7 +14,7 @@ import (
 // asked. Without the waits' poll it lists at once; with it, it takes the
 // next listing issued (joined in flight), never one done before it asked,
 // and lists for itself when none comes within joinWait or the one that
-// came failed.
+// came was stopped; a round that failed fails it (one retry layer).
 func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	ctx := context.Background()
 	f := newFakeGroups(3)
@@ -78,8 +78,8 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 		t.Fatalf("reading after a listing done before it asked: %v, %d listings, want its own (4)", err, listings())
 	}
 
-	// A failed round is not taken: its own listing (held until the round
-	// has failed).
+	// A round that failed (after the client's retries) fails the reading:
+	// no listing of its own, which would ride out the outage again.
 	r.joinWait = time.Hour
 	reading := make(chan error, 1)
 	go func() { _, err := r.recentGroups(ctx, true); reading <- err }()
@@ -89,20 +89,38 @@ func TestRecentGroupsTakesOnlyAListingIssuedAfterItAsked(t *testing.T) {
 	waitFor(t, func() bool { return listings() == 5 && r.waitingReads() == 1 })
 	f.mu.Lock()
 	f.listErr = errors.New("503")
-	h2 := make(chan struct{})
-	f.hold = h2
 	f.mu.Unlock()
 	close(h)
 	if err := <-round; err == nil {
 		t.Fatal("the round meant to fail succeeded")
 	}
-	waitFor(t, func() bool { return listings() == 6 })
+	if err := <-reading; err == nil || err.Error() != "503" || listings() != 5 {
+		t.Fatalf("reading after a failed round: %v, %d listings, want the round's error and no listing of its own (5)", err, listings())
+	}
 	f.mu.Lock()
 	f.listErr = nil
-	f.hold = nil
 	f.mu.Unlock()
-	close(h2)
-	if err := <-reading; err != nil || listings() != 6 {
-		t.Fatalf("reading after a failed round: %v, %d listings, want its own (6)", err, listings())
+
+	// A round that was stopped (its waits ended) is not taken: its own
+	// listing.
+	go func() { _, err := r.recentGroups(ctx, true); reading <- err }()
+	waitFor(t, func() bool { return awaiting() == 1 })
+	h = hold()
+	stopped, stop := context.WithCancel(ctx)
+	go func() {
+		_, err := r.listGroupsWith(stopped, func(ctx context.Context) ([]client.Group, error) {
+			_, _ = f.GroupsFor(ctx, waitGroupsOperation)
+			return nil, ctx.Err()
+		})
+		round <- err
+	}()
+	waitFor(t, func() bool { return listings() == 6 && r.waitingReads() == 1 })
+	stop()
+	close(h)
+	if err := <-round; !errors.Is(err, context.Canceled) {
+		t.Fatalf("the stopped round: %v, want context.Canceled", err)
+	}
+	if err := <-reading; err != nil || listings() != 7 {
+		t.Fatalf("reading after a stopped round: %v, %d listings, want its own (7)", err, listings())
 	}
 }

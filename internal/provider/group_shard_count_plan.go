@@ -100,11 +100,18 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 				return
 			}
 		}
-		if pending && plan.WaitFor.ValueString() == waitForCompletion {
+		if pending {
+			// The apply reads the migrations again and records them as it
+			// finds them: waited for (COMPLETION) or not (ACCEPTED, which
+			// records their state then). Either may differ from the refresh's.
+			next := "This apply resumes the wait."
+			if plan.WaitFor.ValueString() == waitForAccepted {
+				next = `With wait_for = "ACCEPTED", this apply does not wait: it records the migrations' state as it finds them.`
+			}
 			resp.Diagnostics.AddWarning("Resuming an unfinished resharding wait", fmt.Sprintf(
-				"The last apply of %s timed out or failed while waiting for migration(s) %s to complete (state %s). "+
-					"This apply resumes the wait.", groupID(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()),
-				state.MigrationIDs.String(), state.MigrationState.ValueString()))
+				"The last apply of %s timed out or failed while waiting for migration(s) %s to complete (state %s). %s",
+				groupID(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()),
+				state.MigrationIDs.String(), state.MigrationState.ValueString(), next))
 			plan.MigrationState = types.StringUnknown()
 			plan.MetadataVersion = types.Int64Unknown()
 		}

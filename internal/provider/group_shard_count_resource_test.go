@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -380,6 +381,56 @@ func TestAccGroupShardCount_updateTimeoutThenNextPlanResumes(t *testing.T) {
 					a.migrationFinished(p, g, 3),
 					a.diags.ExpectWarning("Resuming an unfinished resharding wait"),
 				),
+			},
+		},
+	})
+}
+
+// An unfinished wait, then wait_for switched to ACCEPTED: the apply does
+// not wait, but records the migration as it finds it, so the plan leaves
+// migration_state and metadata_version unknown whatever wait_for says. A
+// plan that kept them known (as it did but for COMPLETION) failed with
+// "Provider produced inconsistent result after apply" when the migration
+// moved on between the plan and the apply (adversarial review, stop 39).
+func TestAccGroupShardCount_unfinishedWaitThenAcceptedRecordsWhatTheApplyFinds(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "simulates undrained Redis shards and ticks a migration to its end")
+	p, g := acctest.RandomName("accept"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	config := func(n int, waitFor string) string {
+		return a.env.ProviderConfig() + shardCountHCL("test", p, g, n, fmt.Sprintf("wait_for = %q", waitFor), "timeouts {\n    update = \"2s\"\n  }")
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(4, waitForCompletion)},
+			{
+				PreConfig:   func() { c.SetUndrainedShard(p, g, 3, true) },
+				Config:      config(3, waitForCompletion),
+				ExpectError: regexp.MustCompile(`(?s)Timed out waiting.*is DRAINING.*` + p + `:3 still hold undrained entries`),
+			},
+			{
+				Config: config(3, waitForAccepted),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("migration_state")),
+						plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("metadata_version")),
+						// The world moves between the plan and the apply: the
+						// migration the refresh saw DRAINING completes.
+						planCheckFunc(func(_ context.Context, _ plancheck.CheckPlanRequest, resp *plancheck.CheckPlanResponse) {
+							c.SetUndrainedShard(p, g, 3, false)
+							for range 200 {
+								if grp, err := a.group(t, p, g); err == nil && grp.ActiveMigration.Finished() {
+									return
+								}
+								c.Tick()
+							}
+							resp.Error = fmt.Errorf("the migration of %s/%s did not complete after 200 ticks", p, g)
+						}),
+					},
+				},
+				ConfigStateChecks: expectShardCountState(3, "DEPRECATED"),
+				Check:             a.migrationFinished(p, g, 3),
 			},
 		},
 	})

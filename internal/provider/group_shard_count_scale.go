@@ -192,11 +192,18 @@ func (o *scaleOutcome) unfinished() *scaleOutcome {
 }
 
 // absorb takes back what the wait saw of the migrations of p (o.unfinished):
-// each one's last state, and the scale-outs still waiting for a consumer. A
-// revert's outcome keeps its ROLLED_BACK state.
+// each one's last state, the scale-outs still waiting for a consumer, and
+// the groups it stopped tracking (deleted by this apply: untrackDeleted).
+// A revert's outcome keeps its ROLLED_BACK state.
 func (o *scaleOutcome) absorb(p *scaleOutcome) {
 	if p == o {
 		return
+	}
+	for g, m := range o.migrations {
+		if _, still := p.migrations[g]; !still && !m.Finished() {
+			delete(o.migrations, g)
+			delete(o.waitingForConsumer, g)
+		}
 	}
 	for g, m := range p.migrations {
 		o.migrations[g] = m

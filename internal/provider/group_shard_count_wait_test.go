@@ -237,3 +237,38 @@ func TestViolationsCheckDue(t *testing.T) {
 		t.Error("another group's migration has its own schedule")
 	}
 }
+
+// A revert's wait is for its unfinished migrations alone (unfinished);
+// absorb brings back their last state and drops the groups the wait
+// stopped tracking because this apply deleted them (untrackDeleted), so
+// migration_ids never lists a group whose migration ended with it. The
+// revert's rollback keeps its ROLLED_BACK state. (Adversarial review, stop
+// 39: absorb kept the deleted group.)
+func TestScaleOutcomeAbsorbDropsWhatTheWaitUntracked(t *testing.T) {
+	m := func(id string, state client.MigrationState) client.Migration {
+		return client.Migration{ReshardingID: id, State: state, FromShardCount: 4, ToShardCount: 3}
+	}
+	o := newScaleOutcome()
+	o.track("a", m("r-a", client.MigrationRolledBack))
+	o.track("b", m("r-b", client.MigrationActive))
+	o.track("c", m("r-c", client.MigrationActive))
+	o.waitingForConsumer["c"] = true
+	o.state = client.MigrationRolledBack
+	waited := o.unfinished()
+	if waited == o || len(waited.migrations) != 2 {
+		t.Fatalf("the wait's outcome: %+v, want b and c apart from o", waited.migrations)
+	}
+	s := &scaler{p: "p"}
+	s.untrackDeleted(context.Background(), waited, "c")
+	waited.migrations["b"] = m("r-b", client.MigrationDeprecated)
+	o.absorb(waited)
+	if _, ok := o.migrations["c"]; ok || o.waitingForConsumer["c"] {
+		t.Errorf("the group the wait untracked is still tracked: %+v, waiting for a consumer %v", o.migrations, o.waitingForConsumer)
+	}
+	if o.migrations["a"].State != client.MigrationRolledBack || o.migrations["b"].State != client.MigrationDeprecated {
+		t.Errorf("absorbed: %+v, want a ROLLED_BACK and b DEPRECATED", o.migrations)
+	}
+	if o.state != client.MigrationRolledBack {
+		t.Errorf("state %s, want the revert's ROLLED_BACK", o.state)
+	}
+}
