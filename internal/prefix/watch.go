@@ -126,6 +126,16 @@ func (w *Watcher) Parked() bool {
 	return w.parked
 }
 
+// Polling reports whether the poll will issue another round: a loop runs,
+// with waits registered, and is not parked (or a Watch has kicked it). A
+// reader that would share the next round (the provider's first readings of
+// a prefix) waits for it only while this holds.
+func (w *Watcher) Polling() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.stop != nil && len(w.waits) > 0 && (!w.parked || len(w.kick) > 0)
+}
+
 func (w *Watcher) setParked(v bool) {
 	w.mu.Lock()
 	w.parked = v
@@ -187,6 +197,7 @@ func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]cli
 	case w.kick <- struct{}{}:
 	default:
 	}
+	w.parked = false // a parked loop is woken by the kick
 	if w.stop == nil {
 		loop, stop := context.WithCancel(context.WithoutCancel(ctx))
 		w.stop = stop

@@ -338,8 +338,14 @@ func TestWatcherLoopRunsOnlyWhileWaiting(t *testing.T) {
 	if d := e.clock.round(); d != DefaultPollInitial {
 		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
 	}
+	if !e.w.Polling() {
+		t.Fatal("Polling is false with a wait registered")
+	}
 	next(t, wt)
 	wt.Close()
+	if e.w.Polling() {
+		t.Fatal("Polling is true once the last wait closed")
+	}
 	<-e.clock.stopped // the loop's next sleep ends with the last wait
 	if e.listings() != 1 {
 		t.Fatalf("%d listings, want 1", e.listings())
@@ -391,8 +397,14 @@ func TestWatcherParksWithNothingAwaited(t *testing.T) {
 		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
 	}
 	parked(t, e)
+	if e.w.Polling() {
+		t.Fatal("Polling is true while the loop is parked: no round is coming")
+	}
 	wt := e.w.Watch(ctx, "parked", e.scaled(t, "parked", 2, "g1"))
 	defer wt.Close()
+	if !e.w.Polling() {
+		t.Fatal("Polling is false once a Watch kicked the parked loop")
+	}
 	// A loop that had slept on would sleep its grown interval here.
 	if d := e.clock.round(); d != DefaultPollInitial {
 		t.Fatalf("interval after the park %s, want the initial %s", d, DefaultPollInitial)

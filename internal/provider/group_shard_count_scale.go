@@ -705,10 +705,9 @@ func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, 
 	case s.reads == nil:
 		groups, err = s.api.Groups(ctx)
 	case first:
-		polling := false
+		var polling func() bool
 		if s.watch != nil {
-			n, _ := s.watch.Waits()
-			polling = n > 0
+			polling = s.watch.Polling
 		}
 		groups, err = s.reads.recentGroups(ctx, polling)
 	default:

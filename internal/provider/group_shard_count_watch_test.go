@@ -241,8 +241,9 @@ func TestAccGroupShardCount_firstReadingPostdatesAnotherPrefixsWait(t *testing.T
 // to the apply, the coordinator holds until q's wait has polled twice. From
 // that read's answer to p's stream scale, the only listings are the waits'
 // rounds and, when Terraform's re-plan of p's change finds the plan's
-// listing too old (planGroupsTTL), that re-plan's own; and the apply still
-// brings both prefixes to their counts.
+// listing too old (planGroupsTTL), that re-plan's snapshot; and the apply
+// still brings both prefixes to their counts. (No clock decides the join:
+// p's reading waits for the round as long as q's wait polls.)
 func TestAccGroupShardCount_firstReadingJoinsTheWaitsRound(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds a migration and a read, and counts the coordinator's listings by request id")
@@ -252,7 +253,8 @@ func TestAccGroupShardCount_firstReadingJoinsTheWaitsRound(t *testing.T) {
 	config := func(gate string, qc, pc int) string {
 		cfg := a.env.ProviderConfig()
 		cfg += groupHCL("q", q, "svc", "initial_shard_count = 4")
-		cfg += shardCountHCL("qc", q, "svc", qc, "depends_on = [redisstreamcoordinator_group.q]")
+		// A hold the test fails to release ends the apply, not the test binary.
+		cfg += shardCountHCL("qc", q, "svc", qc, "depends_on = [redisstreamcoordinator_group.q]", "timeouts {\n    update = \"5m\"\n  }")
 		for _, g := range []string{"a", "b"} {
 			cfg += groupHCL(g, p, g, "initial_shard_count = 2")
 		}
@@ -327,7 +329,7 @@ data "redisstreamcoordinator_group" "gate" {
 							switch {
 							case strings.Contains(id, "-"+waitGroupsOperation+"-"):
 								rounds++
-							case !strings.Contains(id, "-"+planGroupsOperation+"-"):
+							case !strings.Contains(id, "-"+snapshotGroupsOperation+"-"):
 								own++
 							}
 						}

@@ -61,12 +61,15 @@ type groupFetcher interface {
 }
 
 // The operations the run's listings name in their request ids, so logs and
-// the coordinator's request ids tell them apart: a refresh's or an
-// executor's listing, a plan-time check's, a waits' poll round
-// (waitGroupsOperation).
+// the coordinator's request ids tell them apart: "groups", the listing
+// that serves a refresh's reads of many groups (readGroup) or an
+// executor's reading of its prefix; "snapshot-groups", the run's snapshot
+// that groupsForPlan shares (plan-time checks, the refresh's record of a
+// prefix, list queries, the read before a group's delete); and
+// waitGroupsOperation, a waits' poll round.
 const (
-	groupsOperation     = "groups"
-	planGroupsOperation = "plan-groups"
+	groupsOperation         = "groups"
+	snapshotGroupsOperation = "snapshot-groups"
 )
 
 // groupReader holds one run's group answers. The zero value is not usable;
@@ -93,7 +96,8 @@ type groupReader struct {
 	listingFailed bool
 	// latest is the apply's newest listing, shared by its waits and
 	// executors (group_listing_shared.go); issuedListing is closed when
-	// the next one is issued, joinWait bounds a first reading's wait for it.
+	// the next one is issued, joinWait (sharedListingBackstop) bounds a first
+	// reading's wait for it.
 	latest        *groupListing
 	issuedListing chan struct{}
 	joinWait      time.Duration
@@ -114,8 +118,10 @@ type groupFetch struct {
 type groupListing struct {
 	// forReads is set when reads (not plan-time checks) asked for it.
 	forReads bool
-	// n numbers the apply's listings (listGroupsWith), from 1.
+	// n numbers the apply's listings (listGroupsWith), from 1; round marks
+	// a waits' poll round.
 	n      uint64
+	round  bool
 	done   chan struct{}
 	issued uint64
 	at     time.Time
@@ -126,7 +132,7 @@ type groupListing struct {
 
 func newGroupReader(api groupFetcher) *groupReader {
 	return &groupReader{
-		api: api, now: time.Now, joinWait: sharedListingWait, issuedListing: make(chan struct{}),
+		api: api, now: time.Now, joinWait: sharedListingBackstop, issuedListing: make(chan struct{}),
 		mutated: map[string]uint64{}, asked: map[groupKey]struct{}{}, gets: map[groupKey]*groupFetch{},
 	}
 }
@@ -276,7 +282,7 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 	go func() {
 		op := groupsOperation
 		if !forReads {
-			op = planGroupsOperation
+			op = snapshotGroupsOperation
 		}
 		groups, err := r.api.GroupsFor(context.WithoutCancel(ctx), op)
 		if err == nil {
