@@ -838,3 +838,55 @@ func rollbackWhenWaiting(t *testing.T, a *accTest, c *coordinator.Coordinator, p
 		}
 	})
 }
+
+// A new shard count on a group created in the same apply with the prefix's
+// count, while a sibling's migration to that count is still under way (its
+// count has switched): nothing is scaled, but the apply takes the sibling's
+// migration over and records it. The plan left migration_ids and
+// migration_state known (empty, null), and the apply failed with "Provider
+// produced inconsistent result after apply" (campaign seed 494568900).
+func TestAccGroupShardCount_newOnCreatedGroupBesideASiblingUnderWay(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	a.env.RequireInRepo(t, "keeps a sibling's scale-out ACTIVE with a silent member")
+	p := acctest.RandomName("besideway")
+	a.createGroupOutOfBand(t, p, "g2", 4)
+	a.env.JoinSilentMember(t, p, "g2")
+	scaleOutOfBand(t, a, p, 5)
+	config := a.env.ProviderConfig() + groupHCL("g1", p, "g1", "initial_shard_count = 5") +
+		shardCountHCL("test", p, "g1", 5, `wait_for = "ACCEPTED"`, "depends_on = [redisstreamcoordinator_group.g1]")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("migration_state")),
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("migration_ids")),
+				},
+			},
+			ConfigStateChecks: expectShardCountState(5, "ACTIVE"),
+		}},
+	})
+}
+
+// The same beside an existing group already at the count: a new shard
+// count resource plans what the apply records.
+func TestAccGroupShardCount_newOnExistingGroupBesideASiblingUnderWay(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	a.env.RequireInRepo(t, "keeps a sibling's scale-out ACTIVE with a silent member")
+	p := acctest.RandomName("besideold")
+	a.createGroupOutOfBand(t, p, "g2", 4)
+	a.env.JoinSilentMember(t, p, "g2")
+	scaleOutOfBand(t, a, p, 5)
+	a.createGroupOutOfBand(t, p, "g1", 5)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "g1", 5, `wait_for = "ACCEPTED"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{
+				PreApply: []plancheck.PlanCheck{plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("migration_state"))},
+			},
+			ConfigStateChecks: expectShardCountState(5, "ACTIVE"),
+		}},
+	})
+}
