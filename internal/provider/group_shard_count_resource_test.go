@@ -846,12 +846,7 @@ func rollbackWhenWaiting(t *testing.T, a *accTest, c *coordinator.Coordinator, p
 // migration_state known (empty, null), and the apply failed with "Provider
 // produced inconsistent result after apply" (campaign seed 494568900).
 func TestAccGroupShardCount_newOnCreatedGroupBesideASiblingUnderWay(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
-	a.env.RequireInRepo(t, "keeps a sibling's scale-out ACTIVE with a silent member")
-	p := acctest.RandomName("besideway")
-	a.createGroupOutOfBand(t, p, "g2", 4)
-	a.env.JoinSilentMember(t, p, "g2")
-	scaleOutOfBand(t, a, p, 5)
+	a, p := siblingScalingOutTo5(t, "besideway")
 	config := a.env.ProviderConfig() + groupHCL("g1", p, "g1", "initial_shard_count = 5") +
 		shardCountHCL("test", p, "g1", 5, `wait_for = "ACCEPTED"`, "depends_on = [redisstreamcoordinator_group.g1]")
 	resource.ParallelTest(t, resource.TestCase{
@@ -872,12 +867,7 @@ func TestAccGroupShardCount_newOnCreatedGroupBesideASiblingUnderWay(t *testing.T
 // The same beside an existing group already at the count: a new shard
 // count resource plans what the apply records.
 func TestAccGroupShardCount_newOnExistingGroupBesideASiblingUnderWay(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
-	a.env.RequireInRepo(t, "keeps a sibling's scale-out ACTIVE with a silent member")
-	p := acctest.RandomName("besideold")
-	a.createGroupOutOfBand(t, p, "g2", 4)
-	a.env.JoinSilentMember(t, p, "g2")
-	scaleOutOfBand(t, a, p, 5)
+	a, p := siblingScalingOutTo5(t, "besideold")
 	a.createGroupOutOfBand(t, p, "g1", 5)
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
@@ -889,4 +879,16 @@ func TestAccGroupShardCount_newOnExistingGroupBesideASiblingUnderWay(t *testing.
 			ConfigStateChecks: expectShardCountState(5, "ACTIVE"),
 		}},
 	})
+}
+
+// siblingScalingOutTo5 is a prefix whose group g2 was scaled 4→5 and stays
+// ACTIVE: a silent member never converges.
+func siblingScalingOutTo5(t *testing.T, name string) (*accTest, string) {
+	a := newAccTest(t, acctest.Options{})
+	a.env.RequireInRepo(t, "keeps a sibling's scale-out ACTIVE with a silent member")
+	p := acctest.RandomName(name)
+	a.createGroupOutOfBand(t, p, "g2", 4)
+	a.env.JoinSilentMember(t, p, "g2")
+	scaleOutOfBand(t, a, p, 5)
+	return a, p
 }
