@@ -85,6 +85,10 @@ type Options struct {
 	// StreamProvisioning turns on the in-repo coordinator's Redis stream
 	// provisioning (keys p:i, see Coordinator.RedisKeys).
 	StreamProvisioning bool
+	// EveryNewerCLI keeps the test in both passes of make test's newer-CLI
+	// split (SplitNewerCLIs): for a test that checks what differs between
+	// Terraform and OpenTofu.
+	EveryNewerCLI bool
 }
 
 // IsReal reports whether tests run against a real coordinator.
@@ -102,9 +106,13 @@ func ClearProviderEnv() {
 }
 
 // New returns the coordinator for one test: a fresh in-repo coordinator, or
-// the configured real one.
+// the configured real one. Under make test's newer-CLI split it skips a test
+// the split gives to the other pass (SplitNewerCLIs).
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
+	if !opts.EveryNewerCLI {
+		SplitNewerCLIs(t)
+	}
 	if IsReal() {
 		return &Env{
 			t:        t,

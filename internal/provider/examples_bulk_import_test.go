@@ -168,7 +168,8 @@ func TestAccBulkImportGenerateConfigRefused(t *testing.T) {
 		t.Skip("acceptance test: set TF_ACC=1")
 	}
 	t.Parallel()
-	env := acctest.New(t, acctest.Options{})
+	// Terraform and OpenTofu refuse in their own words: both are checked.
+	env := acctest.New(t, acctest.Options{EveryNewerCLI: true})
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {
 		t.Fatal(err)

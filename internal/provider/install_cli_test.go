@@ -104,7 +104,8 @@ func TestAccInstall_readmeConfigurationOffline(t *testing.T) {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
 	t.Parallel()
-	env := acctest.New(t, acctest.Options{})
+	// Each CLI resolves the source against its own registry host: both run it.
+	env := acctest.New(t, acctest.Options{EveryNewerCLI: true})
 	env.RequireInRepo(t, "the README uses fixed names such as orders/order-service, which would collide on a shared coordinator")
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {
