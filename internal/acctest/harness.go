@@ -110,8 +110,9 @@ func ClearProviderEnv() {
 // the split gives to the other pass (SplitNewerCLIs).
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
+	handedOver := false
 	if !opts.EveryNewerCLI {
-		SplitNewerCLIs(t)
+		handedOver = SplitNewerCLIs(t)
 	}
 	if IsReal() {
 		return &Env{
@@ -131,7 +132,13 @@ func New(t testing.TB, opts Options) *Env {
 		rebalance = 5 * time.Second
 	}
 	var numbering coordinator.Numbering
-	switch v := os.Getenv(EnvNumbering); v {
+	numberingName := os.Getenv(EnvNumbering)
+	if handedOver {
+		// Only this pass runs it under a newer CLI: the default numbering,
+		// as before the split (split.go).
+		numberingName = ""
+	}
+	switch v := numberingName; v {
 	case "":
 	case "alternative":
 		numbering = coordinator.AlternativeNumbering

@@ -24,14 +24,20 @@ import (
 //     records each one that ran to the end, neither skipped nor failed, in
 //     the file EnvSplitRecord names;
 //   - the second pass (the newest Terraform) runs every test the record does
-//     not name: its own half, and whatever the first pass skipped (list
-//     resources, actions and `query` need Terraform >= 1.14, which OpenTofu
-//     does not offer) or never reached.
+//     not name: its own half, and the tests of the first half that the first
+//     pass skipped (list resources, actions and `query` need Terraform >=
+//     1.14, which OpenTofu does not offer). Those are handed over: New starts
+//     their in-repo coordinator with the default numbering, as before the
+//     split, since no other newer-CLI pass runs them; the rest of both passes
+//     has the alternative numbering.
 //
-// A test that skips in a subtest under a parent that called New is recorded
-// as run: put the version checks of such subtests where New is called. A
-// missing record makes the second pass run everything. With EnvSplit unset
-// (a bare go test, make testacc-tofu, make testacc-latest) nothing is split.
+// The gate is New (Options.EveryNewerCLI opts out: both passes run the test).
+// A subtest that skips under a gated parent is seen when it calls New itself:
+// the parent is then left out of the record, so the second pass runs it
+// whole. A subtest that skips without calling New is not seen. A missing
+// record makes the second pass run everything; make test stops before the
+// second pass when the first fails. With EnvSplit unset (a bare go test,
+// make testacc-tofu, make testacc-latest) nothing is split.
 const (
 	// EnvSplit is "first" or "second": which pass of the split this is.
 	EnvSplit = "TF_ACC_NEWER_CLI_SPLIT"
@@ -41,31 +47,80 @@ const (
 )
 
 // SplitNewerCLIs skips t when the newer-CLI split gives it to the other pass,
-// and, in the first pass, records it when it runs to the end. New calls it;
-// a test that runs terraform without New calls it after its own skips.
-func SplitNewerCLIs(t testing.TB) {
+// and, in the first pass, records it when it runs to the end. It reports
+// whether the second pass runs the test only because the first did not. New
+// calls it; a test that runs terraform without New runs in both passes.
+func SplitNewerCLIs(t testing.TB) (handedOver bool) {
 	t.Helper()
-	splitNewerCLIs(t, splitKey(t.Name()))
+	return splitNewerCLIs(t, t.Name())
 }
 
-// splitNewerCLIs is SplitNewerCLIs with the test's key given.
-func splitNewerCLIs(t testing.TB, key string) {
+// splitGate is one gated test of this process.
+type splitGate struct {
+	mu sync.Mutex
+	// incomplete: a subtest skipped, so the test did not run to the end.
+	incomplete bool
+}
+
+var (
+	splitGatesMu sync.Mutex
+	splitGates   = map[string]*splitGate{} // by test name
+)
+
+// gatedAncestor is the nearest ancestor of name that passed the gate.
+func gatedAncestor(name string) *splitGate {
+	splitGatesMu.Lock()
+	defer splitGatesMu.Unlock()
+	for i := strings.LastIndex(name, "/"); i > 0; i = strings.LastIndex(name[:i], "/") {
+		if g := splitGates[name[:i]]; g != nil {
+			return g
+		}
+	}
+	return nil
+}
+
+// splitNewerCLIs is SplitNewerCLIs with the test's name given.
+func splitNewerCLIs(t testing.TB, name string) bool {
 	t.Helper()
 	mode := os.Getenv(EnvSplit)
 	if mode == "" {
-		return
+		return false
 	}
 	record := os.Getenv(EnvSplitRecord)
 	if record == "" {
 		t.Fatalf("%s=%s needs %s, the file that records what the first pass ran", EnvSplit, mode, EnvSplitRecord)
 	}
-	switch mode {
-	case "first":
+	if mode != "first" && mode != "second" {
+		t.Fatalf("%s=%q: want \"first\", \"second\" or unset", EnvSplit, mode)
+	}
+	// A parent already decided for its subtests; in the first pass, a
+	// subtest that skips keeps the parent out of the record.
+	if parent := gatedAncestor(name); parent != nil {
+		if mode == "first" {
+			t.Cleanup(func() {
+				if t.Skipped() {
+					parent.mu.Lock()
+					parent.incomplete = true
+					parent.mu.Unlock()
+				}
+			})
+		}
+		return false
+	}
+	gate := &splitGate{}
+	splitGatesMu.Lock()
+	splitGates[name] = gate
+	splitGatesMu.Unlock()
+	key := splitKey(name)
+	if mode == "first" {
 		if !inFirstHalf(key) {
 			t.Skipf("runs in the second pass of the newer-CLI split (%s)", EnvSplit)
 		}
 		t.Cleanup(func() {
-			if t.Skipped() || t.Failed() {
+			gate.mu.Lock()
+			incomplete := gate.incomplete
+			gate.mu.Unlock()
+			if t.Skipped() || t.Failed() || incomplete {
 				return
 			}
 			if err := appendLine(record, key); err != nil {
@@ -73,21 +128,21 @@ func splitNewerCLIs(t testing.TB, key string) {
 				t.Logf("newer-CLI split: cannot record %s in %s: %v", key, record, err)
 			}
 		})
-	case "second":
-		ran, err := firstPassRan(record)
-		if err != nil {
-			t.Fatalf("newer-CLI split: %v", err)
-		}
-		if ran[key] {
-			t.Skipf("ran in the first pass of the newer-CLI split (%s)", EnvSplit)
-		}
-	default:
-		t.Fatalf("%s=%q: want \"first\", \"second\" or unset", EnvSplit, mode)
+		return false
 	}
+	ran, err := firstPassRan(record)
+	if err != nil {
+		t.Fatalf("newer-CLI split: %v", err)
+	}
+	if ran[key] {
+		t.Skipf("ran in the first pass of the newer-CLI split (%s)", EnvSplit)
+	}
+	return inFirstHalf(key)
 }
 
 // splitKey names a test across the packages a pass runs: the test binary's
-// name (provider.test) and the test's full name, subtests included.
+// base name (provider.test, the same in both passes) and the test's full
+// name, subtests included.
 func splitKey(name string) string {
 	return strings.TrimSuffix(filepath.Base(os.Args[0]), ".exe") + " " + name
 }

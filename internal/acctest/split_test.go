@@ -8,12 +8,15 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
 // The two passes of the newer-CLI split, run over the same subtests: the
 // first runs its half and records what ran to the end; the second runs
 // everything else, so every test ran in exactly one pass, and a test the
-// first pass skipped on its own (a feature OpenTofu lacks) runs in the second.
+// first pass skipped on its own (a feature OpenTofu lacks) runs in the second,
+// handed over.
 func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "record")
 	t.Setenv(EnvSplitRecord, record)
@@ -25,6 +28,7 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 	// feature the CLI lacks does.
 	selfSkips := func(name string) bool { return name < "case05" }
 
+	var handedOver []string
 	pass := func(mode string) map[string]bool {
 		t.Setenv(EnvSplit, mode)
 		var mu sync.Mutex
@@ -32,7 +36,10 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 		t.Run(mode, func(t *testing.T) {
 			for _, name := range names {
 				t.Run(name, func(t *testing.T) {
-					splitNewerCLIs(t, name) // one name in both passes, as in make test
+					// One name in both passes, as in make test.
+					if splitNewerCLIs(t, name) {
+						handedOver = append(handedOver, name)
+					}
 					if mode == "first" && selfSkips(name) {
 						t.Skip("the CLI lacks the feature")
 					}
@@ -50,6 +57,7 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 	if len(first) == 0 || len(second) == 0 {
 		t.Fatalf("one pass ran nothing: first %v, second %v", keys(first), keys(second))
 	}
+	var wantHandedOver []string
 	for _, name := range names {
 		switch {
 		case first[name] && second[name]:
@@ -57,19 +65,117 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 		case !first[name] && !second[name]:
 			t.Errorf("%s ran in neither pass", name)
 		}
+		if selfSkips(name) && inFirstHalf(splitKey(name)) {
+			wantHandedOver = append(wantHandedOver, name)
+		}
+	}
+	if len(wantHandedOver) == 0 {
+		t.Fatal("no self-skipping case hashes to the first pass: pick other names")
+	}
+	if fmt.Sprint(handedOver) != fmt.Sprint(wantHandedOver) {
+		t.Errorf("handed over %v, want %v (the first half's tests the first pass skipped)", handedOver, wantHandedOver)
 	}
 	data, err := os.ReadFile(record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Fields(string(data))
-	if len(lines) != len(first) {
+	if lines := strings.Split(strings.TrimSpace(string(data)), "\n"); len(lines) != len(first) {
 		t.Errorf("the record names %d tests, the first pass ran %d to the end:\n%s", len(lines), len(first), data)
 	}
-	for _, name := range names {
-		if selfSkips(name) && inFirstHalf(name) && !second[name] {
-			t.Errorf("%s skipped itself in the first pass and did not run in the second", name)
+}
+
+// A test that failed, skipped, or had a subtest skip is not recorded: the
+// second pass runs it again.
+func TestSplitNewerCLIsRecordsOnlyWhatRanToTheEnd(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record")
+	t.Setenv(EnvSplitRecord, record)
+	t.Setenv(EnvSplit, "first")
+	outcomes := map[string]func(f *fakeTB){
+		"passes":  func(*fakeTB) {},
+		"fails":   func(f *fakeTB) { f.failed = true },
+		"skips":   func(f *fakeTB) { f.skipped = true },
+		"subskip": nil, // below
+	}
+	var recorded string
+	for name, outcome := range outcomes {
+		key := firstHalfName(t, name)
+		f := &fakeTB{TB: t, name: key}
+		if splitNewerCLIs(f, key) {
+			t.Fatalf("%s: handed over in the first pass", key)
 		}
+		if f.skipped {
+			t.Fatalf("%s: skipped, though it hashes to the first pass", key)
+		}
+		if outcome != nil {
+			outcome(f)
+		} else {
+			sub := &fakeTB{TB: t, name: key + "/sub"}
+			splitNewerCLIs(sub, key+"/sub")
+			sub.skipped = true
+			sub.cleanup()
+		}
+		f.cleanup()
+		if name == "passes" {
+			recorded = splitKey(key) + "\n"
+		}
+	}
+	if data, _ := os.ReadFile(record); string(data) != recorded {
+		t.Errorf("record %q, want only %q", data, recorded)
+	}
+}
+
+// The key is the test binary's base name and the test's name: the same in
+// both passes, though go test builds each pass's binary in its own temporary
+// directory.
+func TestSplitKeyIsTheSameInEveryPass(t *testing.T) {
+	key := splitKey("TestX/sub")
+	if key != "acctest.test TestX/sub" {
+		t.Fatalf("key %q, want %q", key, "acctest.test TestX/sub")
+	}
+}
+
+// New is the gate: it skips the other pass's tests, runs an EveryNewerCLI
+// test in both, and starts a handed-over test's coordinator with the default
+// numbering, the others with the numbering asked for.
+func TestNewIsTheGate(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record")
+	t.Setenv(EnvSplitRecord, record)
+	t.Setenv(EnvNumbering, "alternative")
+	n := 0
+	// pick is a fresh subtest name the hash gives the first half or not.
+	pick := func(firstHalf bool) string {
+		for ; ; n++ {
+			name := fmt.Sprintf("c%d", n)
+			if inFirstHalf(splitKey(t.Name()+"/"+name)) == firstHalf {
+				n++
+				return name
+			}
+		}
+	}
+	run := func(name string, opts Options) (ran bool, numbering coordinator.Numbering) {
+		t.Run(name, func(t *testing.T) {
+			env := New(t, opts)
+			ran, numbering = true, env.Coordinator.Numbering()
+		})
+		return ran, numbering
+	}
+	t.Setenv(EnvSplit, "first")
+	name := pick(false)
+	if ran, _ := run(name, Options{}); ran {
+		t.Errorf("first pass: %s (second half) ran", name)
+	}
+	name = pick(false)
+	if ran, _ := run(name, Options{EveryNewerCLI: true}); !ran {
+		t.Errorf("first pass: %s (second half) with EveryNewerCLI skipped", name)
+	}
+	t.Setenv(EnvSplit, "second") // nothing recorded: a first-half test is handed over
+	name = pick(true)
+	if ran, n := run(name, Options{}); !ran || n != (coordinator.Numbering{}) {
+		t.Errorf("second pass, %s handed over: ran %v with numbering %+v, want the default", name, ran, n)
+	}
+	name = pick(false)
+	if ran, n := run(name, Options{}); !ran || n != coordinator.AlternativeNumbering {
+		t.Errorf("second pass, %s: ran %v with numbering %+v, want the alternative", name, ran, n)
 	}
 }
 
@@ -105,6 +211,37 @@ func TestInFirstHalfSharesNamesEvenly(t *testing.T) {
 	}
 	if first < n*2/5 || first > n*3/5 {
 		t.Fatalf("%d of %d names in the first half", first, n)
+	}
+}
+
+// firstHalfName is a test name with prefix that the hash gives the first pass.
+func firstHalfName(t *testing.T, prefix string) string {
+	for i := 0; ; i++ {
+		name := fmt.Sprintf("%s/%s-%d", t.Name(), prefix, i)
+		if inFirstHalf(splitKey(name)) {
+			return name
+		}
+	}
+}
+
+// fakeTB is a test whose outcome the test sets, with cleanups run on demand.
+type fakeTB struct {
+	testing.TB
+	name            string
+	failed, skipped bool
+	cleanups        []func()
+}
+
+func (f *fakeTB) Helper()               {}
+func (f *fakeTB) Name() string          { return f.name }
+func (f *fakeTB) Failed() bool          { return f.failed }
+func (f *fakeTB) Skipped() bool         { return f.skipped }
+func (f *fakeTB) Cleanup(fn func())     { f.cleanups = append(f.cleanups, fn) }
+func (f *fakeTB) Skipf(string, ...any)  { f.skipped = true }
+func (f *fakeTB) Fatalf(string, ...any) { f.failed = true }
+func (f *fakeTB) cleanup() {
+	for i := len(f.cleanups) - 1; i >= 0; i-- {
+		f.cleanups[i]()
 	}
 }
 

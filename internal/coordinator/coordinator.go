@@ -268,6 +268,9 @@ func (c *Coordinator) runLoop(stop, done chan struct{}) {
 // URL is the base URL without the /coord/v1 prefix.
 func (c *Coordinator) URL() string { return "http://" + c.Addr() }
 
+// Numbering is the numbering the coordinator was started with.
+func (c *Coordinator) Numbering() Numbering { return c.opts.Numbering }
+
 // Addr is the listen address chosen by Start; it stays the same across
 // Restart.
 func (c *Coordinator) Addr() string {

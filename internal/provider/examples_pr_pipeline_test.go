@@ -532,7 +532,7 @@ func TestAccPullRequestWorkflow_pipelineReplay(t *testing.T) {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
 	t.Parallel()
-	env := acctest.New(t, acctest.Options{})
+	env := acctest.New(t, acctest.Options{EveryNewerCLI: true}) // each CLI's registry host
 	coord := env.RequireInRepo(t, "the guide's configuration uses fixed names such as orders/order-service, which would collide on a shared coordinator")
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {

@@ -39,7 +39,7 @@ func identityIs(addr, p, g string) statecheck.StateCheck {
 // refresh, and import by it (an import block with identity, Terraform 1.12+
 // and OpenTofu 1.12) into a no-op plan with the same identity.
 func TestAccGroupIdentity(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
+	a := newAccTest(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 	p, g := acctest.RandomName("ident"), "svc"
 	// reason is not read back from the coordinator: the import steps use a
 	// configuration without it.
@@ -89,7 +89,7 @@ func TestAccGroupIdentity(t *testing.T) {
 // An identity naming what no coordinator can hold is refused before any
 // request, saying which identity attribute is wrong.
 func TestAccGroupIdentity_invalidImportIdentity(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
+	a := newAccTest(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		TerraformVersionChecks:   []tfversion.TerraformVersionCheck{tfversion.SkipBelow(tfversion.Version1_12_0)},
@@ -134,7 +134,7 @@ func TestAccExamples_importByIdentity(t *testing.T) {
 			if os.Getenv(resource.EnvTfAcc) == "" {
 				t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 			}
-			env := acctest.New(t, acctest.Options{})
+			env := acctest.New(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 			env.RequireInRepo(t, "examples use fixed names such as orders/order-service, which would collide on a shared coordinator")
 			tc := exampleTestCase(t, env, c)
 			tc.TerraformVersionChecks = append(tc.TerraformVersionChecks, tfversion.SkipBelow(tfversion.Version1_12_0))

@@ -47,7 +47,7 @@ func TestAccLegacyState_preIdentityProvider(t *testing.T) {
 	for _, writtenBy := range []string{"1.11.4", "1.16.4"} {
 		t.Run("written_by_terraform_"+writtenBy, func(t *testing.T) {
 			tfBin := legacyStateCLI(t)
-			env := acctest.New(t, acctest.Options{})
+			env := acctest.New(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 			env.RequireInRepo(t, "the committed state names fixed groups (legacy-orders, legacy-payments)")
 			createGroupsOutOfBand(t, env, legacyGroups)
 			state, err := os.ReadFile(filepath.Join(legacyStateDir, "state-terraform-"+writtenBy+".json"))
@@ -74,7 +74,7 @@ func TestAccLegacyState_writtenByTerraform1_11(t *testing.T) {
 	if v := cliVersion(t, old); v != "1.11.4" {
 		t.Skipf("needs Terraform 1.11.4 on PATH as terraform to write the state; %s is %s", old, v)
 	}
-	env := acctest.New(t, acctest.Options{})
+	env := acctest.New(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 	c := env.RequireInRepo(t, "the configuration names fixed groups (legacy-orders, legacy-payments)")
 
 	tf11, ctx := cliTerraform(t, old)

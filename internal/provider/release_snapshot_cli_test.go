@@ -93,7 +93,7 @@ func TestAccReleaseSnapshot_mirror(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
 	}
-	env := acctest.New(t, acctest.Options{})
+	env := acctest.New(t, acctest.Options{EveryNewerCLI: true}) // each CLI's registry host
 	env.RequireInRepo(t, "the README uses fixed names such as orders/order-service, which would collide on a shared coordinator")
 	tfBin, err := acctest.FindTerraform()
 	if err != nil {
