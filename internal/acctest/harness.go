@@ -110,9 +110,9 @@ func ClearProviderEnv() {
 // the split gives to the other pass (SplitNewerCLIs).
 func New(t testing.TB, opts Options) *Env {
 	t.Helper()
-	handedOver := false
+	byHash := false
 	if !opts.EveryNewerCLI {
-		handedOver = SplitNewerCLIs(t)
+		byHash = SplitNewerCLIs(t)
 	}
 	if IsReal() {
 		return &Env{
@@ -133,9 +133,9 @@ func New(t testing.TB, opts Options) *Env {
 	}
 	var numbering coordinator.Numbering
 	numberingName := os.Getenv(EnvNumbering)
-	if handedOver {
-		// Only this pass runs it under a newer CLI: the default numbering,
-		// as before the split (split.go).
+	if splitDefaultNumbering(byHash) {
+		// The newer-CLI split's second pass, for a test there other than by
+		// its hash: the default numbering, as before the split (split.go).
 		numberingName = ""
 	}
 	switch v := numberingName; v {

@@ -26,10 +26,15 @@ import (
 //   - the second pass (the newest Terraform) runs every test the record does
 //     not name: its own half, and the tests of the first half that the first
 //     pass skipped (list resources, actions and `query` need Terraform >=
-//     1.14, which OpenTofu does not offer). Those are handed over: New starts
-//     their in-repo coordinator with the default numbering, as before the
-//     split, since no other newer-CLI pass runs them; the rest of both passes
-//     has the alternative numbering.
+//     1.14, which OpenTofu does not offer).
+//
+// Numbering: a test runs with the alternative numbering in the pass its hash
+// gives it. Whatever else the second pass runs, the tests the first pass
+// skipped and the tests both passes run (Options.EveryNewerCLI), it runs with
+// the default numbering, as it did before the split: so the tests Terraform
+// 1.11 skips (identity, Terraform 1.14 features) still meet the real
+// server's numbering when they can. A Terraform 1.14 test whose hash gives it
+// the second pass meets only the alternative numbering.
 //
 // The gate is New (Options.EveryNewerCLI opts out: both passes run the test).
 // A subtest that skips under a gated parent is seen when it calls New itself:
@@ -48,9 +53,10 @@ const (
 
 // SplitNewerCLIs skips t when the newer-CLI split gives it to the other pass,
 // and, in the first pass, records it when it runs to the end. It reports
-// whether the second pass runs the test only because the first did not. New
-// calls it; a test that runs terraform without New runs in both passes.
-func SplitNewerCLIs(t testing.TB) (handedOver bool) {
+// whether the test runs in this pass because its hash gives it this pass (a
+// subtest as its gated parent). New calls it; a test that runs terraform
+// without New runs in both passes.
+func SplitNewerCLIs(t testing.TB) (byHash bool) {
 	t.Helper()
 	return splitNewerCLIs(t, t.Name())
 }
@@ -60,6 +66,8 @@ type splitGate struct {
 	mu sync.Mutex
 	// incomplete: a subtest skipped, so the test did not run to the end.
 	incomplete bool
+	// byHash: the test runs in this pass because its hash gives it this pass.
+	byHash bool
 }
 
 var (
@@ -96,6 +104,9 @@ func splitNewerCLIs(t testing.TB, name string) bool {
 	// A parent already decided for its subtests; in the first pass, a
 	// subtest that skips keeps the parent out of the record.
 	if parent := gatedAncestor(name); parent != nil {
+		parent.mu.Lock()
+		byHash := parent.byHash
+		parent.mu.Unlock()
 		if mode == "first" {
 			t.Cleanup(func() {
 				if t.Skipped() {
@@ -105,15 +116,17 @@ func splitNewerCLIs(t testing.TB, name string) bool {
 				}
 			})
 		}
-		return false
+		return byHash
 	}
-	gate := &splitGate{}
+	key := splitKey(name)
+	// The first pass's half, and the second pass's.
+	byHash := inFirstHalf(key) == (mode == "first")
+	gate := &splitGate{byHash: byHash}
 	splitGatesMu.Lock()
 	splitGates[name] = gate
 	splitGatesMu.Unlock()
-	key := splitKey(name)
 	if mode == "first" {
-		if !inFirstHalf(key) {
+		if !byHash {
 			t.Skipf("runs in the second pass of the newer-CLI split (%s)", EnvSplit)
 		}
 		t.Cleanup(func() {
@@ -128,7 +141,7 @@ func splitNewerCLIs(t testing.TB, name string) bool {
 				t.Logf("newer-CLI split: cannot record %s in %s: %v", key, record, err)
 			}
 		})
-		return false
+		return true
 	}
 	ran, err := firstPassRan(record)
 	if err != nil {
@@ -137,7 +150,14 @@ func splitNewerCLIs(t testing.TB, name string) bool {
 	if ran[key] {
 		t.Skipf("ran in the first pass of the newer-CLI split (%s)", EnvSplit)
 	}
-	return inFirstHalf(key)
+	return byHash
+}
+
+// splitDefaultNumbering reports whether New starts a test's in-repo
+// coordinator with the default numbering whatever EnvNumbering says: in the
+// second pass, a test that is there other than by its hash.
+func splitDefaultNumbering(byHash bool) bool {
+	return os.Getenv(EnvSplit) == "second" && !byHash
 }
 
 // splitKey names a test across the packages a pass runs: the test binary's

@@ -16,7 +16,7 @@ import (
 // first runs its half and records what ran to the end; the second runs
 // everything else, so every test ran in exactly one pass, and a test the
 // first pass skipped on its own (a feature OpenTofu lacks) runs in the second,
-// handed over.
+// there other than by its hash.
 func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "record")
 	t.Setenv(EnvSplitRecord, record)
@@ -37,7 +37,11 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 			for _, name := range names {
 				t.Run(name, func(t *testing.T) {
 					// One name in both passes, as in make test.
-					if splitNewerCLIs(t, name) {
+					byHash := splitNewerCLIs(t, name)
+					if mode == "first" && !byHash {
+						t.Errorf("%s ran in the first pass, not by its hash", name)
+					}
+					if mode == "second" && !byHash {
 						handedOver = append(handedOver, name)
 					}
 					if mode == "first" && selfSkips(name) {
@@ -73,7 +77,7 @@ func TestSplitNewerCLIsRunsEveryTestInOnePass(t *testing.T) {
 		t.Fatal("no self-skipping case hashes to the first pass: pick other names")
 	}
 	if fmt.Sprint(handedOver) != fmt.Sprint(wantHandedOver) {
-		t.Errorf("handed over %v, want %v (the first half's tests the first pass skipped)", handedOver, wantHandedOver)
+		t.Errorf("the second pass ran %v other than by their hash, want %v (the first half's tests the first pass skipped)", handedOver, wantHandedOver)
 	}
 	data, err := os.ReadFile(record)
 	if err != nil {
@@ -90,37 +94,47 @@ func TestSplitNewerCLIsRecordsOnlyWhatRanToTheEnd(t *testing.T) {
 	record := filepath.Join(t.TempDir(), "record")
 	t.Setenv(EnvSplitRecord, record)
 	t.Setenv(EnvSplit, "first")
-	outcomes := map[string]func(f *fakeTB){
-		"passes":  func(*fakeTB) {},
-		"fails":   func(f *fakeTB) { f.failed = true },
-		"skips":   func(f *fakeTB) { f.skipped = true },
-		"subskip": nil, // below
+	// A subtest that calls the gate, at a depth, with its own outcome.
+	sub := func(path string, skipped bool) func(*fakeTB) {
+		return func(f *fakeTB) {
+			s := &fakeTB{TB: t, name: f.name + path}
+			if !splitNewerCLIs(s, s.name) {
+				t.Errorf("%s: not by its hash, as its parent is", s.name)
+			}
+			s.skipped = skipped
+			s.cleanup()
+		}
 	}
-	var recorded string
+	outcomes := map[string]func(f *fakeTB){
+		"passes":        func(*fakeTB) {},
+		"fails":         func(f *fakeTB) { f.failed = true },
+		"skips":         func(f *fakeTB) { f.skipped = true },
+		"subskips":      sub("/sub", true),
+		"grandsubskips": sub("/sub/grand", true),
+		"subpasses":     sub("/sub", false),
+	}
+	recorded := map[string]bool{}
 	for name, outcome := range outcomes {
 		key := firstHalfName(t, name)
 		f := &fakeTB{TB: t, name: key}
-		if splitNewerCLIs(f, key) {
-			t.Fatalf("%s: handed over in the first pass", key)
+		if !splitNewerCLIs(f, key) {
+			t.Fatalf("%s: not by its hash in the first pass", key)
 		}
 		if f.skipped {
 			t.Fatalf("%s: skipped, though it hashes to the first pass", key)
 		}
-		if outcome != nil {
-			outcome(f)
-		} else {
-			sub := &fakeTB{TB: t, name: key + "/sub"}
-			splitNewerCLIs(sub, key+"/sub")
-			sub.skipped = true
-			sub.cleanup()
-		}
+		outcome(f)
 		f.cleanup()
-		if name == "passes" {
-			recorded = splitKey(key) + "\n"
+		if name == "passes" || name == "subpasses" {
+			recorded[splitKey(key)] = true
 		}
 	}
-	if data, _ := os.ReadFile(record); string(data) != recorded {
-		t.Errorf("record %q, want only %q", data, recorded)
+	got, err := readRecord(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(recorded) {
+		t.Errorf("record %v, want only %v", keys(got), keys(recorded))
 	}
 }
 
@@ -138,6 +152,7 @@ func TestSplitKeyIsTheSameInEveryPass(t *testing.T) {
 // test in both, and starts a handed-over test's coordinator with the default
 // numbering, the others with the numbering asked for.
 func TestNewIsTheGate(t *testing.T) {
+	t.Setenv(EnvEndpoint, "") // the in-repo coordinator, whose numbering the test reads
 	record := filepath.Join(t.TempDir(), "record")
 	t.Setenv(EnvSplitRecord, record)
 	t.Setenv(EnvNumbering, "alternative")
@@ -168,14 +183,74 @@ func TestNewIsTheGate(t *testing.T) {
 	if ran, _ := run(name, Options{EveryNewerCLI: true}); !ran {
 		t.Errorf("first pass: %s (second half) with EveryNewerCLI skipped", name)
 	}
+	name = pick(true)
+	if ran, n := run(name, Options{}); !ran || n != coordinator.AlternativeNumbering {
+		t.Errorf("first pass, %s (first half): ran %v with numbering %+v, want the alternative", name, ran, n)
+	}
 	t.Setenv(EnvSplit, "second") // nothing recorded: a first-half test is handed over
 	name = pick(true)
 	if ran, n := run(name, Options{}); !ran || n != (coordinator.Numbering{}) {
 		t.Errorf("second pass, %s handed over: ran %v with numbering %+v, want the default", name, ran, n)
 	}
 	name = pick(false)
+	if ran, n := run(name, Options{EveryNewerCLI: true}); !ran || n != (coordinator.Numbering{}) {
+		t.Errorf("second pass, %s with EveryNewerCLI: ran %v with numbering %+v, want the default", name, ran, n)
+	}
+	name = pick(false)
 	if ran, n := run(name, Options{}); !ran || n != coordinator.AlternativeNumbering {
 		t.Errorf("second pass, %s: ran %v with numbering %+v, want the alternative", name, ran, n)
+	}
+	// A subtest follows its gated parent.
+	name = pick(false)
+	t.Run(name, func(t *testing.T) {
+		New(t, Options{})
+		t.Run("sub", func(t *testing.T) {
+			if n := New(t, Options{}).Coordinator.Numbering(); n != coordinator.AlternativeNumbering {
+				t.Errorf("second pass, a subtest of %s: numbering %+v, want its parent's, the alternative", name, n)
+			}
+		})
+	})
+	name = pick(true)
+	t.Run(name, func(t *testing.T) {
+		New(t, Options{})
+		t.Run("sub", func(t *testing.T) {
+			if n := New(t, Options{}).Coordinator.Numbering(); n != (coordinator.Numbering{}) {
+				t.Errorf("second pass, a subtest of %s (handed over): numbering %+v, want its parent's, the default", name, n)
+			}
+		})
+	})
+}
+
+// With real parallel subtests, a parent whose subtest skips is not recorded
+// and one whose subtests all pass is: Go runs a parent's cleanups after its
+// parallel subtests end.
+func TestSplitNewerCLIsParallelSubtests(t *testing.T) {
+	record := filepath.Join(t.TempDir(), "record")
+	t.Setenv(EnvSplitRecord, record)
+	t.Setenv(EnvSplit, "first")
+	passes, skips := firstHalfName(t, "passes"), firstHalfName(t, "skips")
+	t.Run("group", func(t *testing.T) {
+		for _, name := range []string{passes, skips} {
+			t.Run(name[strings.LastIndex(name, "/")+1:], func(t *testing.T) {
+				splitNewerCLIs(t, name)
+				for i := range 8 {
+					t.Run(fmt.Sprint(i), func(t *testing.T) {
+						t.Parallel()
+						splitNewerCLIs(t, fmt.Sprintf("%s/%d", name, i))
+						if name == skips && i == 5 {
+							t.Skip("the CLI lacks the feature")
+						}
+					})
+				}
+			})
+		}
+	})
+	got, err := readRecord(record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]bool{splitKey(passes): true}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("record %v, want %v", keys(got), keys(want))
 	}
 }
 

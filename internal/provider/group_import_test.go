@@ -57,7 +57,7 @@ func (a *accTest) expectNothingSent(t *testing.T, p, g string) {
 // and nothing is created (issue 24 §1). It used to plan an import and a
 // re-creation (-/+) of the group, and the apply created it.
 func TestAccImport_missingGroupNeverCreates(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
+	a := newAccTest(t, acctest.Options{EveryNewerCLI: true}) // identity: both CLIs store it
 	for _, tc := range []struct {
 		name       string
 		addr       string
