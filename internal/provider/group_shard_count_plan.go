@@ -306,10 +306,14 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 	}
 	split := prefix.Record{Prefix: p, Groups: snap.groups}.Split(target)
-	if snap.self != nil && from == target && snap.self.ActiveMigration.Finished() && len(split) == 0 {
-		// The prefix already has the count: nothing will be sent. A
-		// sibling's migration to it still under way is taken over and
-		// recorded by the apply (campaign seed 494568900).
+	if from == target && len(split) == 0 && (snap.self == nil || snap.self.ActiveMigration.Finished()) {
+		// The prefix already has the count, and so has the group (or the
+		// group created in this apply): nothing will be sent. (Siblings at
+		// another count, a drained prefix's included, are scaled to it: the
+		// preview below shows them, or the apply's result would differ from
+		// the plan: campaign seed 660566742.) A sibling's migration to the
+		// count still under way is taken over and recorded by the apply: its
+		// ids and state are known then (campaign seed 494568900).
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
@@ -318,24 +322,8 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			plan.MigrationIDs = types.MapUnknown(types.StringType)
 			plan.MigrationState = types.StringUnknown()
 		}
-		plan.MetadataVersion = basis
-		return
-	}
-	if snap.self == nil && from == target && len(split) == 0 {
-		// A group created in this apply with the same count, in a prefix
-		// at that count: nothing to scale. (Siblings at another count, a
-		// drained prefix's included, are scaled to it: the preview below
-		// shows them, or the apply's result would differ from the plan:
-		// campaign seed 660566742.) A sibling's migration to the count
-		// still under way is taken over and recorded by the apply: its ids
-		// and state are known then (campaign seed 494568900).
-		plan.Resharding = reshardingNull()
-		plan.PreviousShardCount = types.Int64Null()
-		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
-		plan.MigrationState = types.StringNull()
-		if len(snap.activeMigrations()) > 0 {
-			plan.MigrationIDs = types.MapUnknown(types.StringType)
-			plan.MigrationState = types.StringUnknown()
+		if snap.self != nil {
+			plan.MetadataVersion = basis
 		}
 		return
 	}
