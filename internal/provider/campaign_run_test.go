@@ -381,11 +381,22 @@ func (w *campaignRun) terraformEvents(n int) []coordinator.AuditEvent {
 	return out
 }
 
-// revertsUnfinished reports whether a group of prefix p has a migration
-// under way that started at count.
+// revertsUnfinished reports whether a group of prefix p on the coordinator,
+// in the configuration or not, has a migration under way that started at
+// count. A group an ABANDON removal left behind counts: the stream scale
+// rescaled it with the rest, and the coordinator refuses the next stream
+// scale while its migration is active (seed 193420018: the removed group's
+// consumers stalled, so its scale-in was still ACTIVE when the next step set
+// the count back).
 func (w *campaignRun) revertsUnfinished(p string, count int) bool {
-	for _, g := range w.m.inConfig(p) {
-		if cur, err := w.getGroup(p, g.Name); err == nil && !cur.ActiveMigration.Finished() && int(cur.ActiveMigration.FromShardCount) == count {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	groups, err := w.env.Client().Groups(ctx)
+	if err != nil {
+		return true // unknown: do not require success
+	}
+	for _, g := range groups {
+		if am := g.ActiveMigration; g.StreamPrefix == p && !am.Finished() && int(am.FromShardCount) == count {
 			return true
 		}
 	}

@@ -75,8 +75,10 @@ const (
 // consumer expired before the apply, which the provider rightly refuses
 // (772216357); a new shard count planned beside a sibling with a PREPARING
 // migration that the same apply deletes, by a removal (772216038) or a
-// rename (772216130).
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130}
+// rename (772216130); and a count set back while a group the workspace
+// abandoned still migrates away from it, which the provider rightly refuses
+// without rollback_on_revert (193420018).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130, 193420018}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {
