@@ -49,8 +49,6 @@ func (w *campaignRun) countsBefore() {
 }
 
 func (w *campaignRun) execStep(s campaignStep) {
-	w.reverting = s.Change == "count" && w.revertsUnfinished(s.Prefix, s.Count)
-	defer func() { w.reverting = false }()
 	anchor := func(p string) string { return w.m.inConfig(p)[0].Name }
 	target := func() (string, string) {
 		if g := w.m.group(s.Addr); g != nil {

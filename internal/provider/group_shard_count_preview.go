@@ -204,19 +204,19 @@ func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
 // revertRefusedDetail explains why the prefix cannot be taken back to the
 // count its active migrations started from, and the calls that would.
 func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
-	allActive, finish := true, true
+	allActive := true
 	for _, gi := range active {
-		am := gi.ActiveMigration
-		allActive = allActive && am.State == client.MigrationActive && am.FromShardCount == target
-		// CONTRACT §7: only a scale-out with no live member stays ACTIVE for good.
-		finish = finish && (am.ToShardCount < am.FromShardCount || hasLiveConsumer(gi))
+		allActive = allActive && gi.ActiveMigration.State == client.MigrationActive && gi.ActiveMigration.FromShardCount == target
 	}
-	why := "Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself (a scale-out " +
-		"whose group has no live consumer never finishes by itself):"
-	if finish {
-		why = fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform; or let them finish and plan again, "+
-			"which then plans a new scale back to %d shards (the moved keys move a second time); or roll them back yourself:", target)
-	}
+	// Waiting is named, never recommended (CONTRACT §7): a migration
+	// finishes only once its live members converge, a scale-in's removed
+	// shards must be drained for every Redis consumer group, and once
+	// DRAINING it can no longer be rolled back.
+	why := fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
+		"below. Waiting for them to finish instead may not end: a migration finishes only once every live consumer has taken its "+
+		"new assignment (a scale-out with no live consumer never does) and a scale-in's removed shards are drained in Redis; "+
+		"once DRAINING it can no longer be rolled back; and after it finishes, the next plan scales back to %d shards as a new "+
+		"change, moving the keys a second time.", target)
 	if rollbackOnRevert || !allActive {
 		why = "They cannot all be rolled back: the coordinator only rolls back a migration while it is ACTIVE. Wait for them to finish, " +
 			"then apply the new count; or, for those still ACTIVE:"

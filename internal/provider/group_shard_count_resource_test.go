@@ -211,10 +211,11 @@ func TestAccGroupShardCount_adoptsActiveMigrationToSameTarget(t *testing.T) {
 	}
 }
 
-// A revert of a scale-in names waiting as a way out: a scale-in finishes by
-// itself (CONTRACT §7), here once group a's consumer stops stalling, and the
-// change back is then a new scale.
-func TestAccGroupShardCount_revertOfScaleInNamesTheWait(t *testing.T) {
+// A revert refused while a scale-in is under way, here held ACTIVE by a hung
+// consumer: the refusal says what waiting takes (CONTRACT §7), and once a
+// working consumer lets the scale-in finish, the same configuration plans
+// the way back as a new scale.
+func TestAccGroupShardCount_revertOfScaleInThenWaited(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("revertin")
 	a.createGroupOutOfBand(t, p, "a", 3)
@@ -224,11 +225,8 @@ func TestAccGroupShardCount_revertOfScaleInNamesTheWait(t *testing.T) {
 		Steps: []resource.TestStep{{
 			PreConfig:   func() { scaleOutOfBand(t, a, p, 2) },
 			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
-			ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→2.*rollback_on_revert = true.*let\s+them\s+finish\s+and\s+plan\s+again.*new\s+scale\s+back\s+to\s+3\s+shards.*POST /coord/v1/streams/` + p + `/groups/a/migrations/reshard-[^/]+/rollback`),
+			ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→2.*state ACTIVE.*rollback_on_revert = true.*may\s+not\s+end.*removed\s+shards\s+are\s+drained.*once\s+DRAINING\s+it\s+can\s+no\s+longer\s+be\s+rolled\s+back.*POST /coord/v1/streams/` + p + `/groups/a/migrations/reshard-[^/]+/rollback`),
 		}, {
-			// Waiting is a way out: once a working consumer replaces the
-			// stalled one, the scale-in finishes, and the same configuration
-			// plans a new scale back.
 			PreConfig: func() {
 				stalled.Stop()
 				a.env.StartConsumer(t, p, "a")
@@ -252,7 +250,7 @@ func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
 			{
 				PreConfig:   func() { scaleOutOfBand(t, a, p, 6) },
 				Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
-				ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→6.*rollback_on_revert = true.*never\s+finishes\s+by\s+itself.*POST /coord/v1/streams/` + p + `/groups/b/migrations/reshard-[^/]+/rollback`),
+				ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→6.*rollback_on_revert = true.*may\s+not\s+end.*no\s+live\s+consumer\s+never\s+does.*scales\s+back\s+to\s+3\s+shards\s+as\s+a\s+new\s+change.*POST /coord/v1/streams/` + p + `/groups/b/migrations/reshard-[^/]+/rollback`),
 			},
 			{
 				Config:            a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, "rollback_on_revert = true"),
