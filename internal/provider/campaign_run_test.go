@@ -49,8 +49,11 @@ type campaignRun struct {
 	// clean: the last apply succeeded and nothing but consumers changed
 	// on the coordinator since.
 	clean bool
-	// lastOut: the last terraform command's output (revertRefused).
+	// lastOut, lastTF, lastStart: the last terraform command's output,
+	// workspace and start (revertRefused).
 	lastOut         string
+	lastTF          *demo.Terraform
+	lastStart       time.Time
 	unknownProvider int // > 0: the provider block is unknown at plan time
 	// oobBetween: an out-of-band change happened between the saved plan
 	// being made and its apply.
@@ -188,12 +191,13 @@ func (w *campaignRun) runIn(tf *demo.Terraform, args ...string) (int, string) {
 		full = append(full, "-no-color")
 	}
 	full = append(full, args[1:]...)
+	w.lastOut, w.lastTF, w.lastStart = "", tf, time.Now()
 	code, err := tf.Run(ctx, full...)
 	if err != nil {
 		w.t.Fatalf("campaign seed %d: terraform %s: %v", w.seed, strings.Join(args, " "), err)
 	}
-	w.record(args, code, out.String())
 	w.lastOut = out.String()
+	w.record(args, code, out.String())
 	return code, out.String()
 }
 
@@ -386,26 +390,34 @@ func (w *campaignRun) terraformEvents(n int) []coordinator.AuditEvent {
 	return out
 }
 
-// campaignRevertRefusal is the provider's refusal to set a prefix's count
-// back to where migrations under way started (rollback_on_revert unset, or
-// one of them no longer ACTIVE); campaignRefusedMigration, each migration it
-// names.
+// campaignRevertRefusal is the provider's plan-time refusal to set a
+// prefix's count back to where migrations under way started
+// (rollback_on_revert unset, or one of them not ACTIVE);
+// campaignRefusedMigration, each migration it names; campaignErrorTitle,
+// every error of the output.
 var (
 	campaignRevertRefusal    = regexp.MustCompile(`Stream\s+prefix\s+"([^"]+)"\s+is\s+being\s+resharded\s+away\s+from\s+(\d+)\s+shards`)
 	campaignRefusedMigration = regexp.MustCompile(`group\s+"([^"]+)":\s+migration\s+(\S+),\s+(\d+)→(\d+)\s+shards`)
+	campaignErrorTitle       = regexp.MustCompile(`(?m)^\s*Error: (.*)$`)
 )
 
-// revertRefused reports whether the last terraform command failed with the
-// revert refusal, and rightly: the configuration sets the prefix's count to
-// where a migration the refusal names started, by the coordinator's record
-// of that migration (which may have finished since). The provider documents
-// the refusal (rollback_on_revert), so the invariants that want a command
-// to succeed excuse it, and nothing else. The migration may belong to a
+// revertRefused reports whether the last terraform command of the
+// workspace failed with the revert refusal at plan time, nothing else, and
+// rightly: every error is the refusal of the prefix whose configured count
+// it refuses, nothing was sent, and by the coordinator's record a
+// migration the refusal names started at that count and was under way when
+// the command ran (it may have finished since). The provider documents the
+// refusal (rollback_on_revert), so the invariants that want a command to
+// succeed excuse it, and nothing else; never at apply time, where a clean
+// run's plan would have refused it already. The migration may belong to a
 // group the configuration no longer has: one an ABANDON removal left, which
 // the stream scale rescaled with the rest (seed 193420018).
 func (w *campaignRun) revertRefused() bool {
+	if w.lastTF != w.tf {
+		return false
+	}
 	m := campaignRevertRefusal.FindStringSubmatch(w.lastOut)
-	if m == nil {
+	if m == nil || !strings.Contains(w.lastOut, "Nothing was sent to the coordinator.") {
 		return false
 	}
 	p := m[1]
@@ -413,15 +425,26 @@ func (w *campaignRun) revertRefused() bool {
 	if err != nil || w.m.Counts[p] != n {
 		return false
 	}
+	title := fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, n)
+	for _, e := range campaignErrorTitle.FindAllStringSubmatch(w.lastOut, -1) {
+		if strings.TrimSpace(e[1]) != title {
+			return false
+		}
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	for _, mm := range campaignRefusedMigration.FindAllStringSubmatch(w.lastOut, -1) {
 		mig, err := w.env.Client().GetMigration(ctx, p, mm[1], mm[2])
-		if err == nil && int(mig.FromShardCount) == n {
-			w.t.Logf("campaign seed %d: step %d: the provider refused to set %s back to %d shards while migration %s of group %q, %d→%d, was under way (rollback_on_revert unset): documented, not a violation",
-				w.seed, w.cur+1, p, n, mig.ReshardingID, mm[1], mig.FromShardCount, mig.ToShardCount)
-			return true
+		if err != nil || int(mig.FromShardCount) != n {
+			continue
 		}
+		// Server timestamps may be truncated; a second's slack.
+		if mig.Finished() && mig.UpdatedAt.Before(w.lastStart.Add(-time.Second)) {
+			continue
+		}
+		w.t.Logf("campaign seed %d: step %d: the provider refused to set %s back to %d shards while migration %s of group %q, %d→%d, was under way (rollback_on_revert unset): documented, not a violation",
+			w.seed, w.cur+1, p, n, mig.ReshardingID, mm[1], mig.FromShardCount, mig.ToShardCount)
+		return true
 	}
 	return false
 }

@@ -204,25 +204,40 @@ func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
 // revertRefusedDetail explains why the prefix cannot be taken back to the
 // count its active migrations started from, and the calls that would.
 func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
-	allActive := true
+	allActive, anyActive := true, false
+	var cannot []string
 	for _, gi := range active {
-		allActive = allActive && gi.ActiveMigration.State == client.MigrationActive && gi.ActiveMigration.FromShardCount == target
+		am := gi.ActiveMigration
+		anyActive = anyActive || am.State == client.MigrationActive
+		switch {
+		case am.State != client.MigrationActive:
+			cannot = append(cannot, fmt.Sprintf("%s is %s, and the coordinator rolls back a migration only while it is ACTIVE", describeMigration(gi), am.State))
+		case am.FromShardCount != target:
+			cannot = append(cannot, fmt.Sprintf("rolling back %s would take group %q to %d shards, not %d", describeMigration(gi), gi.ConsumerGroup, am.FromShardCount, target))
+		}
+		allActive = allActive && am.State == client.MigrationActive && am.FromShardCount == target
 	}
-	// Waiting is named, never recommended (CONTRACT §7): a migration
-	// finishes only once its live members converge, a scale-in's removed
-	// shards must be drained for every Redis consumer group, and once
-	// DRAINING it can no longer be rolled back.
-	why := fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
-		"below. Waiting for them to finish instead may not end: a migration finishes only once every live consumer has taken its "+
-		"new assignment (a scale-out with no live consumer never does) and a scale-in's removed shards are drained in Redis; "+
-		"once DRAINING it can no longer be rolled back; and after it finishes, the next plan scales back to %d shards as a new "+
-		"change, moving the keys a second time.", target)
-	if rollbackOnRevert || !allActive {
-		why = "They cannot all be rolled back: the coordinator only rolls back a migration while it is ACTIVE. Wait for them to finish, " +
-			"then apply the new count; or, for those still ACTIVE:"
+	// Waiting is named with what it takes, never recommended (CONTRACT §7):
+	// a migration finishes only once its live members converge, a
+	// scale-in's removed shards must be drained for every Redis consumer
+	// group on them, and once DRAINING it can no longer be rolled back.
+	wait := "a migration finishes only once every live consumer has taken its new assignment (a scale-out with no live consumer " +
+		"never does) and a scale-in's removed shards are drained in Redis, for every consumer group on them"
+	var why string
+	switch {
+	case allActive && !rollbackOnRevert:
+		why = fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
+			"below. Waiting for them to finish instead may not end: %s; once DRAINING it can no longer be rolled back; and after "+
+			"it finishes, the next plan scales back to %d shards as a new change, moving the keys a second time.", wait, target)
+	case anyActive:
+		why = fmt.Sprintf("They cannot all be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply "+
+			"the new count. Those still ACTIVE can be rolled back with:", strings.Join(cannot, "; "), wait)
+	default:
+		why = fmt.Sprintf("They cannot be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply the "+
+			"new count.", strings.Join(cannot, "; "), wait)
 	}
-	return fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target) +
-		blockingMigrationsDetail(p, target, active) + "\n\n" + why + "\n" + rollbackCalls(p, active)
+	return strings.TrimRight(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target)+
+		blockingMigrationsDetail(p, target, active)+"\n\n"+why+"\n"+rollbackCalls(p, active), "\n")
 }
 
 func describeMigration(gi client.Group) string {

@@ -118,8 +118,8 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			},
 			"rollback_on_revert": schema.BoolAttribute{
 				MarkdownDescription: "When a migration is still `ACTIVE` and `shard_count` is set back to its starting count, roll it " +
-					"back on every group of the stream prefix it affects, managed here or not, instead of failing, stranding entries " +
-					"written to the removed shards. Defaults to `false`.",
+					"back on every group of the stream prefix it affects, managed here or not, instead of failing. Rolling back a scale-out " +
+					"strands entries already written to the shards it added. Defaults to `false`.",
 				Optional: true,
 				Computed: true,
 				Default:  booldefault.StaticBool(false),

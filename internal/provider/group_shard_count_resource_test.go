@@ -211,30 +211,46 @@ func TestAccGroupShardCount_adoptsActiveMigrationToSameTarget(t *testing.T) {
 	}
 }
 
-// A revert refused while a scale-in is under way, here held ACTIVE by a hung
-// consumer: the refusal says what waiting takes (CONTRACT §7), and once a
-// working consumer lets the scale-in finish, the same configuration plans
-// the way back as a new scale.
-func TestAccGroupShardCount_revertOfScaleInThenWaited(t *testing.T) {
+// A revert refused because the migration it would undo is DRAINING (here a
+// scale-in held by an undrained shard): rollback_on_revert cannot roll it
+// back (CONTRACT §4.8), the plan says why and what waiting takes, nothing is
+// sent; once the shard drains and the scale-in finishes, the same
+// configuration scales back as one new change.
+func TestAccGroupShardCount_revertOfDrainingScaleIn(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
-	p := acctest.RandomName("revertin")
-	a.createGroupOutOfBand(t, p, "a", 3)
-	stalled := a.env.StartStalledConsumer(t, p, "a")
+	c := a.env.RequireInRepo(t, "simulates an undrained Redis shard")
+	p, g := acctest.RandomName("revertin"), "a"
+	a.createGroupOutOfBand(t, p, g, 3)
+	c.SetUndrainedShard(p, g, 2, true)
+	scaleOutOfBand(t, a, p, 2)
+	waitForGroup(t, a, p, g, func(grp *client.Group) bool {
+		return grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationDraining
+	})
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 3, "rollback_on_revert = true")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			PreConfig:   func() { scaleOutOfBand(t, a, p, 2) },
-			Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
-			ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→2.*state ACTIVE.*rollback_on_revert = true.*may\s+not\s+end.*removed\s+shards\s+are\s+drained.*once\s+DRAINING\s+it\s+can\s+no\s+longer\s+be\s+rolled\s+back.*POST /coord/v1/streams/` + p + `/groups/a/migrations/reshard-[^/]+/rollback`),
+			Config: config,
+			ExpectError: regexp.MustCompile(`(?s)cannot succeed.*being resharded away from 3 shards.*group "a": migration reshard-\S+, 3→2 shards, state DRAINING.*` +
+				`They\s+cannot\s+be\s+rolled\s+back:\s+migration\s+reshard-\S+\s+of\s+group\s+"a"\s+\(3→2\s+shards,\s+DRAINING\)\s+is\s+DRAINING.*only\s+while\s+it\s+is\s+ACTIVE.*` +
+				`may\s+not\s+end.*removed\s+shards\s+are\s+drained.*Nothing was sent to the coordinator`),
 		}, {
 			PreConfig: func() {
-				stalled.Stop()
-				a.env.StartConsumer(t, p, "a")
-				waitForMigrationDone(t, a, p, "a")
+				if sent := terraformMutations(c, p); len(sent) != 0 {
+					t.Fatalf("the refused plan sent %s %s", sent[0].Action, sent[0].RequestID)
+				}
+				c.SetUndrainedShard(p, g, 2, false)
+				waitForMigrationDone(t, a, p, g)
+				a.env.StartConsumer(t, p, g) // the scale back out needs one
 			},
-			Config:            a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
+			Config:            config,
 			ConfigStateChecks: expectShardCountState(3, "DEPRECATED"),
-			Check:             a.migrationFinished(p, "a", 3),
+			Check: resource.ComposeTestCheckFunc(a.migrationFinished(p, g, 3), func(*terraform.State) error {
+				if sent := terraformMutations(c, p); len(sent) != 1 || sent[0].Action != "SCALE_STREAM" {
+					return fmt.Errorf("want one stream scale back to 3, got %d mutations: %+v", len(sent), sent)
+				}
+				return nil
+			}),
 		}},
 	})
 }
@@ -250,7 +266,7 @@ func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
 			{
 				PreConfig:   func() { scaleOutOfBand(t, a, p, 6) },
 				Config:      a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3),
-				ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→6.*rollback_on_revert = true.*may\s+not\s+end.*no\s+live\s+consumer\s+never\s+does.*scales\s+back\s+to\s+3\s+shards\s+as\s+a\s+new\s+change.*POST /coord/v1/streams/` + p + `/groups/b/migrations/reshard-[^/]+/rollback`),
+				ExpectError: regexp.MustCompile(`(?s)being resharded away from 3 shards.*group "a": migration reshard-.*3→6.*rollback_on_revert = true.*may\s+not\s+end.*no\s+live\s+consumer\s+never\s+does.*removed\s+shards\s+are\s+drained.*once\s+DRAINING\s+it\s+can\s+no\s+longer\s+be\s+rolled\s+back.*scales\s+back\s+to\s+3\s+shards\s+as\s+a\s+new\s+change.*POST /coord/v1/streams/` + p + `/groups/b/migrations/reshard-[^/]+/rollback`),
 			},
 			{
 				Config:            a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, "rollback_on_revert = true"),
