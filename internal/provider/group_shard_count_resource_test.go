@@ -223,9 +223,7 @@ func TestAccGroupShardCount_revertOfDrainingScaleIn(t *testing.T) {
 	a.createGroupOutOfBand(t, p, g, 3)
 	c.SetUndrainedShard(p, g, 2, true)
 	scaleOutOfBand(t, a, p, 2)
-	waitForGroup(t, a, p, g, func(grp *client.Group) bool {
-		return grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationDraining
-	})
+	waitForGroup(t, a, p, g, migrationIn(client.MigrationDraining))
 	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 3, "rollback_on_revert = true")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
