@@ -442,7 +442,7 @@ func (w *campaignRun) revertRefused() bool {
 		if mig.Finished() && mig.UpdatedAt.Before(w.lastStart.Add(-time.Second)) {
 			continue
 		}
-		w.t.Logf("campaign seed %d: step %d: the provider refused to set %s back to %d shards while migration %s of group %q, %d→%d, was under way (rollback_on_revert unset): documented, not a violation",
+		w.t.Logf("campaign seed %d: step %d: the provider refused to set %s back to %d shards while migration %s of group %q, %d→%d, was under way: documented (rollback_on_revert), not a violation",
 			w.seed, w.cur+1, p, n, mig.ReshardingID, mm[1], mig.FromShardCount, mig.ToShardCount)
 		return true
 	}

@@ -204,8 +204,8 @@ func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
 // revertRefusedDetail explains why the prefix cannot be taken back to the
 // count its active migrations started from, and the calls that would.
 func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
-	allActive, anyActive := true, false
-	var cannot []string
+	anyActive := false
+	var cannot []string // why each migration cannot be rolled back to target
 	for _, gi := range active {
 		am := gi.ActiveMigration
 		anyActive = anyActive || am.State == client.MigrationActive
@@ -215,7 +215,6 @@ func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active [
 		case am.FromShardCount != target:
 			cannot = append(cannot, fmt.Sprintf("rolling back %s would take group %q to %d shards, not %d", describeMigration(gi), gi.ConsumerGroup, am.FromShardCount, target))
 		}
-		allActive = allActive && am.State == client.MigrationActive && am.FromShardCount == target
 	}
 	// Waiting is named with what it takes, never recommended (CONTRACT §7):
 	// a migration finishes only once its live members converge, a
@@ -224,17 +223,20 @@ func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active [
 	wait := "a migration finishes only once every live consumer has taken its new assignment (a scale-out with no live consumer " +
 		"never does) and a scale-in's removed shards are drained in Redis, for every consumer group on them"
 	var why string
-	switch {
-	case allActive && !rollbackOnRevert:
+	if len(cannot) == 0 && !rollbackOnRevert {
 		why = fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
 			"below. Waiting for them to finish instead may not end: %s; once DRAINING it can no longer be rolled back; and after "+
 			"it finishes, the next plan scales back to %d shards as a new change, moving the keys a second time.", wait, target)
-	case anyActive:
-		why = fmt.Sprintf("They cannot all be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply "+
-			"the new count. Those still ACTIVE can be rolled back with:", strings.Join(cannot, "; "), wait)
-	default:
-		why = fmt.Sprintf("They cannot be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply the "+
-			"new count.", strings.Join(cannot, "; "), wait)
+	} else {
+		all := ""
+		if anyActive {
+			all = " all"
+		}
+		why = fmt.Sprintf("They cannot%s be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply "+
+			"the new count.", all, strings.Join(cannot, "; "), wait)
+		if anyActive {
+			why += " Those still ACTIVE can be rolled back with:"
+		}
 	}
 	return strings.TrimRight(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target)+
 		blockingMigrationsDetail(p, target, active)+"\n\n"+why+"\n"+rollbackCalls(p, active), "\n")
