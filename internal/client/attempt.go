@@ -82,8 +82,9 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 	}
 	switch {
 	case err != nil:
-		fields["error"] = err.Error()
 		kind, retryable, isConn := connectionFailure(err)
+		err = &redactedError{err: err, r: c.redactFor(cl)} // it may quote the wire
+		fields["error"] = err.Error()
 		switch {
 		case ctx.Err() != nil:
 			logDebug(ctx, cl.method+" "+path+" failed: "+ctx.Err().Error(), fields)
@@ -112,7 +113,7 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		body := peekBody(resp)
 		apiErr := decodeError(responseInfo{
 			method: cl.method, path: path, requestID: cl.requestID, status: resp.StatusCode,
-			header: resp.Header, body: body, attempts: st.attempt, role: cl.role, now: c.now(),
+			header: resp.Header, body: body, attempts: st.attempt, role: cl.role, now: c.now(), redact: c.redactFor(cl),
 		})
 		traceBody(ctx, "coordinator error response body", map[string]any{
 			"method": cl.method, "path": path, "request_id": cl.requestID, "status": resp.StatusCode,
@@ -138,7 +139,11 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		return true, nil // retryablehttp stops and hands back this response
 	}
 	wait := backoff(c.retryWaitMin, c.retryWaitMax, st.attempt)
-	if hasAfter {
+	if ceiling := max(c.retryWaitMax, rateLimitWindow); hasAfter && retryAfter > ceiling {
+		logDebug(ctx, line+"; Retry-After is longer than the provider waits", fields)
+		return false, &DeadlineError{Wait: retryAfter, FromRetryAfter: true, RetryAfter: resp.Header.Get("Retry-After"), Ceiling: ceiling,
+			Last: st.lastErrWithAttempts()}
+	} else if hasAfter {
 		wait = c.scaleRetryAfter(retryAfter)
 	}
 	if connRetry {

@@ -202,6 +202,7 @@ func (c *Client) login(ctx context.Context, username, password string, auth auth
 		authMode:  authModeLoginCall,
 		out:       &out,
 		secret:    true,
+		secrets:   []string{password},
 	}
 	if err := c.do(ctx, cl); err != nil {
 		return nil, err

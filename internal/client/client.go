@@ -34,6 +34,9 @@ const (
 	DefaultRetryWaitMin   = time.Second
 	DefaultRetryWaitMax   = 30 * time.Second
 	DefaultRequestTimeout = 30 * time.Second
+	// DefaultReadTimeout bounds a call, retries and waits included, whose
+	// context has no deadline of its own: reads and data sources.
+	DefaultReadTimeout = 5 * time.Minute
 	// DefaultConnectRetryBudget bounds how long a run of connection failures
 	// (refused, network unreachable, temporary DNS failure) is retried: long
 	// enough to ride out a coordinator restart, short enough that a wrong
@@ -78,6 +81,9 @@ type Config struct {
 	RetryWaitMin, RetryWaitMax time.Duration
 	// RequestTimeout bounds each attempt (default 30s).
 	RequestTimeout time.Duration
+	// ReadTimeout bounds each call made on a context without a deadline,
+	// its retries and waits included (default DefaultReadTimeout).
+	ReadTimeout time.Duration
 	// ConnectRetryBudget bounds how long connection failures are retried
 	// (default DefaultConnectRetryBudget); MaxRetries bounds them as well.
 	ConnectRetryBudget time.Duration
@@ -114,6 +120,7 @@ type Client struct {
 	retryWaitMin    time.Duration
 	retryWaitMax    time.Duration
 	connectBudget   time.Duration
+	readTimeout     time.Duration
 
 	// now is the clock for Retry-After dates, deadlines and token expiry.
 	now func() time.Time
@@ -144,10 +151,13 @@ func New(cfg Config) (*Client, error) {
 	if c.maxRetries < 0 {
 		return nil, fmt.Errorf("coordinator client: max retries must not be negative, got %d", cfg.MaxRetries)
 	}
-	if cfg.RetryWaitMin < 0 || cfg.RetryWaitMax < 0 || cfg.RequestTimeout < 0 || cfg.ConnectRetryBudget < 0 || cfg.ConnectTimeout < 0 {
+	if cfg.RetryWaitMin < 0 || cfg.RetryWaitMax < 0 || cfg.RequestTimeout < 0 || cfg.ReadTimeout < 0 || cfg.ConnectRetryBudget < 0 || cfg.ConnectTimeout < 0 {
 		return nil, errors.New("coordinator client: retry waits, timeouts and the connect retry budget must not be negative")
 	}
 	c.connectBudget = cfg.ConnectRetryBudget
+	if c.readTimeout = cfg.ReadTimeout; c.readTimeout == 0 {
+		c.readTimeout = DefaultReadTimeout
+	}
 	if c.connectBudget == 0 {
 		c.connectBudget = DefaultConnectRetryBudget
 	}

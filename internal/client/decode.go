@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // errorBody covers both error shapes: the coordinator's
@@ -34,6 +33,7 @@ type responseInfo struct {
 	authMode                string // how a 401 is explained
 	now                     time.Time
 	traits                  callTraits // the request, for IsTransient; zero = derived from method
+	redact                  redactor   // everything quoted from the answer passes through it
 }
 
 // nonJSONPrefix starts the message of an answer that is not JSON (a proxy's
@@ -58,16 +58,16 @@ func decodeError(r responseInfo) *APIError {
 	trimmed := bytes.TrimSpace(r.body)
 	var body errorBody
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &body) == nil {
-		e.ErrorCode = strings.TrimSpace(body.ErrorCode)
-		e.Message = strings.TrimSpace(body.Message)
+		e.ErrorCode = r.redact.text(strings.TrimSpace(body.ErrorCode))
+		e.Message = r.redact.text(strings.TrimSpace(body.Message))
 		var statusName string
 		if json.Unmarshal(body.Status, &statusName) == nil {
-			e.Status = statusName // coordinator: HttpStatus enum name
+			e.Status = r.redact.text(statusName) // coordinator: HttpStatus enum name
 		} else if body.Error != "" {
-			e.Status = body.Error // Spring: reason phrase in "error"
+			e.Status = r.redact.text(body.Error) // Spring: reason phrase in "error"
 		}
 	} else if len(trimmed) > 0 {
-		e.Message = nonJSONPrefix + excerpt(trimmed)
+		e.Message = nonJSONPrefix + r.redact.excerpt(trimmed)
 	}
 	if e.Status == "" {
 		e.Status = http.StatusText(r.status)
@@ -79,7 +79,7 @@ func decodeError(r responseInfo) *APIError {
 		e.Message = joinMessage("the principal lacks the "+r.role+" role required for this call", e.Message)
 	case http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
 		http.StatusTemporaryRedirect, http.StatusPermanentRedirect:
-		e.Message = joinMessage("unexpected redirect to "+strconv.Quote(r.header.Get("Location"))+
+		e.Message = joinMessage("unexpected redirect to "+strconv.Quote(r.redact.text(r.header.Get("Location")))+
 			"; check the endpoint URL", e.Message)
 	}
 	return e
@@ -105,18 +105,4 @@ func joinMessage(ours, server string) string {
 		return ours
 	}
 	return ours + " (" + server + ")"
-}
-
-// excerpt collapses whitespace and cuts b to maxExcerpt bytes on a rune
-// boundary, so an HTML error page becomes a readable one-liner.
-func excerpt(b []byte) string {
-	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(b), "?")), " ")
-	if len(s) <= maxExcerpt {
-		return s
-	}
-	cut := maxExcerpt
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "…"
 }

@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
+	"strconv"
 
 	"github.com/hashicorp/go-retryablehttp"
 )
@@ -48,6 +50,14 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		}
 	}
 	ctx = c.logContext(ctx)
+	if _, ok := ctx.Deadline(); !ok {
+		// Reads and data sources have no timeouts of their own: without a
+		// deadline a server's Retry-After, or a trickling answer, could hold
+		// the plan for as long as it likes.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, c.readTimeout)
+		defer cancel()
+	}
 	var body []byte
 	if cl.body != nil {
 		var err error
@@ -84,8 +94,12 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		if err != nil {
 			return err
 		}
-		respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+		red := c.redactFor(cl)
+		respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
 		_ = resp.Body.Close()
+		if readErr == nil && len(respBody) > maxResponseBytes {
+			readErr = &tooLargeError{atLeast: max(resp.ContentLength, maxResponseBytes+1)}
+		}
 		if readErr != nil {
 			if cl.resend == resendNever && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
 				return c.unreadableAnswer(cl, st, resp.StatusCode, readErr)
@@ -107,11 +121,12 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			apiErr := decodeError(responseInfo{
 				method: cl.method, path: c.apiPath + cl.path, requestID: cl.requestID,
 				status: resp.StatusCode, header: resp.Header, body: respBody,
-				attempts: st.attempt, role: cl.role, authMode: mode, now: c.now(), traits: cl.traits(),
+				attempts: st.attempt, role: cl.role, authMode: mode, now: c.now(), traits: cl.traits(), redact: red,
 			})
 			switch {
 			case plainHTTPToTLSServer(resp.StatusCode, respBody):
-				return st.connectionError(ConnectionHTTPToHTTPS, apiErr)
+				// The hint is the point, not the server's 400: no APIError in the chain.
+				return st.connectionError(ConnectionHTTPToHTTPS, fmt.Errorf("the server answered %d %q", resp.StatusCode, red.excerpt(respBody)))
 			case classifyCall(cl.traits(), apiErr.HTTPStatus, apiErr.ErrorCode) == classAmbiguous:
 				return &AmbiguousError{Kind: AmbiguousNotCoordinatorAnswer, Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID,
 					Attempts: st.attempt, Status: resp.StatusCode, Err: apiErr}
@@ -125,7 +140,7 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			"method": cl.method, "path": c.apiPath + cl.path, "request_id": cl.requestID, "status": resp.StatusCode,
 		}, respBody)
 		if err := json.Unmarshal(respBody, cl.out); err != nil {
-			quoted := excerpt(respBody)
+			quoted := red.excerpt(respBody)
 			if cl.secret {
 				quoted = "(withheld: it may contain a token)"
 			}
@@ -204,7 +219,8 @@ func (c *Client) send(ctx context.Context, cl *call, body []byte, auth authHeade
 		return nil, st, err
 	case ctx.Err() != nil && st.lastErr != nil && st.willRetry:
 		// Cancelled during the backoff sleep.
-		return nil, st, newAbortedError(cl, c.apiPath+cl.path, ctx.Err(), st.lastErr)
+		return nil, st, &InterruptedWaitError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID,
+			Attempts: st.attempt, Err: ctx.Err(), Last: st.lastErrWithAttempts()}
 	}
 	return nil, st, c.networkFailure(cl, st, err)
 }
@@ -218,7 +234,10 @@ func (c *Client) networkFailure(cl *call, st *attemptState, err error) error {
 	if st != nil {
 		attempts = st.attempt
 	}
-	if kind, _, ok := connectionFailure(err); ok && st != nil {
+	kind, _, isConn := connectionFailure(err)
+	// Transport errors may quote the wire (a malformed answer echoing the request).
+	err = &redactedError{err: err, r: c.redactFor(cl)}
+	if isConn && st != nil {
 		return st.connectionError(kind, err)
 	}
 	if cl.resend == resendNever {
@@ -234,6 +253,23 @@ func (c *Client) unreadableAnswer(cl *call, st *attemptState, status int, err er
 		Attempts: st.attempt, Status: status, Err: err}
 }
 
-func newAbortedError(cl *call, path string, ctxErr, last error) error {
-	return &abortedError{method: cl.method, path: path, requestID: cl.requestID, ctxErr: ctxErr, last: last}
+// tooLargeError is an answer longer than maxResponseBytes: the client's own
+// limit, not a malformed answer.
+type tooLargeError struct{ atLeast int64 }
+
+func (e *tooLargeError) Error() string {
+	size := fmt.Sprintf("more than %d MiB", maxResponseBytes>>20)
+	if e.atLeast > maxResponseBytes+1 {
+		size = "at least " + formatBytes(e.atLeast) // from Content-Length
+	}
+	return fmt.Sprintf("the answer is larger than the provider's limit of %d MiB on one response (it was %s), so it was not read; "+
+		"the coordinator's answers are far smaller, so check that endpoint points at the coordinator itself", maxResponseBytes>>20, size)
+}
+
+// formatBytes renders n in MiB with one decimal, or in bytes below 1 MiB.
+func formatBytes(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return strconv.FormatFloat(math.Floor(float64(n)*10/(1<<20))/10, 'f', -1, 64) + " MiB"
 }

@@ -195,12 +195,15 @@ func IsAmbiguous(err error) bool {
 var ErrRetryAfterBeyondDeadline = errors.New("retry wait is past the operation deadline")
 
 // DeadlineError means the next retry would start after the context deadline,
-// so the call failed at once instead of sleeping into a certain timeout. It
-// wraps the last failure, so ErrorCode and AsAPIError still see it.
+// or the server's Retry-After is longer than the client waits at all
+// (Ceiling), so the call failed at once instead of sleeping. It wraps the
+// last failure, so ErrorCode and AsAPIError still see it.
 type DeadlineError struct {
 	Wait           time.Duration // the wait the next retry needed
 	Remaining      time.Duration // time left until the deadline
 	FromRetryAfter bool          // Wait came from the coordinator's Retry-After
+	RetryAfter     string        // with Ceiling: the Retry-After header as the server sent it
+	Ceiling        time.Duration // nonzero: Wait is longer than any wait the client honours
 	Last           error
 }
 
@@ -208,6 +211,11 @@ func (e *DeadlineError) Error() string { return e.Reason() + ": " + e.Last.Error
 
 // Reason says why the retry was abandoned, without the last failure.
 func (e *DeadlineError) Reason() string {
+	if e.Ceiling > 0 {
+		return fmt.Sprintf("the server asked to retry after Retry-After: %q, longer than the longest wait the provider honours "+
+			"(%s: retry_wait_max, or the coordinator's %s rate-limit window if longer), so it did not wait",
+			redactor{}.excerpt([]byte(e.RetryAfter)), formatSeconds(e.Ceiling), formatSeconds(rateLimitWindow))
+	}
 	who := "the next retry would wait"
 	if e.FromRetryAfter {
 		who = "coordinator asked to retry after"
@@ -240,19 +248,30 @@ func (e *transportError) Error() string {
 
 func (e *transportError) Unwrap() error { return e.err }
 
-// abortedError is a call stopped by its context while it waited to retry;
-// it wraps both the context error and the failure that caused the retry.
-type abortedError struct {
-	method, path, requestID string
-	ctxErr, last            error
+// InterruptedWaitError is a call stopped by its context (an interrupt, or
+// the operation's deadline) while it waited to retry; it wraps both the
+// context error and the failure that caused the retry.
+type InterruptedWaitError struct {
+	Method, Path, RequestID string
+	Attempts                int
+	Err                     error // context.Canceled on an interrupt
+	Last                    error
 }
 
-func (e *abortedError) Error() string {
-	return fmt.Sprintf("%s %s: %v while waiting to retry (request id %s); last error: %v",
-		e.method, e.path, e.ctxErr, e.requestID, e.last)
+func (e *InterruptedWaitError) Error() string {
+	return fmt.Sprintf("%s %s: %s; last answer: %v", e.Method, e.Path, e.Reason(), e.Last)
 }
 
-func (e *abortedError) Unwrap() []error { return []error{e.ctxErr, e.last} }
+// Reason says what stopped the wait, without the last failure.
+func (e *InterruptedWaitError) Reason() string {
+	how := "interrupted"
+	if errors.Is(e.Err, context.DeadlineExceeded) {
+		how = "cut short by the operation's deadline"
+	}
+	return fmt.Sprintf("the wait to retry was %s after %d attempt(s), and nothing more was sent (request id %s)", how, e.Attempts, e.RequestID)
+}
+
+func (e *InterruptedWaitError) Unwrap() []error { return []error{e.Err, e.Last} }
 
 // IsTransient reports whether a failure may clear up by itself: the
 // retryable coordinator codes of the retry table, a proxy's 502/503/504 to a

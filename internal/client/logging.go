@@ -64,15 +64,16 @@ func traceBody(ctx context.Context, msg string, fields map[string]any, body []by
 // redactBody renders a JSON body for TRACE logs with the values of secret
 // keys replaced. The login request and response carry the password and the
 // access token, and a literal mask only covers secrets known in advance.
-// Non-JSON bodies are cut to an excerpt.
+// Non-JSON bodies are cut to an excerpt (the log's masks cover the literal
+// secrets).
 func redactBody(body []byte) string {
 	var v any
 	if err := json.Unmarshal(body, &v); err != nil {
-		return excerpt(body)
+		return redactor{}.excerpt(body)
 	}
 	out, err := json.Marshal(redactValue(v))
 	if err != nil {
-		return excerpt(body)
+		return redactor{}.excerpt(body)
 	}
 	return string(out)
 }

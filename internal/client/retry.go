@@ -140,8 +140,13 @@ const (
 )
 
 // maxRetryAfter caps absurd Retry-After values so the arithmetic cannot
-// overflow; the deadline check rejects such waits anyway.
+// overflow; checkRetry refuses any wait beyond its ceiling anyway.
 const maxRetryAfter = 24 * time.Hour
+
+// rateLimitWindow is the coordinator's rate-limit window (CONTRACT §8): its
+// own Retry-After is never longer, so a longer one (from a proxy, say) is
+// refused at once unless retry_wait_max is longer still.
+const rateLimitWindow = 60 * time.Second
 
 // parseRetryAfter reads a Retry-After value: delta-seconds or an HTTP-date
 // (relative to now; a date in the past means "retry now").

@@ -263,18 +263,18 @@ func TestBackoffStaysWithinBounds(t *testing.T) {
 
 func TestRetryAfterBeyondDeadlineFailsAtOnce(t *testing.T) {
 	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		w.Header().Set("Retry-After", "120")
+		w.Header().Set("Retry-After", "45")
 		writeCoordError(w, http.StatusTooManyRequests, CodeRateLimitExceeded, "Coordinator API rate limit exceeded")
 	})
 	c := newTestClient(t, f.URL, nil)
-	c.retryAfterUnit = time.Second // production semantics: the wait really is 120s
+	c.retryAfterUnit = time.Second // production semantics: the wait really is 45s
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_, err := c.ScaleStream(ctx, "orders", 4, Mutation{})
 	if !errors.Is(err, ErrRetryAfterBeyondDeadline) {
 		t.Fatalf("want ErrRetryAfterBeyondDeadline, got %v", err)
 	}
-	if !strings.Contains(err.Error(), "coordinator asked to retry after 120s, which is past the operation deadline (") {
+	if !strings.Contains(err.Error(), "coordinator asked to retry after 45s, which is past the operation deadline (") {
 		t.Errorf("message %q", err)
 	}
 	if ErrorCode(err) != CodeRateLimitExceeded || !IsRateLimited(err) {
@@ -334,6 +334,7 @@ func TestCancelDuringBackoffReturnsContextAndLastError(t *testing.T) {
 	defer cancel()
 	c := newTestClient(t, f.URL, func(cfg *Config) {
 		cfg.RetryWaitMin, cfg.RetryWaitMax = time.Hour, time.Hour
+		cfg.ReadTimeout = 2 * time.Hour // longer than the wait, so that the cancel ends it
 		cfg.HTTPTransport = cancelAfterResponse{base: http.DefaultTransport, cancel: cancel}
 	})
 	_, err := c.GetGroup(ctx, "orders", "billing")
@@ -343,7 +344,7 @@ func TestCancelDuringBackoffReturnsContextAndLastError(t *testing.T) {
 	if ErrorCode(err) != CodeCoordinatorStateMutexUnavailable {
 		t.Errorf("last error lost: %v", err)
 	}
-	if !strings.Contains(err.Error(), "context canceled while waiting to retry") {
+	if !strings.Contains(err.Error(), "the wait to retry was interrupted after 1 attempt(s)") {
 		t.Errorf("message %q", err)
 	}
 	if IsTransient(err) {
