@@ -19,6 +19,7 @@ import (
 func apiErrorDetail(err error, next string) string {
 	var b strings.Builder
 	var deadlineErr *client.DeadlineError
+	var waitErr *client.InterruptedWaitError
 	var notSent *client.NotSentError
 	if errors.As(err, &notSent) {
 		if err != error(notSent) {
@@ -34,10 +35,23 @@ func apiErrorDetail(err error, next string) string {
 			next += "\n" + nextPlan
 		}
 	}
-	if errors.As(err, &deadlineErr) {
+	// Set when the call stopped before its retries ran out: the 429 hint
+	// ("still exceeded after retrying") would then be false.
+	notRetried := false
+	switch {
+	case errors.As(err, &deadlineErr) && deadlineErr.Ceiling > 0:
+		fmt.Fprintf(&b, "Not retried: %s.\n", deadlineErr.Reason())
+		next = joinHints("Run terraform again once the server accepts requests again. If waits this long are expected, raise retry_wait_max.", next)
+		notRetried = true
+	case deadlineErr != nil:
 		// The wrapped answer follows; say first why it was not retried.
 		fmt.Fprintf(&b, "Not retried: %s.\n", deadlineErr.Reason())
-		next = joinHints("Raise the resource's timeouts (or retry later, when the coordinator's rate-limit window has reset).", next)
+		next = joinHints("Raise the resource's timeouts, or read_timeout for refreshes and data sources (or retry later, when the "+
+			"coordinator's rate-limit window has reset).", next)
+		notRetried = true
+	case errors.As(err, &waitErr):
+		fmt.Fprintf(&b, "Stopped: %s.\n", waitErr.Reason())
+		notRetried = true
 	}
 	if apiErr, ok := client.AsAPIError(err); ok {
 		fmt.Fprintf(&b, "The coordinator answered %d", apiErr.HTTPStatus)
@@ -58,7 +72,11 @@ func apiErrorDetail(err error, next string) string {
 		if apiErr.Attempts > 1 {
 			fmt.Fprintf(&b, "Attempts: %d\n", apiErr.Attempts)
 		}
-		if hint := statusHint(apiErr); hint != "" && next == "" {
+		hint := statusHint(apiErr)
+		if notRetried && apiErr.HTTPStatus == 429 {
+			hint = "" // not "still exceeded after retrying": the retries did not run
+		}
+		if hint != "" && next == "" {
 			next = hint
 		} else if hint != "" {
 			next = hint + "\n" + next

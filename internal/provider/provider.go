@@ -65,6 +65,7 @@ type providerModel struct {
 	RetryWaitMin       types.String `tfsdk:"retry_wait_min"`
 	RetryWaitMax       types.String `tfsdk:"retry_wait_max"`
 	RequestTimeout     types.String `tfsdk:"request_timeout"`
+	ReadTimeout        types.String `tfsdk:"read_timeout"`
 	CACertPEM          types.String `tfsdk:"ca_cert_pem"`
 	InsecureSkipVerify types.Bool   `tfsdk:"insecure_skip_verify"`
 }
@@ -157,13 +158,20 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: durationValidators,
 			},
 			"retry_wait_max": schema.StringAttribute{
-				MarkdownDescription: "Longest jittered exponential wait between retries, as a Go duration. Defaults to `30s`." + envNote("retry_wait_max"),
-				Optional:            true,
-				Validators:          durationValidators,
+				MarkdownDescription: "Longest jittered exponential wait between retries, as a Go duration. Defaults to `30s`. A server's `Retry-After` " +
+					"longer than this and than the coordinator's 60 s rate-limit window fails the call at once instead of waiting." + envNote("retry_wait_max"),
+				Optional:   true,
+				Validators: durationValidators,
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`. Waiting for a migration is governed " +
 					"by each resource's `timeouts` instead." + envNote("request_timeout"),
+				Optional:   true,
+				Validators: durationValidators,
+			},
+			"read_timeout": schema.StringAttribute{
+				MarkdownDescription: "Bound on each request made outside a resource's create, update and delete `timeouts` (refreshes, data sources, " +
+					"plan-time reads), its retries and waits included, as a Go duration. Defaults to `5m`." + envNote("read_timeout"),
 				Optional:   true,
 				Validators: durationValidators,
 			},

@@ -100,7 +100,8 @@ func unknownSettings(m providerModel) []string {
 		{"endpoint", m.Endpoint}, {"username", m.Username}, {"password", m.Password}, {"token", m.Token}, {"login", m.Login},
 		{"requested_by", m.RequestedBy}, {"request_id_prefix", m.RequestIDPrefix}, {"run_id", m.RunID},
 		{"default_reason", m.DefaultReason}, {"max_retries", m.MaxRetries}, {"retry_wait_min", m.RetryWaitMin},
-		{"retry_wait_max", m.RetryWaitMax}, {"request_timeout", m.RequestTimeout}, {"ca_cert_pem", m.CACertPEM},
+		{"retry_wait_max", m.RetryWaitMax}, {"request_timeout", m.RequestTimeout}, {"read_timeout", m.ReadTimeout},
+		{"ca_cert_pem", m.CACertPEM},
 		{"insecure_skip_verify", m.InsecureSkipVerify},
 	}
 	var unknown []string
@@ -128,6 +129,7 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		RetryWaitMin:       s.duration("retry_wait_min", m.RetryWaitMin, client.DefaultRetryWaitMin),
 		RetryWaitMax:       s.duration("retry_wait_max", m.RetryWaitMax, client.DefaultRetryWaitMax),
 		RequestTimeout:     s.duration("request_timeout", m.RequestTimeout, client.DefaultRequestTimeout),
+		ReadTimeout:        s.duration("read_timeout", m.ReadTimeout, client.DefaultReadTimeout),
 		CACertPEM:          s.str("ca_cert_pem", m.CACertPEM),
 		InsecureSkipVerify: s.boolean("insecure_skip_verify", m.InsecureSkipVerify),
 		MaxRetries:         client.DefaultMaxRetries,
