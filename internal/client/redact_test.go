@@ -172,3 +172,21 @@ func TestRedactorPatterns(t *testing.T) {
 		t.Errorf("an excerpt cut inside a secret shows part of it: %q", got)
 	}
 }
+
+// Whatever surrounds a configured secret, in any of its escaped forms, the
+// excerpt does not show it.
+func FuzzRedactorExcerpt(f *testing.F) {
+	const secret = `pw"<&>x9`
+	f.Add("echo: ", " tail", uint8(0))
+	f.Add("<p>", "</p>", uint8(1))
+	f.Fuzz(func(t *testing.T, before, after string, form uint8) {
+		j, _ := json.Marshal(secret)
+		forms := []string{secret, string(j[1 : len(j)-1]), html.EscapeString(secret), url.QueryEscape(secret)}
+		got := newRedactor(secret).excerpt([]byte(before + forms[int(form)%len(forms)] + after))
+		for _, s := range forms {
+			if strings.Contains(got, s) {
+				t.Fatalf("excerpt %q shows the secret as %q", got, s)
+			}
+		}
+	})
+}

@@ -196,6 +196,10 @@ func FuzzParseRetryAfter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		d, ok := parseRetryAfter(v, now)
+		// A refused Retry-After is quoted as one bounded line, whatever it holds.
+		if r := (&DeadlineError{Wait: d, Ceiling: time.Minute, RetryAfter: v}).Reason(); strings.ContainsAny(r, "\r\n") || len(r) > 600 {
+			t.Fatalf("refusing %q quotes it as %q", v, r)
+		}
 		if !ok {
 			if d != 0 {
 				t.Fatalf("not ok but d = %v", d)

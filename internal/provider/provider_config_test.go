@@ -52,13 +52,14 @@ func TestResolveConfig_EnvironmentFallbacksAndDefaults(t *testing.T) {
 		"REDIS_STREAM_COORDINATOR_REQUESTED_BY":    "terraform:prod",
 		"REDIS_STREAM_COORDINATOR_RUN_ID":          "run-7",
 		"REDIS_STREAM_COORDINATOR_REQUEST_TIMEOUT": "45s",
+		"REDIS_STREAM_COORDINATOR_READ_TIMEOUT":    "2m",
 	}))
 	if diags.HasError() {
 		t.Fatal(errorsOn(diags))
 	}
 	if cfg.Endpoint != "https://coord.example:8080" || cfg.Username != "ci-writer" || cfg.Password != "s3cret" || !cfg.Login ||
 		cfg.MaxRetries != 3 || cfg.RetryWaitMax != 5*time.Second || cfg.RetryWaitMin != time.Second ||
-		cfg.RequestTimeout != 45*time.Second || cfg.RequestedBy != "terraform:prod" || cfg.RunID != "run-7" {
+		cfg.RequestTimeout != 45*time.Second || cfg.ReadTimeout != 2*time.Minute || cfg.RequestedBy != "terraform:prod" || cfg.RunID != "run-7" {
 		t.Fatalf("resolved %+v", cfg)
 	}
 }
