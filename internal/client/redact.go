@@ -24,9 +24,15 @@ type redactor struct {
 // redacted replaces every secret.
 const redacted = "***"
 
+// authSchemeValue is an Authorization value; group 3 is the credential.
+var authSchemeValue = regexp.MustCompile(`(?i)\b(basic|bearer)(\s+)([A-Za-z0-9+/=._~-]+)`)
+
+// proseWord is a lowercase word after "Basic" or "Bearer" ("Bearer token",
+// `Basic realm=…`): prose, not a credential.
+var proseWord = regexp.MustCompile(`^[a-z]+=?$`)
+
 // credentialPatterns match a credential by what precedes it; group 1 is kept.
 var credentialPatterns = []*regexp.Regexp{
-	regexp.MustCompile(`(?i)\b((?:basic|bearer)\s+)[A-Za-z0-9+/=._~-]+`),
 	regexp.MustCompile(`(?i)((?:"|\\"|&quot;|&#34;)(?:password|token|access_?token|authorization)(?:"|\\"|&quot;|&#34;)\s*:\s*)` +
 		`(?:"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|&quot;.*?&quot;|&#34;.*?&#34;)`),
 	regexp.MustCompile(`(?i)\b((?:password|passwd|token|access_?token)=)[^&\s"'<]+`),
@@ -65,6 +71,12 @@ func (r redactor) text(s string) string {
 	if r.literals != nil {
 		s = r.literals.Replace(s)
 	}
+	s = authSchemeValue.ReplaceAllStringFunc(s, func(m string) string {
+		if g := authSchemeValue.FindStringSubmatch(m); !proseWord.MatchString(g[3]) {
+			return g[1] + g[2] + redacted
+		}
+		return m
+	})
 	for _, re := range credentialPatterns {
 		s = re.ReplaceAllString(s, "${1}"+redacted)
 	}

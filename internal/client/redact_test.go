@@ -163,6 +163,7 @@ func TestRedactorPatterns(t *testing.T) {
 		"&quot;token&quot;:&quot;xyz&quot;":            "&quot;token&quot;:***",
 		"username=a&password=p%40ss&x=1":               "username=a&password=***&x=1",
 		"HTTP Basic (the username/password) rejected.": "HTTP Basic (the username/password) rejected.",
+		`invalid Bearer token; Basic realm="coord"`:    `invalid Bearer token; Basic realm="coord"`,
 	} {
 		if got := r.text(in); got != want {
 			t.Errorf("text(%q) = %q, want %q", in, got, want)

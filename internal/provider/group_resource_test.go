@@ -244,12 +244,12 @@ func TestAccGroup_retryAfterPastTheDeadlineFailsAtOnce(t *testing.T) {
 	c := a.env.RequireInRepo(t, "answers 429 with a Retry-After longer than the create timeout")
 	p := acctest.RandomName("patience")
 	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultRespond, Status: 429,
-		ErrorCode: "RATE_LIMIT_EXCEEDED", Message: "Coordinator API rate limit exceeded", RetryAfter: "3600"})
+		ErrorCode: "RATE_LIMIT_EXCEEDED", Message: "Coordinator API rate limit exceeded", RetryAfter: "45"})
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			Config:      a.env.ProviderConfig() + groupHCL("test", p, "svc", "initial_shard_count = 1", "timeouts {\n    create = \"30s\"\n  }"),
-			ExpectError: regexp.MustCompile(`(?s)Not retried: coordinator asked to retry after 3600s, which is past the\s+operation deadline.*RATE_LIMIT_EXCEEDED.*Request id: terraform-.*Raise the resource's timeouts`),
+			ExpectError: regexp.MustCompile(`(?s)Not retried: coordinator asked to retry after 45s, which is past the\s+operation deadline.*RATE_LIMIT_EXCEEDED.*Request id: terraform-.*Raise the resource's timeouts`),
 		}},
 	})
 }
