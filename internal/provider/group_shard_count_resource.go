@@ -101,12 +101,12 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			"requested_by": schema.StringAttribute{
 				MarkdownDescription: "`requestedBy` for this resource's scale and rollback calls. Defaults to the provider's `requested_by`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"reason": schema.StringAttribute{
 				MarkdownDescription: "`reason` for this resource's scale and rollback calls. Defaults to the provider's `default_reason`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"wait_for": schema.StringAttribute{
 				MarkdownDescription: "`COMPLETION` (default): wait until every affected group's migration is `DEPRECATED`. `ACCEPTED`: return " +
