@@ -33,7 +33,13 @@ func TestAccBlank_followsTheCoordinatorsRules(t *testing.T) {
 				ExpectError: regexp.MustCompile(`(?s)` + words("Attribute reason must not be blank") + `.*` + words(`got: "\x1c"`)),
 			},
 			{
-				Config:      a.env.ProviderConfig() + groupHCL("test", p, `\u001c`, `reason = "ops"`),
+				// HCL's own escape: Go's %q would write \x1c, which HCL lacks.
+				Config: a.env.ProviderConfig() + `
+resource "redisstreamcoordinator_group" "test" {
+  stream_prefix  = "` + p + `"
+  consumer_group = "\u001c"
+}
+`,
 				PlanOnly:    true,
 				ExpectError: regexp.MustCompile(words(`consumer group "\x1c" is blank`)),
 			},
