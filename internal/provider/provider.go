@@ -45,6 +45,9 @@ type coordinatorProvider struct {
 	// httpTransport, set by tests, is the client's base transport (nil: the
 	// default one); a test dials a named host on loopback with it.
 	httpTransport http.RoundTripper
+	// timing, set by tests, is how long sent mutations are settled for
+	// (grace.go); the zero value is the defaults.
+	timing settleTiming
 }
 
 // New returns a provider factory for providerserver.
@@ -218,7 +221,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	fields := credentialsLog(model, p.getenv)
 	fields["endpoint"], fields["auth"], fields["run_id"], fields["requested_by"] = c.Endpoint(), authMode(cfg), c.RunID(), c.RequestedBy()
 	tflog.Debug(ctx, "configured Redis Stream Coordinator client", fields)
-	pd := newProviderData(c)
+	pd := newProviderData(c, p.timing)
 	resp.DataSourceData = pd
 	resp.ResourceData = pd
 	resp.EphemeralResourceData = pd
