@@ -32,7 +32,7 @@ func serveInProcess(t *testing.T, p *coordinatorProvider) string {
 	served := make(chan error, 1)
 	go func() {
 		served <- tf6server.Serve(RegistryAddress, NewProtocol6(p), tf6server.WithDebug(ctx, configs, closed),
-			tf6server.WithGoPluginLogger(hclog.NewNullLogger()), tf6server.WithoutLogStderrOverride())
+			tf6server.WithGoPluginLogger(hclog.NewNullLogger()), tf6server.WithLoggingSink(t))
 	}()
 	var rc *plugin.ReattachConfig
 	select {
