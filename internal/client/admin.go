@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // Mutation carries the audit fields of one admin mutation. Blank fields are
@@ -23,10 +25,10 @@ func (c *Client) fill(m Mutation, operation string) Mutation {
 	if m.RequestID == "" {
 		m.RequestID = c.NewRequestID(operation)
 	}
-	if strings.TrimSpace(m.RequestedBy) == "" {
+	if blank.Body(m.RequestedBy) {
 		m.RequestedBy = c.requestedBy
 	}
-	if strings.TrimSpace(m.Reason) == "" {
+	if blank.Body(m.Reason) {
 		m.Reason = c.defaultReason
 	}
 	return m
@@ -122,7 +124,7 @@ func (c *Client) CreateGroup(ctx context.Context, p, g string, initialShardCount
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "create-group", requestID: m.RequestID,
 		body:   createBody{InitialShardCount: initialShardCount, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, create: true, out: &out,
+		resend: resendNever, create: true, out: &out, expect: groupAnswer(p, g),
 	})
 	if err != nil {
 		return nil, err
@@ -149,7 +151,7 @@ func (c *Client) DeleteGroup(ctx context.Context, p, g string, force bool, m Mut
 	err = c.do(ctx, &call{
 		method: http.MethodDelete, path: path, operation: "delete-group", requestID: m.RequestID,
 		body:   deleteBody{RequestedBy: m.RequestedBy, Reason: m.Reason, Force: force},
-		resend: resendNever, out: &out,
+		resend: resendNever, out: &out, expect: groupAnswer(p, g),
 	})
 	if err != nil {
 		return nil, err
@@ -272,7 +274,7 @@ func getGroupAt(ctx context.Context, c *Client, prefix, p, g, operation string) 
 		return nil, err
 	}
 	var out Group
-	if err := c.do(ctx, &call{method: http.MethodGet, path: prefix + path, operation: operation, out: &out}); err != nil {
+	if err := c.do(ctx, &call{method: http.MethodGet, path: prefix + path, operation: operation, out: &out, expect: groupAnswer(p, g)}); err != nil {
 		return nil, err
 	}
 	return &out, nil

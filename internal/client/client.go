@@ -22,6 +22,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-cleanhttp"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // APIBasePath is appended to Config.Endpoint.
@@ -187,11 +189,11 @@ func New(cfg Config) (*Client, error) {
 	if c.requestIDPrefix == "" {
 		c.requestIDPrefix = DefaultRequestIDPrefix
 	}
-	c.requestedBy = strings.TrimSpace(cfg.RequestedBy)
+	c.requestedBy = blank.Trim(cfg.RequestedBy)
 	if c.requestedBy == "" {
 		c.requestedBy = DefaultRequestedBy
 	}
-	c.defaultReason = strings.TrimSpace(cfg.DefaultReason)
+	c.defaultReason = blank.Trim(cfg.DefaultReason)
 	if c.defaultReason == "" {
 		c.defaultReason = "terraform apply " + c.runID
 	}

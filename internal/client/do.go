@@ -25,13 +25,14 @@ type call struct {
 	requestID string // "" = generate
 	body      any    // nil = no body
 	resend    resendPolicy
-	create    bool        // create stream/group: a provisioning failure is not re-sent
-	role      string      // role named by a 403; "" = derived from method
-	fixedAuth *authHeader // used instead of the client's auth (login), never re-logged in
-	authMode  string      // overrides the client's mode in 401 messages
-	out       any         // decode target for a 2xx body, nil = ignore
-	secret    bool        // the response carries a secret: never quote it in errors
-	secrets   []string    // the call's own secrets (a login's password), redacted from errors
+	create    bool         // create stream/group: a provisioning failure is not re-sent
+	role      string       // role named by a 403; "" = derived from method
+	fixedAuth *authHeader  // used instead of the client's auth (login), never re-logged in
+	authMode  string       // overrides the client's mode in 401 messages
+	out       any          // decode target for a 2xx body, nil = ignore
+	secret    bool         // the response carries a secret: never quote it in errors
+	secrets   []string     // the call's own secrets (a login's password), redacted from errors
+	expect    *answerCheck // what a 2xx body must be beyond decoding (decode_answer.go); nil = anything that decodes
 }
 
 // do runs one call through authentication, transport retries and error
@@ -151,7 +152,7 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			}
 			return decodeErr
 		}
-		return nil
+		return c.checkAnswer(cl, st, resp.StatusCode, respBody)
 	}
 }
 

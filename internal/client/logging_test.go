@@ -46,7 +46,7 @@ func TestBasicCredentialsAreNotLogged(t *testing.T) {
 			return
 		}
 		g := groupJSON("orders", "billing", 4)
-		g["consumerGroup"] = "billing " + echo
+		g["note"] = "billing " + echo // not in the group's name: that answer would be about another group
 		writeJSON(w, 200, g)
 	})
 	var buf bytes.Buffer

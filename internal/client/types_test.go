@@ -91,7 +91,7 @@ func TestMonitoringDecoding(t *testing.T) {
 			`"memberId":"m1","memberName":"pod-1","memberState":"ACTIVE","shard":{"shardIndex":3},"streamKey":"orders:3",` +
 			`"lastDeliveredId":"1-0","lastAckedId":null,"pendingCount":2,"updatedAt":"2025-01-02T03:04:05Z"}]}`,
 		"/coord/v1/monitoring/streams/orders/groups/billing/migrations": `{"migrations":[` + migrationJSON + `],"activeReshardingId":null}`,
-		"/coord/v1/monitoring/streams/orders/groups/billing":            `{"streamPrefix":"orders","consumerGroup":"billing","shardCount":2}`,
+		"/coord/v1/monitoring/streams/orders/groups/billing":            `{"streamPrefix":"orders","consumerGroup":"billing","shardCount":2,"metadataVersion":6}`,
 		"/coord/v1/streams/orders/groups/billing/producer-routing": `{"streamPrefix":"orders","consumerGroup":"billing","metadataVersion":6,` +
 			`"shardCount":2,"streamKeyPattern":"orders:{shardIndex}","shards":[{"shardIndex":0,"streamKey":"orders:0","redisSlot":8578},` +
 			`{"shardIndex":1,"streamKey":"orders:1","redisSlot":12707}]}`,

@@ -3,6 +3,8 @@ package coordinator
 import (
 	"net/http"
 	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // createRequest is the body of both creates (§4.1, §4.2).
@@ -44,11 +46,11 @@ func (x *exchange) initialShardCount(req createRequest) int {
 // name rules are non-blank names and a prefix without hash-tag braces.
 func validateNames(prefix, group string) *apiError {
 	switch {
-	case isBlank(prefix):
+	case blank.Name(prefix):
 		return errorf(http.StatusBadRequest, CodeInvalidRequest, "streamPrefix must not be blank")
 	case strings.ContainsAny(prefix, "{}"):
 		return errorf(http.StatusBadRequest, CodeInvalidRequest, "streamPrefix must not contain Redis Cluster hash tag braces")
-	case isBlank(group):
+	case blank.Name(group):
 		return errorf(http.StatusBadRequest, CodeInvalidRequest, "consumerGroup must not be blank")
 	}
 	return nil

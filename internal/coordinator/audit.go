@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // Audit outcomes (CONTRACT §10).
@@ -176,7 +178,7 @@ func fillFromBody(ev *AuditEvent, body []byte) {
 		return
 	}
 	for name, dst := range map[string]**string{"requestedBy": &ev.RequestedBy, "reason": &ev.Reason} {
-		if s, ok := obj[name].(string); ok && !isBlank(s) {
+		if s, ok := obj[name].(string); ok && !blank.Body(s) {
 			*dst = &s
 		}
 	}

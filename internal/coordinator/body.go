@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // maxBodyBytes caps what a request may send; the real server has no
@@ -308,7 +310,7 @@ func (f *fields) anyScalarOrNull(name string) {
 type violations []string
 
 func (v *violations) notBlank(field, value string) {
-	if strings.TrimSpace(value) == "" {
+	if blank.Body(value) {
 		*v = append(*v, field+": "+msgNotBlank)
 	}
 }
@@ -329,5 +331,3 @@ func (v violations) err() *apiError {
 	slices.Sort(s)
 	return errorf(http.StatusBadRequest, CodeInvalidRequest, strings.Join(s, "; "))
 }
-
-func isBlank(s string) bool { return strings.TrimSpace(s) == "" }

@@ -15,10 +15,12 @@ import (
 // scale, delete and rollback.
 const MaxResends = 2
 
-// Mutation is one coordinator mutation for Settle. Send and ReadBack run on
-// the context Settle gets: the caller's grace context (the provider's
+// Mutation is one coordinator mutation for Settle. ReadBack runs on the
+// context Settle gets: the caller's grace context (the provider's
 // graceContext), so an interrupt while a request is in flight still ends
-// with the outcome known, and the client sends nothing new after it.
+// with the outcome known, and the client sends nothing new after it. Send
+// runs on its send context (WithSendContext), which an interrupt's grace
+// ends first, so that a held answer leaves time for the read-back.
 type Mutation[T any] struct {
 	// What names the mutation in logs and errors: "delete of group "svc"
 	// under stream prefix "orders"".
@@ -164,7 +166,8 @@ func Settle[T any](ctx context.Context, m Mutation[T]) (T, Journal, error) {
 	}
 	j := Journal{What: m.What, RequestID: m.RequestID}
 	var zero T
-	res, err := m.Send(ctx)
+	send := SendContextOf(ctx)
+	res, err := m.Send(send)
 	j.Sends++
 	j.logSend(ctx, err, lost(err))
 	for {
@@ -195,7 +198,7 @@ func Settle[T any](ctx context.Context, m Mutation[T]) (T, Journal, error) {
 			why = "the read-back failed (" + rerr.Error() + "), and a second send of it is harmless"
 		}
 		j.log(ctx, "sending the mutation again with the same request id: "+why, nil)
-		again, aerr := m.Send(ctx)
+		again, aerr := m.Send(send)
 		if client.IsNotSent(aerr) {
 			j.log(ctx, "the re-send was not sent: the operation ended", map[string]any{"error": aerr.Error()})
 			return zero, j, &UnsettledError{Reason: NotSentAgain, What: m.What, RequestID: m.RequestID, Sends: j.Sends, Lost: err, ReadBack: rerr, NotSent: aerr}

@@ -33,7 +33,7 @@ func (a *accTest) factories() map[string]func() (tfprotov6.ProviderServer, error
 }
 
 // testServer serves a fresh provider as main.go does.
-func testServer() tfprotov6.ProviderServer { return NewProtocol6(New("test")())() }
+func testServer() tfprotov6.ProviderServer { return NewProtocol6(newTestProvider())() }
 
 // groupHCL is a redisstreamcoordinator_group block; extra lines go inside it.
 func groupHCL(name, p, g string, extra ...string) string {

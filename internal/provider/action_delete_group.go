@@ -182,13 +182,13 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 	m := cfg.mutation(api, "delete-group")
 	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, (&groupSurvey{group: grp}).describe(), force, m.RequestID)
-	deleteGroupOnce(ctx, api, p, g, force, m, say, &resp.Diagnostics)
+	deleteGroupOnce(ctx, a.pd.timing, api, p, g, force, m, say, &resp.Diagnostics)
 }
 
 // deleteGroupOnce sends the delete, reading a lost answer back as the
 // group resource's destroy does (deleteGroupSettled), and reports the outcome.
-func deleteGroupOnce(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
-	settledBy, err := deleteGroupSettled(ctx, api, p, g, force, m)
+func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
+	settledBy, err := deleteGroupSettled(ctx, timing, api, p, g, force, m)
 	if settledBy != nil {
 		say.say("The answer to the delete (request id %s) was lost (%s); reading the group back found it gone, so the delete was applied.",
 			m.RequestID, lostAnswerCause(settledBy))

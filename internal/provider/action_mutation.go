@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -126,12 +124,3 @@ func formatSince(t client.Time) string {
 	}
 	return t.UTC().Format(time.RFC3339)
 }
-
-// notBlankValidator refuses a value of only white space: the coordinator
-// rejects a blank reason or requestedBy with 400 INVALID_REQUEST. A value
-// passes when it has a character strings.TrimSpace would keep: one that is
-// not unicode.IsSpace (\t \n \v \f \r, U+0085 and the Z categories; RE2's
-// \s lacks \v and the Unicode spaces). Null and unknown values pass.
-var notBlankValidator = stringvalidator.RegexMatches(regexp.MustCompile(`[^\t\n\v\f\r\x{85}\p{Z}]`),
-	"must not be blank (the coordinator rejects a blank reason or requestedBy with 400 INVALID_REQUEST): "+
-		"say who asks for this operation and why")

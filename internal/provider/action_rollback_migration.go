@@ -142,7 +142,7 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 		m := cfg.mutation(api, "rollback-migration")
 		say.say("Rolling back migration %s of group %q (%d→%d shards, %s since %s); request id %s.",
 			t.m.ReshardingID, t.group, t.m.FromShardCount, t.m.ToShardCount, t.m.State, formatSince(t.m.UpdatedAt), m.RequestID)
-		if !rollbackOne(ctx, api, p, t, m, say, &resp.Diagnostics, rolled) {
+		if !rollbackOne(ctx, a.pd.timing, api, p, t, m, say, &resp.Diagnostics, rolled) {
 			return
 		}
 		rolled = append(rolled, t)
@@ -166,10 +166,10 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 // rollbackOne sends one rollback, reading a lost answer back as the shard
 // count's rollback does (rollbackSettled). It reports false after adding an
 // error.
-func rollbackOne(ctx context.Context, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
+func rollbackOne(ctx context.Context, timing settleTiming, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
 	diags *diag.Diagnostics, soFar []groupMigration) bool {
 	id := t.m.ReshardingID
-	_, settledBy, err := rollbackSettled(ctx, api, p, t.group, id, m)
+	_, settledBy, err := rollbackSettled(ctx, timing, api, p, t.group, id, m)
 	if settledBy != nil {
 		say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
 			id, m.RequestID, lostAnswerCause(settledBy))

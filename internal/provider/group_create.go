@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"sort"
 	"strings"
-	"time"
 	"unicode/utf8"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -16,13 +15,6 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-// createSettleBound is how long a create whose response was lost may still
-// be queued or running on the coordinator: critical sections queue on a JVM
-// lock and then wait up to 5 s for the state mutex (CONTRACT §4.2). A group
-// seen during that window may still be deleted again if provisioning fails,
-// so it is adopted only if it is still there after the bound.
-var createSettleBound = 6 * time.Second
 
 // siblingBasisGetLimit: up to this many siblings in the plan's basis are
 // re-read one by one at apply; more are re-read with one listing.
@@ -80,7 +72,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// An interrupt while the create is in flight must not lose the group the
 	// coordinator made: the request and its read-back get a grace period
 	// (and after an interrupt the client sends no create at all).
-	mctx, done := graceContext(ctx, "create-group "+m.RequestID)
+	mctx, done := r.pd.timing.graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
 	group, err := r.createSettled(mctx, p, g, count, m, &resp.Diagnostics)
 	if err != nil {
@@ -96,7 +88,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+
 				"finished it within its %s grace period: the group exists and is recorded in state, so the next apply continues from it.",
-			ctx.Err(), g, p, m.RequestID, cancelGrace))
+			ctx.Err(), g, p, m.RequestID, r.pd.timing.grace()))
 	}
 	if rescale != nil && group.ShardCount != *rescale {
 		r.rescaleCreated(ctx, p, g, *rescale, group, m, &resp.Diagnostics)

@@ -18,7 +18,8 @@ import (
 //   - the group exists as this create would make it (the count it sent, no
 //     migration history: proveOwnCreate; any metadataVersion, since
 //     consumers joining raise it): it is adopted once it is still there
-//     after createSettleBound;
+//     after the create settle bound (settleTiming), or at once after an
+//     interrupt (confirmSettled);
 //   - the group exists, but this create sent no count: nothing proves it is
 //     ours; it is not adopted, and the error says what is known;
 //   - the group exists otherwise: someone else made or changed it;
@@ -69,7 +70,7 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			if settled == nil {
 				// Deleted again: the lost create failed while provisioning.
 				return nil, false, prefix.Decided(fmt.Errorf("%w (request id %s): the group appeared (metadataVersion %d) and was "+
-					"deleted again by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, createSettleBound))
+					"deleted again by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, r.pd.timing.settleBound()))
 			}
 			return settled, true, nil
 		},
@@ -82,12 +83,18 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 		if landed {
 			how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
 		}
+		lost, still := "was lost", fmt.Sprintf("was still there after the coordinator's %s critical-section bound", r.pd.timing.settleBound())
+		if ended := client.OperationEnded(ctx); ended != nil {
+			lost = fmt.Sprintf("was still outstanding when the operation ended (%v) and its share of the grace period ran out", ended)
+			still = "was read back once, without waiting for the critical-section bound (the interrupt leaves no time for it; if " +
+				"the coordinator deletes it again, the next refresh finds it gone and the next plan creates it)"
+		}
 		diags.AddWarning("Adopted a group whose create response was lost",
-			fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) was lost. %s with %d shards "+
+			fmt.Sprintf("The answer to the create of group %q under stream prefix %q (request id %s) %s. %s with %d shards "+
 				"(the count this create sent) and no migration history, as this create would have made it (metadataVersion %d: "+
-				"consumers that joined since raise it), and was still there after the coordinator's %s critical-section bound, so it "+
-				"was adopted into state as this apply's own group. If another actor created the same group at the same moment: %s",
-				g, p, m.RequestID, how, group.ShardCount, group.MetadataVersion, createSettleBound, auditLookupHint(p, g, m.RequestID)))
+				"consumers that joined since raise it), and %s, so it was adopted into state as this apply's own group. If another "+
+				"actor created the same group at the same moment: %s",
+				g, p, m.RequestID, lost, how, group.ShardCount, group.MetadataVersion, still, auditLookupHint(p, g, m.RequestID)))
 	case errors.As(err, &un) && un.Reason == prefix.NotSentAgain && errors.As(un.NotSent, &notSent):
 		return nil, fmt.Errorf("the operation ended (%w) while the create (request id %s) was in flight, and the group does not exist: "+
 			"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
@@ -198,11 +205,18 @@ func lostCreateNextPlan(p, g string) string {
 		"import block with id = %q); if it does not, it plans the create again.", groupID(p, g), groupID(p, g))
 }
 
-// confirmSettled waits out createSettleBound (with the client's sleep, as
-// the polls do: it ends early with ctx) and reads the group again: nil when
-// it is gone (the coordinator deleted it again).
+// confirmSettled waits out the create settle bound (with the client's
+// sleep, as the polls do: it ends early with ctx) and reads the group again:
+// nil when it is gone (the coordinator deleted it again). After an
+// interrupt it adopts what the one read-back saw: the grace has no room for
+// the bound, and a group recorded in state that the coordinator deletes
+// again is found gone by the next refresh, whereas one left out of state
+// fails the next apply with "Group already exists".
 func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
-	if err := client.Sleep(ctx, createSettleBound); err != nil {
+	if client.OperationEnded(ctx) != nil {
+		return seen, nil
+	}
+	if err := client.Sleep(ctx, r.pd.timing.settleBound()); err != nil {
 		return nil, err
 	}
 	group, err := r.pd.api.GetGroup(ctx, p, g)

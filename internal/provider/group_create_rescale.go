@@ -39,7 +39,7 @@ import (
 // explained, and explains no sibling's move itself.
 func (r *groupResource) groupScaler(p, g string, target int32, requestedBy, reason string, diags *diag.Diagnostics) *scaler {
 	return &scaler{
-		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
+		api: r.pd.api, timing: r.pd.timing, locks: r.pd.prefixLocks, p: p, g: g, target: target, diags: diags,
 		mutation: client.Mutation{RequestedBy: requestedBy, Reason: reason},
 		run:      &r.pd.run, planned: map[string]int64{}, reads: r.pd.groups,
 	}

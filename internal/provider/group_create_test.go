@@ -15,12 +15,16 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 )
 
-func init() {
-	// The settle bound is the coordinator's critical-section bound; the
-	// in-repo coordinator has no such queue, and whether a group is still
-	// there after the bound does not depend on its length in these tests
-	// (they delete it, or not, through hooks), so keep the tests fast.
-	createSettleBound = 20 * time.Millisecond
+// testTiming is the settle timing of the tests' in-process provider. The
+// settle bound is the coordinator's critical-section bound; the in-repo
+// coordinator has no such queue, and whether a group is still there after
+// the bound does not depend on its length in these tests (they delete it,
+// or not, through hooks), so keep the tests fast.
+func testTiming() settleTiming { return settleTiming{createSettleBound: 20 * time.Millisecond} }
+
+// newTestProvider is the provider as New makes it, with testTiming.
+func newTestProvider() *coordinatorProvider {
+	return &coordinatorProvider{version: "test", timing: testTiming()}
 }
 
 // TestAccGroup_provisioningFailureOnFirstCreateExplained: 503

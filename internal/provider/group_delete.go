@@ -13,7 +13,7 @@ import (
 // (deleteGroupSettled); a lost answer that the read-back showed applied is
 // reported as a warning.
 func (r *groupResource) deleteGroup(ctx context.Context, p, g string, force bool, m client.Mutation, diags *diag.Diagnostics) error {
-	settledBy, err := deleteGroupSettled(ctx, r.pd.api, p, g, force, m)
+	settledBy, err := deleteGroupSettled(ctx, r.pd.timing, r.pd.api, p, g, force, m)
 	if settledBy != nil {
 		diags.AddWarning("The answer to the group's delete was lost; the group is gone", fmt.Sprintf(
 			"The delete of group %q under stream prefix %q (request id %s) got no answer from the coordinator itself: %s. Reading the "+

@@ -118,12 +118,12 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"requested_by": schema.StringAttribute{
 				MarkdownDescription: "`requestedBy` of this group's create and delete calls. Defaults to the provider's `requested_by`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"reason": schema.StringAttribute{
 				MarkdownDescription: "`reason` for this group's create and delete calls. Defaults to the provider's `default_reason`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"deletion_policy": schema.StringAttribute{
 				MarkdownDescription: "What destroying the resource does: `ABANDON` (default) removes it from state only, with a warning; " +

@@ -101,12 +101,12 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 			"requested_by": schema.StringAttribute{
 				MarkdownDescription: "`requestedBy` for this resource's scale and rollback calls. Defaults to the provider's `requested_by`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"reason": schema.StringAttribute{
 				MarkdownDescription: "`reason` for this resource's scale and rollback calls. Defaults to the provider's `default_reason`.",
 				Optional:            true,
-				Validators:          []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators:          []validator.String{notBlankValidator},
 			},
 			"wait_for": schema.StringAttribute{
 				MarkdownDescription: "`COMPLETION` (default): wait until every affected group's migration is `DEPRECATED`. `ACCEPTED`: return " +
@@ -279,7 +279,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	s := &scaler{
-		api: r.pd.api, locks: r.pd.prefixLocks, p: p, g: g, target: target,
+		api: r.pd.api, timing: r.pd.timing, locks: r.pd.prefixLocks, p: p, g: g, target: target,
 		watch:            r.pd.watch,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
@@ -391,7 +391,7 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 		rctx := ctx
 		if ctx.Err() != nil {
 			var cancel context.CancelFunc
-			rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), cancelGrace)
+			rctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), s.timing.grace())
 			defer cancel()
 		}
 		g, err := s.api.GetGroup(rctx, s.p, s.g)

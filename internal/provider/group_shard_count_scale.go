@@ -31,6 +31,7 @@ import (
 // starting a stream-level scale or taking over migrations already under way.
 type scaler struct {
 	api              *client.Client
+	timing           settleTiming // how long what was sent is settled for (grace.go)
 	locks            *keyedMutex
 	p, g             string
 	target           int32
@@ -783,7 +784,7 @@ var errDiagnosed = errors.New("reported in the diagnostics")
 func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutcome {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-stream")
-	mctx, done := graceContext(ctx, "scale-stream "+m.RequestID)
+	mctx, done := s.timing.graceContext(ctx, "scale-stream "+m.RequestID)
 	defer done()
 	sends := 0
 	var lost error // the answer the read-back settles, for its warning
@@ -952,7 +953,7 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
 	s.note(prefix.Rollback, g, m.RequestID)
-	mig, _, err := rollbackSettled(ctx, s.api, s.p, g, reshardingID, m)
+	mig, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, g, reshardingID, m)
 	s.sent()
 	return mig, err
 }
@@ -968,7 +969,7 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
 	s.note(prefix.ScaleGroup, gi.ConsumerGroup, m.RequestID)
-	mctx, done := graceContext(ctx, "scale-group "+m.RequestID)
+	mctx, done := s.timing.graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
 	var read *client.Group
 	var answer error // the last send's answer

@@ -25,8 +25,8 @@ import (
 // it again too. settledBy is the lost answer that a read-back showed applied
 // (nil when the coordinator's own answer came through); err is the outcome
 // otherwise, a 404 GROUP_NOT_FOUND (already gone) included.
-func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, force bool, m client.Mutation) (settledBy, err error) {
-	mctx, done := graceContext(ctx, "delete-group "+m.RequestID)
+func deleteGroupSettled(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation) (settledBy, err error) {
+	mctx, done := timing.graceContext(ctx, "delete-group "+m.RequestID)
 	defer done()
 	_, j, err := prefix.Settle(mctx, prefix.Mutation[struct{}]{
 		What: fmt.Sprintf("delete of group %q under stream prefix %q", g, p), RequestID: m.RequestID, Idempotent: true,
@@ -61,8 +61,8 @@ func deleteGroupSettled(ctx context.Context, api *client.Client, p, g string, fo
 // request id, and the coordinator's answer to that (422
 // ROLLBACK_NOT_ALLOWED for a migration no longer ACTIVE) is the outcome.
 // settledBy is the lost answer that a read-back showed applied.
-func rollbackSettled(ctx context.Context, api *client.Client, p, g, id string, m client.Mutation) (mig *client.Migration, settledBy, err error) {
-	mctx, done := graceContext(ctx, "rollback-migration "+m.RequestID)
+func rollbackSettled(ctx context.Context, timing settleTiming, api *client.Client, p, g, id string, m client.Mutation) (mig *client.Migration, settledBy, err error) {
+	mctx, done := timing.graceContext(ctx, "rollback-migration "+m.RequestID)
 	defer done()
 	mig, j, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
 		What:      fmt.Sprintf("rollback of migration %s of group %q under stream prefix %q", id, g, p),

@@ -14,6 +14,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // MaxShardCount is the largest shard count the coordinator can hold: its
@@ -74,7 +76,7 @@ func nameProblem(label, v string, isPrefix bool) string {
 	switch {
 	case v == "":
 		return label + " must not be empty."
-	case strings.TrimSpace(v) == "":
+	case blank.Name(v):
 		return fmt.Sprintf("%s %q is blank (only whitespace): the coordinator rejects blank names.", label, v)
 	case isPrefix && strings.ContainsAny(v, "{}"):
 		return fmt.Sprintf("%s %q contains a brace: braces would make a Redis Cluster hash tag, and the coordinator rejects them.", label, v)

@@ -35,7 +35,8 @@ func TestParseGroupID(t *testing.T) {
 
 func TestCheckName(t *testing.T) {
 	for _, ok := range []string{"orders", "a.b_c:d-e", "X1", "svc@v2", "Legacy Orders", "주문", "100%", "a?b#c", "a+b", "...",
-		"ünïcödé", "tab\there", strings.Repeat("a", 5000)} {
+		"ünïcödé", "tab\there", strings.Repeat("a", 5000),
+		"\u0085", "\u200b"} { // not white space for Kotlin's isBlank() (strings.TrimSpace strips U+0085)
 		for _, kind := range []string{kindStreamPrefix, kindConsumerGroup} {
 			if msg := checkName(kind, ok); msg != "" {
 				t.Errorf("checkName(%s, %q) = %q; want ok", kind, ok, msg)
@@ -46,16 +47,20 @@ func TestCheckName(t *testing.T) {
 		t.Errorf("a consumer group may contain braces; got %q", msg)
 	}
 	for bad, want := range map[string]string{
-		"":      "must not be empty",
-		"  \t":  "blank",
-		"a{b}":  "brace",
-		"a}":    "brace",
-		"a/b":   "'/'",
-		"a;b":   "';'",
-		"a%2Fb": "%2F",
-		"a%2fb": "%2F",
-		".":     "dot segment",
-		"..":    "dot segment",
+		"":     "must not be empty",
+		"  \t": "blank",
+		// Kotlin's isBlank(), as the coordinator decides for names
+		// (CONTRACT §3): U+001C–U+001F and the Unicode spaces are blank.
+		"\u001c\u001f": "blank",
+		"\u00a0\u3000": "blank",
+		"a{b}":         "brace",
+		"a}":           "brace",
+		"a/b":          "'/'",
+		"a;b":          "';'",
+		"a%2Fb":        "%2F",
+		"a%2fb":        "%2F",
+		".":            "dot segment",
+		"..":           "dot segment",
 	} {
 		if msg := checkName(kindStreamPrefix, bad); !strings.Contains(msg, want) {
 			t.Errorf("checkName(stream prefix, %q) = %q; want it to mention %q", bad, msg, want)

@@ -5,6 +5,7 @@ package provider
 import (
 	"context"
 	"fmt"
+	"net/http"
 
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
@@ -41,6 +42,12 @@ type coordinatorProvider struct {
 	version string
 	// getenv is swapped in tests; nil means os.Getenv.
 	getenv func(string) string
+	// httpTransport, set by tests, is the client's base transport (nil: the
+	// default one); a test dials a named host on loopback with it.
+	httpTransport http.RoundTripper
+	// timing, set by tests, is how long sent mutations are settled for
+	// (grace.go); the zero value is the defaults.
+	timing settleTiming
 }
 
 // New returns a provider factory for providerserver.
@@ -124,7 +131,7 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				MarkdownDescription: "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. " +
 					"Defaults to `terraform`; `terraform:<workspace>` is the governance convention." + envNote("requested_by"),
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{notBlankValidator},
 			},
 			"request_id_prefix": schema.StringAttribute{
 				MarkdownDescription: "Prefix of every `X-Request-Id`. Ids look like `<prefix>-<run id>-<operation>-<suffix>` and stay " +
@@ -143,7 +150,7 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				MarkdownDescription: "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. " +
 					"The coordinator rejects a blank reason on delete, scale and rollback." + envNote("default_reason"),
 				Optional:   true,
-				Validators: []validator.String{stringvalidator.LengthAtLeast(1)},
+				Validators: []validator.String{notBlankValidator},
 			},
 			"max_retries": schema.Int64Attribute{
 				MarkdownDescription: "How many times one request is retried on `429 RATE_LIMIT_EXCEEDED` (honouring `Retry-After`), on the transient " +
@@ -211,6 +218,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	if resp.Diagnostics.HasError() {
 		return
 	}
+	cfg.HTTPTransport = p.httpTransport
 	cfg.UserAgent = fmt.Sprintf("terraform-provider-redisstreamcoordinator/%s (+https://www.terraform.io) Terraform/%s", p.version, req.TerraformVersion)
 	c, err := client.New(cfg)
 	if err != nil {
@@ -221,7 +229,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	fields := credentialsLog(model, p.getenv)
 	fields["endpoint"], fields["auth"], fields["run_id"], fields["requested_by"] = c.Endpoint(), authMode(cfg), c.RunID(), c.RequestedBy()
 	tflog.Debug(ctx, "configured Redis Stream Coordinator client", fields)
-	pd := newProviderData(c)
+	pd := newProviderData(c, p.timing)
 	resp.DataSourceData = pd
 	resp.ResourceData = pd
 	resp.EphemeralResourceData = pd

@@ -183,6 +183,9 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		s.diags.AddAttributeWarning(path.Root("insecure_skip_verify"), "TLS verification is disabled",
 			"The coordinator's certificate is not verified, so credentials and tokens can be intercepted. Use ca_cert_pem to trust a private CA instead.")
 	}
+	if w := plainHTTPWarning(cfg); w != "" {
+		s.diags.AddAttributeWarning(path.Root("endpoint"), "Credentials sent in clear text", w)
+	}
 	return cfg, s.diags
 }
 

@@ -43,6 +43,8 @@ type providerData struct {
 	// command, or the apply after a plan) does not take for its own
 	// (group_shard_count_import.go).
 	configuration string
+	// timing is how long sent mutations are settled for (grace.go).
+	timing settleTiming
 }
 
 func newConfiguration() string { return rand.Text() }
@@ -60,10 +62,10 @@ func (pd *providerData) unknownConfigDetail() string {
 		strings.Join(pd.configUnknown, ", "))
 }
 
-func newProviderData(api *client.Client) *providerData {
+func newProviderData(api *client.Client, timing settleTiming) *providerData {
 	groups := newGroupReader(api)
 	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{}, watch: prefix.NewWatcher(sharedReader{groups, api}, prefix.Options{}),
-		configuration: newConfiguration()}
+		configuration: newConfiguration(), timing: timing}
 }
 
 // providerDataFrom type-asserts ProviderData; nil data (the provider is not

@@ -13,7 +13,7 @@ import (
 // testAccProtoV6ProviderFactories serves the provider in-process to the
 // terraform binary that terraform-plugin-testing drives.
 var testAccProtoV6ProviderFactories = map[string]func() (tfprotov6.ProviderServer, error){
-	TypeName: withError(NewProtocol6(New("test")())),
+	TypeName: withError(NewProtocol6(newTestProvider())),
 }
 
 // providerFactoriesWithEnv serves a provider whose environment fallbacks

@@ -9,6 +9,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 func validateString(v validator.String, value types.String) (errs []string) {
@@ -21,11 +23,11 @@ func validateString(v validator.String, value types.String) (errs []string) {
 	return errs
 }
 
-// The not-blank validator refuses exactly what strings.TrimSpace empties,
-// rune by rune over the Basic Multilingual Plane (every white space rune is
-// in it) and some beyond, and says why; null and unknown values are not
-// checked.
-func TestNotBlankValidatorIsTrimSpace(t *testing.T) {
+// The not-blank validator refuses exactly what the coordinator's @NotBlank
+// refuses in a body field (Java's String.trim() leaves nothing: blank.Body),
+// rune by rune over the Basic Multilingual Plane and some beyond, and says
+// why; null and unknown values are not checked.
+func TestNotBlankValidatorIsJavaTrim(t *testing.T) {
 	runes := []rune{0x10000, 0x1F600, 0xE0020, utf8.MaxRune}
 	for r := rune(0); r < 0x10000; r++ {
 		runes = append(runes, r)
@@ -35,21 +37,25 @@ func TestNotBlankValidatorIsTrimSpace(t *testing.T) {
 			continue
 		}
 		s := string(r)
-		blank := strings.TrimSpace(s) == ""
-		if errs := validateString(notBlankValidator, types.StringValue(s)); (len(errs) > 0) != blank {
-			t.Errorf("%U: blank %v, diagnostics %q", r, blank, errs)
+		want := r <= ' '
+		if blank.Body(s) != want {
+			t.Errorf("blank.Body(%U) = %v", r, !want)
+		}
+		if errs := validateString(notBlankValidator, types.StringValue(s)); (len(errs) > 0) != want {
+			t.Errorf("%U: blank %v, diagnostics %q", r, want, errs)
 		}
 	}
-	for _, v := range []types.String{types.StringNull(), types.StringUnknown(), types.StringValue("ops: rotate"), types.StringValue(" x ")} {
+	for _, v := range []types.String{types.StringNull(), types.StringUnknown(), types.StringValue("ops: rotate"), types.StringValue(" x "),
+		types.StringValue("\u00a0\u00a0"), types.StringValue("\u3000"), types.StringValue("\u0085")} {
 		if errs := validateString(notBlankValidator, v); len(errs) != 0 {
 			t.Errorf("%s: %q", v, errs)
 		}
 	}
-	for _, v := range []string{"", " \t\n\v\f\r\u0085\u00a0\u3000"} {
+	for _, v := range []string{"", " \t\n\v\f\r", "\u001c", "\u0000\u001f "} {
 		errs := validateString(notBlankValidator, types.StringValue(v))
 		if len(errs) != 1 || !strings.Contains(errs[0], "Attribute attr must not be blank") ||
 			!strings.Contains(errs[0], "rejects a blank reason or requestedBy with 400 INVALID_REQUEST") ||
-			!strings.Contains(errs[0], "say who asks for this operation and why") {
+			!strings.Contains(errs[0], "say who asks for this operation and why") || !strings.Contains(errs[0], "up to U+0020") {
 			t.Errorf("%q: %q", v, errs)
 		}
 	}
