@@ -83,7 +83,7 @@ func RunSandbox(ctx context.Context, o SandboxOptions) error {
 		RebalanceTimeout:  10 * time.Second,
 	})
 	if err := coord.Start(o.Addr); err != nil {
-		return fmt.Errorf("starting the coordinator on %s: %w", o.Addr, err)
+		return fmt.Errorf("starting the coordinator on %s: %w (is a sandbox already running? make sandbox SANDBOX_ADDR=127.0.0.1:<port> picks another address)", o.Addr, err)
 	}
 	p := printer{w: o.Out}
 	api, err := client.New(client.Config{
