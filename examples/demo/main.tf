@@ -1,6 +1,7 @@
 # The configuration `make demo` applies against a throwaway in-repo
-# coordinator: two streams with their consumer groups, then, in a second
-# plan, a shard count change of one of them.
+# coordinator, and the README's "Try it" against `make sandbox`: two streams
+# with their consumer groups, then, in a second plan, a shard count change
+# of one of them.
 terraform {
   required_version = ">= 1.11"
 
@@ -13,7 +14,8 @@ terraform {
 
 # The endpoint and the WRITE principal's credentials come from
 # REDIS_STREAM_COORDINATOR_ENDPOINT, _USERNAME and _PASSWORD, which the demo
-# sets for its coordinator, as a CI job would from its secrets.
+# sets for its coordinator (make sandbox prints them), as a CI job would from
+# its secrets.
 provider "redisstreamcoordinator" {
   requested_by = "terraform:demo"
 }

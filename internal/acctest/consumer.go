@@ -107,12 +107,18 @@ func newMemberClient(endpoint string, creds Credentials) (*client.Client, error)
 // newConsumer starts the heartbeat loop of a member whose id is idPrefix
 // plus a random suffix.
 func newConsumer(endpoint string, creds Credentials, idPrefix, p, g string) (*Consumer, error) {
+	return startConsumer(endpoint, creds, idPrefix, p, g, false)
+}
+
+// startConsumer starts the heartbeat loop of a member; a stalled one never
+// takes a shard (StartStalledConsumer).
+func startConsumer(endpoint string, creds Credentials, idPrefix, p, g string, stalled bool) (*Consumer, error) {
 	api, err := newMemberClient(endpoint, creds)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	c := &Consumer{MemberID: RandomName(idPrefix), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{})}
+	c := &Consumer{MemberID: RandomName(idPrefix), api: api, p: p, g: g, cancel: cancel, done: make(chan struct{}), stalled: stalled}
 	go c.run(ctx)
 	return c, nil
 }

@@ -1,5 +1,5 @@
-// Package demo is `make demo`: it builds the provider, starts the in-repo
-// coordinator on a free loopback port and, with dev overrides, applies
+// Package demo is `make demo`: it builds the provider into a filesystem
+// mirror, starts the in-repo coordinator on a free loopback port and applies
 // examples/demo against it (the groups, with their initial shard counts);
 // once the consumer runs, it plans a shard count change into a saved plan,
 // prints the resharding preview read from that plan file, applies the saved
@@ -86,11 +86,15 @@ func Run(ctx context.Context, o Options) (err error) {
 
 	p.section("Building the provider")
 	binDir := filepath.Join(tmp, "bin")
-	bin, err := BuildProvider(ctx, o.ModuleRoot, binDir, "0.0.0-demo")
+	bin, err := BuildProvider(ctx, o.ModuleRoot, binDir, demoVersion)
 	if err != nil {
 		return err
 	}
-	p.linef("built %s", bin)
+	mirror := filepath.Join(tmp, "mirror")
+	if err := InstallMirror(mirror, bin, demoVersion); err != nil {
+		return err
+	}
+	p.linef("built %s, installed as version %s in the filesystem mirror %s", bin, demoVersion, mirror)
 
 	p.section("Starting the in-repo coordinator")
 	run, err := startCoordinator()
@@ -107,7 +111,7 @@ func Run(ctx context.Context, o Options) (err error) {
 	p.linef("a consumer of %s/%s heartbeats as %s; it joins as soon as terraform creates the group", consumerPrefix, consumerGroup, consumer.MemberID)
 
 	p.section("Working directory")
-	if err := prepareWorkDir(tf, o.Config, binDir); err != nil {
+	if err := prepareWorkDir(tf, o.Config, mirror); err != nil {
 		return err
 	}
 	runID := "demo-" + time.Now().UTC().Format("20060102T150405")
@@ -117,8 +121,7 @@ func Run(ctx context.Context, o Options) (err error) {
 		"REDIS_STREAM_COORDINATOR_PASSWORD=" + run.writer.Password,
 		"REDIS_STREAM_COORDINATOR_RUN_ID=" + runID,
 	}
-	p.linef("%s: %s, and a CLI configuration with a dev override for %s", tf.Dir, filepath.Base(o.Config), acctest.ProviderSource)
-	p.linef("(no terraform init: the provider comes from %s; Terraform warns that overrides are in effect)", binDir)
+	p.linef("%s: %s, and a CLI configuration that installs %s from the mirror", tf.Dir, filepath.Base(o.Config), acctest.ProviderSource)
 	p.linef("REDIS_STREAM_COORDINATOR_ENDPOINT, _USERNAME, _PASSWORD and _RUN_ID=%s configure the provider", runID)
 
 	color := []string{}
@@ -141,6 +144,11 @@ func Run(ctx context.Context, o Options) (err error) {
 		if err == nil && code != 0 {
 			err = fmt.Errorf("%s exited with %d", title, code)
 		}
+		return err
+	}
+
+	if err := mustSucceed("terraform init (the provider from the filesystem mirror, as after make install)",
+		"init", "-input=false"); err != nil {
 		return err
 	}
 
@@ -210,8 +218,8 @@ func Run(ctx context.Context, o Options) (err error) {
 }
 
 // prepareWorkDir copies the configuration into the working directory and
-// writes the CLI configuration with the dev override.
-func prepareWorkDir(tf *Terraform, config, binDir string) error {
+// writes the CLI configuration that installs the provider from the mirror.
+func prepareWorkDir(tf *Terraform, config, mirror string) error {
 	src, err := os.ReadFile(config)
 	if err != nil {
 		return err
@@ -219,8 +227,13 @@ func prepareWorkDir(tf *Terraform, config, binDir string) error {
 	if err := os.WriteFile(filepath.Join(tf.Dir, "main.tf"), src, 0o600); err != nil {
 		return err
 	}
-	return WriteCLIConfig(tf.CLIConfig, binDir)
+	return WriteMirrorCLIConfig(tf.CLIConfig, mirror)
 }
+
+// demoVersion is the version the demo builds and installs the provider as:
+// a plain semver, which any constraint of the configuration's accepts
+// unless it pins a release.
+const demoVersion = "0.0.1"
 
 // demoRun is what the demo started and must stop.
 type demoRun struct {

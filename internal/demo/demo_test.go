@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,41 @@ func TestWriteCLIConfigOverridesEachNamedProvider(t *testing.T) {
 	}
 }
 
+func TestWriteMirrorCLIConfigInstallsOnlyTheProviderFromTheMirror(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "terraform.rc")
+	if err := WriteMirrorCLIConfig(path, "/tmp/demo mirror"); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both := `["registry.terraform.io/ghkdqhrbals/redisstreamcoordinator", "registry.opentofu.org/ghkdqhrbals/redisstreamcoordinator"]`
+	want := "provider_installation {\n  filesystem_mirror {\n    path    = \"/tmp/demo mirror\"\n    include = " + both +
+		"\n  }\n  direct {\n    exclude = " + both + "\n  }\n}\n"
+	if string(b) != want {
+		t.Errorf("CLI config:\n%s\nwant:\n%s", b, want)
+	}
+}
+
+func TestInstallMirrorLaysOutEachRegistryHost(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "provider")
+	if err := os.WriteFile(bin, []byte("binary"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	mirror := filepath.Join(dir, "mirror")
+	if err := InstallMirror(mirror, bin, "0.0.1"); err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"registry.terraform.io", "registry.opentofu.org"} {
+		p := filepath.Join(mirror, host, "ghkdqhrbals", "redisstreamcoordinator", "0.0.1", runtime.GOOS+"_"+runtime.GOARCH, "terraform-provider-redisstreamcoordinator_v0.0.1")
+		if b, err := os.ReadFile(p); err != nil || string(b) != "binary" {
+			t.Errorf("%s: %q, %v", p, b, err)
+		}
+	}
+}
+
 func TestAuditTrailTable(t *testing.T) {
 	str := func(s string) *string { return &s }
 	at := time.Date(2026, 1, 2, 3, 4, 5, 6e6, time.Local)
@@ -121,7 +157,14 @@ func TestAccDemo(t *testing.T) {
 		t.Fatalf("demo failed: %v\n%s", err, out.String())
 	}
 	text := out.String()
+	// The provider comes from a filesystem mirror, not a dev override:
+	// Terraform has no override to warn about.
+	if strings.Contains(text, "Provider development overrides are in effect") {
+		t.Error("the demo's output has Terraform's development overrides warning")
+	}
 	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`(?m)^==> terraform init \(the provider from the filesystem mirror, as after make install\)$`),
+		regexp.MustCompile(`Installing ghkdqhrbals/redisstreamcoordinator v0\.0\.1\.\.\.`),
 		regexp.MustCompile(`(?m)^==> terraform apply -auto-approve \(the groups; the shard count stays at its initial value\)$`),
 		regexp.MustCompile(`Apply complete! Resources: 3 added, 0 changed, 0 destroyed\.`),
 		regexp.MustCompile(`(?m)^==> terraform plan -out=tfplan -var-file=scale\.tfvars \(the change under review\)$`),

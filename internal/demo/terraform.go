@@ -62,15 +62,17 @@ type Terraform struct {
 	// developer's logging cannot slow a timed run (plugin SDK log levels
 	// set in Env still apply).
 	WithoutLogging bool
-	Stdout         io.Writer
-	Stderr         io.Writer
+	// Stdin, when set, answers terraform's prompts (apply's "yes").
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 }
 
 // Run runs terraform with args, streaming its output, and returns its exit
 // code. err is set only when terraform could not run or was interrupted.
 func (tf *Terraform) Run(ctx context.Context, args ...string) (int, error) {
 	cmd := tf.command(ctx, args)
-	cmd.Stdout, cmd.Stderr = tf.Stdout, tf.Stderr
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = tf.Stdin, tf.Stdout, tf.Stderr
 	return exitCode(cmd.Run())
 }
 

@@ -138,8 +138,10 @@ func noGroupsWarning(prefix types.String) list.ListResult {
 }
 
 // streamResults pushes one result per group, at most limit of them, and
-// stops as soon as Terraform stops reading (push returns false).
-func streamResults(ctx context.Context, req list.ListRequest, groups []*client.Group, prefix types.String,
+// stops as soon as Terraform stops reading (push returns false). When limit
+// cuts the list, the last result carries limitWarning: a result of its own
+// after the limit would never be read. noun names what a result is.
+func streamResults(ctx context.Context, req list.ListRequest, groups []*client.Group, prefix types.String, noun string,
 	fill func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics,
 ) iter.Seq[list.ListResult] {
 	return func(push func(list.ListResult) bool) {
@@ -156,6 +158,9 @@ func streamResults(ctx context.Context, req list.ListRequest, groups []*client.G
 			result.Diagnostics.Append(setGroupIdentity(ctx, result.Identity, types.StringValue(grp.StreamPrefix), types.StringValue(grp.ConsumerGroup))...)
 			if req.IncludeResource && !result.Diagnostics.HasError() {
 				result.Diagnostics.Append(fill(ctx, result.Resource, grp)...)
+			}
+			if int64(n)+1 == req.Limit && len(groups) > n+1 {
+				result.Diagnostics.Append(limitWarning(req.Limit, len(groups), noun, result.DisplayName, prefix))
 			}
 			if !push(result) {
 				return
@@ -202,7 +207,7 @@ func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stre
 		stream.Results = done
 		return
 	}
-	stream.Results = streamResults(ctx, req, groups, prefix, fillImportedGroup)
+	stream.Results = streamResults(ctx, req, groups, prefix, "groups", fillImportedGroup)
 }
 
 // fillImportedGroup sets res to the redisstreamcoordinator_group state an

@@ -397,7 +397,7 @@ func TestStreamResultsHonoursLimitAndStops(t *testing.T) {
 	} {
 		built, pushed := 0, 0
 		req := list.ListRequest{IncludeResource: true, Limit: tc.limit, ResourceSchema: rs.Schema, ResourceIdentitySchema: is.IdentitySchema}
-		results := streamResults(ctx, req, groups, types.StringNull(), func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
+		results := streamResults(ctx, req, groups, types.StringNull(), "groups", func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
 			built++
 			return fillImportedGroup(ctx, res, grp)
 		})

@@ -33,7 +33,7 @@ func (r *groupShardCountListResource) List(ctx context.Context, req list.ListReq
 		stream.Results = done
 		return
 	}
-	stream.Results = streamResults(ctx, req, firstGroupPerPrefix(groups), prefix, fillImportedShardCount)
+	stream.Results = streamResults(ctx, req, firstGroupPerPrefix(groups), prefix, "stream prefixes", fillImportedShardCount)
 }
 
 // firstGroupPerPrefix keeps the first group of each prefix of groups, which
