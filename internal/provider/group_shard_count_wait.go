@@ -120,22 +120,13 @@ func allDone(out *scaleOutcome, finished map[string]bool) bool {
 }
 
 // watcher is the run's Watcher; a scaler built without one (a unit test)
-// gets its own, on its pacer's clock.
+// gets its own, on the real clock.
 func (s *scaler) watcher() *prefix.Watcher {
 	if s.watch == nil {
-		clk := s.pacer().clock
-		s.watch = prefix.NewWatcher(s.api, prefix.Options{Clock: prefix.Clock{Now: clk.now, Sleep: clk.sleep}})
+		s.watch = prefix.NewWatcher(s.api, prefix.Options{})
 	}
 	return s.watch
 }
-
-// pollClock is the time a wait's own reads run on; tests drive a virtual one.
-type pollClock struct {
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
-}
-
-var realPollClock = &pollClock{now: time.Now, sleep: client.Sleep}
 
 // A wait's own reads for its prefix (the invariant-violation reads; the
 // listing is the Watcher's) are at most pollPaceMax in any pollPaceWindow.
@@ -147,28 +138,28 @@ const (
 // pacer holds each of a wait's own reads back until it is at most the
 // pollPaceMax-th within pollPaceWindow.
 type pacer struct {
-	clock *pollClock
+	clock prefix.Clock
 	sent  []time.Time // the latest sends, at most pollPaceMax
 }
 
 func (p *pacer) take(ctx context.Context) error {
 	if len(p.sent) == pollPaceMax {
-		if d := p.sent[0].Add(pollPaceWindow).Sub(p.clock.now()); d > 0 {
-			if err := p.clock.sleep(ctx, d); err != nil {
+		if d := p.sent[0].Add(pollPaceWindow).Sub(p.clock.Now()); d > 0 {
+			if err := p.clock.Sleep(ctx, d); err != nil {
 				return err
 			}
 		}
 		p.sent = p.sent[1:]
 	}
-	p.sent = append(p.sent, p.clock.now())
+	p.sent = append(p.sent, p.clock.Now())
 	return nil
 }
 
-// pacer returns the scaler's pacer, shared by every wait of its prefix (a
-// test sets its own, on a virtual clock).
+// pacer returns the scaler's pacer, shared by every wait of its prefix, on
+// the run's clock (the Watcher's).
 func (s *scaler) pacer() *pacer {
 	if s.pace == nil {
-		s.pace = &pacer{clock: realPollClock}
+		s.pace = &pacer{clock: s.watcher().Clock()}
 	}
 	return s.pace
 }

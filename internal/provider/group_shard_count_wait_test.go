@@ -105,7 +105,7 @@ func TestScaleWaitPace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &pollClock{now: vt.now, sleep: vt.sleep}
+	clk := prefix.Clock{Now: vt.now, Sleep: vt.sleep}
 	// The poll's virtual time starts once both waits are registered, and
 	// each round waits until both have taken the last one: a waiter a busy
 	// machine schedules late would otherwise find its migrations done

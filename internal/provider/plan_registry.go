@@ -30,6 +30,25 @@ type planRegistry struct {
 	// apply-time plan reconstructs what the plan saw.
 	created map[groupKey]int32 // with the count created
 	deleted map[groupKey]client.Group
+	// vanished are the vanished groups whose no-op delete ran: Terraform
+	// plans the create of a -/+ again during apply, after the delete, with
+	// no private state, and that plan must keep the saved plan's recreation.
+	vanished map[groupKey]*groupVanished
+}
+
+func (r *planRegistry) registerVanished(p, g string, v *groupVanished) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.vanished == nil {
+		r.vanished = map[groupKey]*groupVanished{}
+	}
+	r.vanished[groupKey{p, g}] = v
+}
+
+func (r *planRegistry) vanishedInRun(p, g string) *groupVanished {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.vanished[groupKey{p, g}]
 }
 
 // registerManaged notes a group in state that this run plans.
