@@ -47,7 +47,7 @@ type groupVanished struct {
 
 // of reports a record of group {p, g} (or one that does not say). A rename
 // of a vanished group creates a new group, not the vanished one again:
-// its create is no re-creation (campaign seed 415652962).
+// its create is no re-creation (a recreation is of the same name only).
 func (v *groupVanished) of(p, g string) bool {
 	return v != nil && (v.ConsumerGroup == "" || (v.StreamPrefix == p && v.ConsumerGroup == g))
 }

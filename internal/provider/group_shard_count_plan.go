@@ -166,7 +166,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 // during apply in another provider instance, which does not take itself for
 // the import's (group_shard_count_import.go), and both must agree, or
 // Terraform fails the apply with "Provider produced inconsistent final
-// plan" (campaign seed 826794327).
+// plan": the apply's re-plan must reproduce the saved plan.
 func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShardCountModel, state tfsdk.State) bool {
 	trial := planned
 	if setPlan(ctx, &trial, plan).HasError() {
@@ -311,9 +311,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// group created in this apply): nothing will be sent. (Siblings at
 		// another count, a drained prefix's included, are scaled to it: the
 		// preview below shows them, or the apply's result would differ from
-		// the plan: campaign seed 660566742.) A sibling's migration to the
-		// count still under way is taken over and recorded by the apply: its
-		// ids and state are known then (campaign seed 494568900).
+		// the plan.) A sibling's migration to the count still under way is
+		// taken over and recorded by the apply: its ids and state are known
+		// only then, so the plan leaves them to the apply.
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)

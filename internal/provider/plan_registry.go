@@ -267,8 +267,8 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 // this apply deleted the sibling (a rename or a removal with deletion_policy
 // DELETE), puts it back from the registry (withDeletedInRun): without them
 // the sibling came back with no migration, moving by itself, and the re-plan
-// left known values unknown (campaign seeds 772216038, 772216130: "Provider
-// produced inconsistent final plan"). Best effort: without a listing the
+// would disagree with the saved plan (the rule: the apply's re-plan
+// reproduces the saved plan's values). Best effort: without a listing the
 // record stays as it is.
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)
