@@ -180,14 +180,16 @@ const violationsEvery = 30 * time.Second
 func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o prefix.Observation, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
 	switch {
-	case o.Gone && s.deletedInRun(name):
-		return s.untrackDeleted(ctx, out, name), nil
-	case o.Gone:
-		return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d) was in progress (deleted out of band?)",
-			errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
-	case o.Err != nil && client.IsNotFound(o.Err) && s.deletedInRun(name):
-		// Deleted and created again by this apply (a replacement): the
-		// new group does not know the old one's migration.
+	case o.Gone || o.Err != nil && client.IsNotFound(o.Err):
+		// A delete ends the group's migration (CONTRACT §4.4: an active
+		// migration does not block it), and a group created again under
+		// the name is a new one that does not know it (404): nothing is
+		// left to wait for, and the coordinator was not unavailable.
+		if !s.deletedInRun(name) {
+			if err := s.vanishedElsewhere(m, o, name); err != nil {
+				return false, err
+			}
+		}
 		return s.untrackDeleted(ctx, out, name), nil
 	case o.Err != nil:
 		return false, o.Err
@@ -251,6 +253,35 @@ func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name str
 	delete(out.migrations, name)
 	delete(out.waitingForConsumer, name)
 	return true
+}
+
+// vanishedElsewhere reports the group of an awaited migration that someone
+// else deleted, or deleted and created again (another workspace's replace),
+// while this apply waited. Created again at another count, it leaves the
+// prefix split, which the apply must not end on: that is an error.
+func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, name string) error {
+	now := "The coordinator no longer lists the group."
+	if o.Group != nil {
+		now = fmt.Sprintf("A group of that name exists again, with %d shards at metadataVersion %d: a new group, created after the "+
+			"delete, which does not know the old one's migration.", o.Group.ShardCount, o.Group.MetadataVersion)
+	}
+	detail := fmt.Sprintf("Migration %s of group %q under stream prefix %q (%d→%d shards) ended with its group: the group was deleted "+
+		"while this apply waited (another workspace's replace or destroy, or an operator), and a delete ends a group's migration. %s "+
+		"This apply no longer waits for it; the coordinator was available throughout.", m.ReshardingID, name, s.p, m.FromShardCount,
+		m.ToShardCount, now)
+	if o.Group != nil && o.Group.ShardCount != s.target {
+		return fmt.Errorf("%w: %s\n\nThe prefix is split: group %q has %d shards, this apply brought the others to %d. The next "+
+			"terraform plan shows an update of this shard count that brings every group of the prefix to one count: agree the count "+
+			"with whoever created group %q again, then run terraform apply.", errMigrationEnded, detail, name, o.Group.ShardCount,
+			s.target, name)
+	}
+	summary := fmt.Sprintf("Group %q was deleted or replaced while this apply waited", name)
+	if o.Err != nil {
+		addAPIWarning(s.diags, summary, o.Err, detail)
+	} else {
+		s.diags.AddWarning(summary, detail)
+	}
+	return nil
 }
 
 // reportViolations warns, once each, about invariant violations the
