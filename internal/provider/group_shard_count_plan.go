@@ -260,8 +260,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		if changed := snap.siblingsSinceRefresh(refreshed, &r.pd.plans); len(changed) > 0 {
 			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
-					"read them, and since then: %s. Nothing was sent to the coordinator.\n\nRun terraform plan again (with a refresh), "+
-					"review the new preview, and apply that plan.", p, target, strings.Join(changed, "; ")))
+					"read them, and since then: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, p, target, strings.Join(changed, "; ")))
 			return
 		}
 	}
@@ -465,7 +464,7 @@ func (r *groupShardCountResource) checkSinceRefresh(ctx context.Context, diags *
 	if now == nil {
 		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
 			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
-				"the group. Nothing was sent to the coordinator.\n\nRun terraform plan again and review the new plan.",
+				"the group. Nothing was sent to the coordinator.\n\n"+staleBasisNext,
 			g, p, seen.ShardCount, seen.MetadataVersion))
 		return false
 	}

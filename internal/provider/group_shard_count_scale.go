@@ -465,8 +465,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	}
 	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
 		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"Sending more now would make a change nobody reviewed. %s\n\nRun terraform plan again, review the new resharding preview, "+
-			"and apply that plan.", s.first, strings.Join(moved, "; "), s.nothingSent()))
+			"Sending more now would make a change nobody reviewed. %s\n\n"+staleBasisNext, s.first, strings.Join(moved, "; "), s.nothingSent()))
 	return false
 }
 
@@ -762,7 +761,7 @@ func (s *scaler) refuseWaitOnly(gi *client.Group) {
 	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
 		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
 			"now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+			staleBasisNext,
 		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
 }
 
