@@ -240,14 +240,12 @@ func violationsCheckDue(waited time.Duration, seen map[string]bool, name string)
 	return true
 }
 
-// untrackDeleted stops waiting for the migration of a group this apply
-// deleted (the delete of a replacement or a destroy, sent by this provider
-// after the scale rescaled it): its migration ended with the group. It is
-// dropped from the migrations recorded in state, whose next refresh would
-// otherwise take the migration it no longer finds for a restored group.
+// untrackDeleted stops waiting for the migration of a deleted group: it
+// ended with the group. It is dropped from the migrations recorded in state,
+// whose next refresh would otherwise look for it in a group created again.
 func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name string) bool {
 	m := out.migrations[name]
-	tflog.Info(ctx, "group deleted by this apply while its migration was awaited; no longer waiting for it", map[string]any{
+	tflog.Info(ctx, "group deleted while its migration was awaited; no longer waiting for it", map[string]any{
 		"stream_prefix": s.p, "consumer_group": name, "resharding_id": m.ReshardingID,
 	})
 	delete(out.migrations, name)
@@ -256,31 +254,24 @@ func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name str
 }
 
 // vanishedElsewhere reports the group of an awaited migration that someone
-// else deleted, or deleted and created again (another workspace's replace),
-// while this apply waited. Created again at another count, it leaves the
-// prefix split, which the apply must not end on: that is an error.
+// else deleted (and maybe created again) while this apply waited. Created
+// again at another count, it leaves the prefix split: an error.
 func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, name string) error {
-	now := "The coordinator no longer lists the group."
-	if o.Group != nil {
-		now = fmt.Sprintf("A group of that name exists again, with %d shards at metadataVersion %d: a new group, created after the "+
-			"delete, which does not know the old one's migration.", o.Group.ShardCount, o.Group.MetadataVersion)
-	}
-	detail := fmt.Sprintf("Migration %s of group %q under stream prefix %q (%d→%d shards) ended with its group: the group was deleted "+
-		"while this apply waited (another workspace's replace or destroy, or an operator), and a delete ends a group's migration. %s "+
-		"This apply no longer waits for it; the coordinator was available throughout.", m.ReshardingID, name, s.p, m.FromShardCount,
-		m.ToShardCount, now)
+	detail := fmt.Sprintf("Migration %s of group %q under stream prefix %q (%d→%d shards) ended with its group: someone deleted the "+
+		"group while this apply waited (another workspace's replace or destroy, or an operator), and a delete ends a group's migration; "+
+		"a group created again under the name is a new one that does not know it. This apply no longer waits for it; the coordinator "+
+		"was available throughout.", m.ReshardingID, name, s.p, m.FromShardCount, m.ToShardCount)
 	if o.Group != nil && o.Group.ShardCount != s.target {
-		return fmt.Errorf("%w: %s\n\nThe prefix is split: group %q has %d shards, this apply brought the others to %d. The next "+
-			"terraform plan shows an update of this shard count that brings every group of the prefix to one count: agree the count "+
-			"with whoever created group %q again, then run terraform apply.", errMigrationEnded, detail, name, o.Group.ShardCount,
-			s.target, name)
+		return fmt.Errorf("%w: %s\n\nGroup %q exists again with %d shards, the others have %d: the prefix is split. The next terraform "+
+			"plan shows an update of this shard count that brings every group to one count: agree the count with whoever created "+
+			"group %q, then run terraform apply.", errMigrationEnded, detail, name, o.Group.ShardCount, s.target, name)
 	}
 	summary := fmt.Sprintf("Group %q was deleted or replaced while this apply waited", name)
-	if o.Err != nil {
-		addAPIWarning(s.diags, summary, o.Err, detail)
-	} else {
+	if o.Err == nil {
 		s.diags.AddWarning(summary, detail)
+		return nil
 	}
+	addAPIWarning(s.diags, summary, o.Err, detail)
 	return nil
 }
 

@@ -30,9 +30,7 @@ type providerData struct {
 	// watch serves every shard count wait of the run from one poll of the
 	// groups listing (prefix.Watcher), on the run's clock.
 	watch *prefix.Watcher
-	// clock is the time every wait of the run polls on; a test injects a
-	// virtual one.
-	clock prefix.Clock
+	clock prefix.Clock // every wait of the run polls on it (a test's is virtual)
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
 	// run journals what this run's executor carried out on each stream

@@ -7,14 +7,10 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// The texts of the refusals a plan or an apply gives a shard count change:
-// what blocks it, and what to do next. One home, so a rule's advice is the
-// same wherever it is refused.
+// Refusal texts of a shard count change: what blocks it, what to do next.
 
-// staleBasisNext is what to do about a stale plan. A plan made without a
-// refresh (-refresh=false) compares with the last refresh's record again and
-// is refused again however often it runs: only a refresh records the prefix
-// as it is now.
+// staleBasisNext is what to do about a stale plan. A plan without a refresh
+// compares with the last refresh's record again, and is refused again.
 const staleBasisNext = "Run terraform plan again with a refresh (without -refresh=false: a plan without one compares with the " +
 	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
 	"the new resharding preview, and apply that plan."
