@@ -101,9 +101,6 @@ func NewWatcher(api Reader, o Options) *Watcher {
 	return w
 }
 
-// Clock is the time the poll runs on; a wait's own reads use it too.
-func (w *Watcher) Clock() Clock { return w.clock }
-
 // Waits is how many waits are registered, and idle whether every one of
 // them has taken what the rounds delivered. A test that drives the poll with
 // a virtual clock holds each round until both hold, so a waiter a busy

@@ -54,9 +54,6 @@ type scaler struct {
 	// after the change needs no read of its own (settleComputed).
 	self          *client.Group
 	selfSinceSend bool
-	// pace bounds the reads its waits send for the prefix, and gives them
-	// their clock (see pacer).
-	pace *pacer
 	// plans, when set, is the run's registry: a group this run deleted is
 	// no longer waited for.
 	plans *planRegistry

@@ -128,42 +128,6 @@ func (s *scaler) watcher() *prefix.Watcher {
 	return s.watch
 }
 
-// A wait's own reads for its prefix (the invariant-violation reads; the
-// listing is the Watcher's) are at most pollPaceMax in any pollPaceWindow.
-const (
-	pollPaceMax    = 3
-	pollPaceWindow = time.Second
-)
-
-// pacer holds each of a wait's own reads back until it is at most the
-// pollPaceMax-th within pollPaceWindow.
-type pacer struct {
-	clock prefix.Clock
-	sent  []time.Time // the latest sends, at most pollPaceMax
-}
-
-func (p *pacer) take(ctx context.Context) error {
-	if len(p.sent) == pollPaceMax {
-		if d := p.sent[0].Add(pollPaceWindow).Sub(p.clock.Now()); d > 0 {
-			if err := p.clock.Sleep(ctx, d); err != nil {
-				return err
-			}
-		}
-		p.sent = p.sent[1:]
-	}
-	p.sent = append(p.sent, p.clock.Now())
-	return nil
-}
-
-// pacer returns the scaler's pacer, shared by every wait of its prefix, on
-// the run's clock (the Watcher's).
-func (s *scaler) pacer() *pacer {
-	if s.pace == nil {
-		s.pace = &pacer{clock: s.watcher().Clock()}
-	}
-	return s.pace
-}
-
 // Invariant violations are read (GET .../assignments, which the listing
 // does not carry) only for a migration that lingers: in the first round
 // that sees it unfinished after violationsEvery of waiting, and again every
@@ -210,10 +174,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 		delete(out.waitingForConsumer, name)
 		return true, nil
 	}
-	if due := violationsCheckDue(o.Waited, seenViolations, name); due {
-		if err := s.pacer().take(ctx); err != nil {
-			return false, err
-		}
+	if violationsCheckDue(o.Waited, seenViolations, name) {
 		s.reportViolations(ctx, name, seenViolations)
 	}
 	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && !hasLiveConsumer(*o.Group) {
@@ -316,8 +277,7 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(active)})
 	// The inner wait's own diagnostics describe the other migrations as if
 	// they were ours; this function reports them in its own words instead.
-	s.pacer() // shared with the inner wait and the scale's own wait after it
-	s.watcher()
+	s.watcher() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch
