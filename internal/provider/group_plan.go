@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -48,7 +47,7 @@ type groupVanished struct {
 
 // of reports a record of group {p, g} (or one that does not say). A rename
 // of a vanished group creates a new group, not the vanished one again:
-// its create is no re-creation (campaign seed 415652962).
+// its create is no re-creation (a recreation is of the same name only).
 func (v *groupVanished) of(p, g string) bool {
 	return v != nil && (v.ConsumerGroup == "" || (v.StreamPrefix == p && v.ConsumerGroup == g))
 }
@@ -76,17 +75,6 @@ func recreationValue(p, g string, v *groupVanished) types.Object {
 func readGroupVanished(ctx context.Context, private privateGetter) (*groupVanished, diag.Diagnostics) {
 	rec, diags := readPrivateRecord(ctx, private)
 	return rec.GroupVanished, diags
-}
-
-// vanishedInRun remembers, within one provider process, the vanished groups
-// whose no-op delete ran: Terraform plans the create of a -/+ again during
-// apply, after the delete, with no private state, and the re-plan must keep
-// the recreation value of the saved plan.
-var vanishedInRun sync.Map // vanishedKey → *groupVanished
-
-type vanishedKey struct {
-	pd   *providerData
-	p, g string
 }
 
 func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanished) diag.Diagnostics {
@@ -233,10 +221,8 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	if v, ok := vanishedInRun.Load(vanishedKey{r.pd, p, g}); ok && vanished == nil {
-		if rec, ok := v.(*groupVanished); ok {
-			vanished = rec
-		}
+	if vanished == nil {
+		vanished = r.pd.plans.vanishedInRun(p, g)
 	}
 	if !vanished.of(p, g) {
 		vanished = nil

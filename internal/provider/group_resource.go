@@ -352,7 +352,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	resp.Diagnostics.Append(diags...)
 	if vanished != nil {
 		// Already gone from the coordinator: nothing to delete or abandon.
-		vanishedInRun.Store(vanishedKey{r.pd, p, g}, vanished)
+		r.pd.plans.registerVanished(p, g, vanished)
 		return
 	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {

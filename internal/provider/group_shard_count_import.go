@@ -28,7 +28,7 @@ import (
 // (importPlansNothing), and its apply waits for the migration under way or
 // repairs a split prefix, as the next plan after a plain import would. Two
 // plans that disagree would fail the apply with "Provider produced
-// inconsistent final plan" (campaign seed 826794327).
+// inconsistent final plan".
 //
 // The import's refresh is the one Read whose prior state has no shard_count
 // (ImportState sets only the identity and the defaults); it marks the

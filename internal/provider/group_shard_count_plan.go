@@ -166,7 +166,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 // during apply in another provider instance, which does not take itself for
 // the import's (group_shard_count_import.go), and both must agree, or
 // Terraform fails the apply with "Provider produced inconsistent final
-// plan" (campaign seed 826794327).
+// plan": the apply's re-plan must reproduce the saved plan.
 func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShardCountModel, state tfsdk.State) bool {
 	trial := planned
 	if setPlan(ctx, &trial, plan).HasError() {
@@ -260,8 +260,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		if changed := snap.siblingsSinceRefresh(refreshed, &r.pd.plans); len(changed) > 0 {
 			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
-					"read them, and since then: %s. Nothing was sent to the coordinator.\n\nRun terraform plan again (with a refresh), "+
-					"review the new preview, and apply that plan.", p, target, strings.Join(changed, "; ")))
+					"read them, and since then: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, p, target, strings.Join(changed, "; ")))
 			return
 		}
 	}
@@ -311,9 +310,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// group created in this apply): nothing will be sent. (Siblings at
 		// another count, a drained prefix's included, are scaled to it: the
 		// preview below shows them, or the apply's result would differ from
-		// the plan: campaign seed 660566742.) A sibling's migration to the
-		// count still under way is taken over and recorded by the apply: its
-		// ids and state are known then (campaign seed 494568900).
+		// the plan.) A sibling's migration to the count still under way is
+		// taken over and recorded by the apply: its ids and state are known
+		// only then, so the plan leaves them to the apply.
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
@@ -465,7 +464,7 @@ func (r *groupShardCountResource) checkSinceRefresh(ctx context.Context, diags *
 	if now == nil {
 		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
 			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
-				"the group. Nothing was sent to the coordinator.\n\nRun terraform plan again and review the new plan.",
+				"the group. Nothing was sent to the coordinator.\n\n"+staleBasisNext,
 			g, p, seen.ShardCount, seen.MetadataVersion))
 		return false
 	}

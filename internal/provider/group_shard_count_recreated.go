@@ -53,8 +53,7 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 		// The new group may be created with another count, or the prefix
 		// is split: the apply brings every group to shard_count, as the
 		// repair of a split prefix does, and its record is known after
-		// apply (campaign seeds 660566797, 660566690: state claimed the
-		// count while the new group had another).
+		// apply: state must never claim a count a group does not have.
 		plan.MigrationIDs = types.MapUnknown(types.StringType)
 		plan.PreviousShardCount = types.Int64Unknown()
 		plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)

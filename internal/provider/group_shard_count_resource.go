@@ -301,6 +301,11 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	// migrations tracked, as of each record (a group this apply deleted
 	// while its migration was awaited is no longer among them).
 	idsPlanned := !plan.MigrationIDs.IsUnknown()
+	// What the plan left of the resharding preview to the apply is computed
+	// from each record's outcome, the last one's included: the record before
+	// the wait must not fix it (completes_by_itself, blocked_by) before the
+	// wait finds who waits for a consumer.
+	planned := plan.Resharding
 	// read: the state recorded reads the group when nothing read it since
 	// the last send (settleComputed); the record taken just before a wait
 	// does not, since the wait's poll reads it.
@@ -313,6 +318,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		if plan.PreviousShardCount.IsUnknown() {
 			plan.PreviousShardCount = out.previousValue()
 		}
+		plan.Resharding = planned
 		r.settleComputed(ctx, s, &plan, out, read)
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)

@@ -55,9 +55,6 @@ type scaler struct {
 	// after the change needs no read of its own (settleComputed).
 	self          *client.Group
 	selfSinceSend bool
-	// pace bounds the reads its waits send for the prefix, and gives them
-	// their clock (see pacer).
-	pace *pacer
 	// plans, when set, is the run's registry: a group this run deleted is
 	// no longer waited for.
 	plans *planRegistry
@@ -466,8 +463,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	}
 	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
 		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"Sending more now would make a change nobody reviewed. %s\n\nRun terraform plan again, review the new resharding preview, "+
-			"and apply that plan.", s.first, strings.Join(moved, "; "), s.nothingSent()))
+			"Sending more now would make a change nobody reviewed. %s\n\n"+staleBasisNext, s.first, strings.Join(moved, "; "), s.nothingSent()))
 	return false
 }
 
@@ -763,7 +759,7 @@ func (s *scaler) refuseWaitOnly(gi *client.Group) {
 	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
 		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
 			"now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.",
+			staleBasisNext,
 		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
 }
 

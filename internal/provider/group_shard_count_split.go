@@ -151,7 +151,7 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 // of them, whatever its id: it was started since or cannot be waited for,
 // and the apply's decision (prefix.Decide, WaitOnly, which adopts only a
 // group of the wait with nothing under way) refuses the wait as stale every
-// time (campaign seed 530108506).
+// time: a plan must not promise what its apply refuses.
 func waitExplains(split []client.Group, resumed map[string]string) bool {
 	for _, gi := range split {
 		if resumed[gi.ConsumerGroup] == "" || prefix.Unfinished(&gi) != nil {

@@ -120,57 +120,12 @@ func allDone(out *scaleOutcome, finished map[string]bool) bool {
 }
 
 // watcher is the run's Watcher; a scaler built without one (a unit test)
-// gets its own, on its pacer's clock.
+// gets its own, on the real clock.
 func (s *scaler) watcher() *prefix.Watcher {
 	if s.watch == nil {
-		clk := s.pacer().clock
-		s.watch = prefix.NewWatcher(s.api, prefix.Options{Clock: prefix.Clock{Now: clk.now, Sleep: clk.sleep}})
+		s.watch = prefix.NewWatcher(s.api, prefix.Options{})
 	}
 	return s.watch
-}
-
-// pollClock is the time a wait's own reads run on; tests drive a virtual one.
-type pollClock struct {
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
-}
-
-var realPollClock = &pollClock{now: time.Now, sleep: client.Sleep}
-
-// A wait's own reads for its prefix (the invariant-violation reads; the
-// listing is the Watcher's) are at most pollPaceMax in any pollPaceWindow.
-const (
-	pollPaceMax    = 3
-	pollPaceWindow = time.Second
-)
-
-// pacer holds each of a wait's own reads back until it is at most the
-// pollPaceMax-th within pollPaceWindow.
-type pacer struct {
-	clock *pollClock
-	sent  []time.Time // the latest sends, at most pollPaceMax
-}
-
-func (p *pacer) take(ctx context.Context) error {
-	if len(p.sent) == pollPaceMax {
-		if d := p.sent[0].Add(pollPaceWindow).Sub(p.clock.now()); d > 0 {
-			if err := p.clock.sleep(ctx, d); err != nil {
-				return err
-			}
-		}
-		p.sent = p.sent[1:]
-	}
-	p.sent = append(p.sent, p.clock.now())
-	return nil
-}
-
-// pacer returns the scaler's pacer, shared by every wait of its prefix (a
-// test sets its own, on a virtual clock).
-func (s *scaler) pacer() *pacer {
-	if s.pace == nil {
-		s.pace = &pacer{clock: realPollClock}
-	}
-	return s.pace
 }
 
 // Invariant violations are read (GET .../assignments, which the listing
@@ -189,14 +144,16 @@ const violationsEvery = 30 * time.Second
 func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o prefix.Observation, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
 	switch {
-	case o.Gone && s.deletedInRun(name):
-		return s.untrackDeleted(ctx, out, name), nil
-	case o.Gone:
-		return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d) was in progress (deleted out of band?)",
-			errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
-	case o.Err != nil && client.IsNotFound(o.Err) && s.deletedInRun(name):
-		// Deleted and created again by this apply (a replacement): the
-		// new group does not know the old one's migration.
+	case o.Gone || o.Err != nil && client.IsNotFound(o.Err):
+		// A delete ends the group's migration (CONTRACT §4.4: an active
+		// migration does not block it), and a group created again under
+		// the name is a new one that does not know it (404): nothing is
+		// left to wait for, and the coordinator was not unavailable.
+		if !s.deletedInRun(name) {
+			if err := s.vanishedElsewhere(m, o, name); err != nil {
+				return false, err
+			}
+		}
 		return s.untrackDeleted(ctx, out, name), nil
 	case o.Err != nil:
 		return false, o.Err
@@ -217,10 +174,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 		delete(out.waitingForConsumer, name)
 		return true, nil
 	}
-	if due := violationsCheckDue(o.Waited, seenViolations, name); due {
-		if err := s.pacer().take(ctx); err != nil {
-			return false, err
-		}
+	if violationsCheckDue(o.Waited, seenViolations, name) {
 		s.reportViolations(ctx, name, seenViolations)
 	}
 	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && !hasLiveConsumer(*o.Group) {
@@ -247,19 +201,39 @@ func violationsCheckDue(waited time.Duration, seen map[string]bool, name string)
 	return true
 }
 
-// untrackDeleted stops waiting for the migration of a group this apply
-// deleted (the delete of a replacement or a destroy, sent by this provider
-// after the scale rescaled it): its migration ended with the group. It is
-// dropped from the migrations recorded in state, whose next refresh would
-// otherwise take the migration it no longer finds for a restored group.
+// untrackDeleted stops waiting for the migration of a deleted group: it
+// ended with the group. It is dropped from the migrations recorded in state,
+// whose next refresh would otherwise look for it in a group created again.
 func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name string) bool {
 	m := out.migrations[name]
-	tflog.Info(ctx, "group deleted by this apply while its migration was awaited; no longer waiting for it", map[string]any{
+	tflog.Info(ctx, "group deleted while its migration was awaited; no longer waiting for it", map[string]any{
 		"stream_prefix": s.p, "consumer_group": name, "resharding_id": m.ReshardingID,
 	})
 	delete(out.migrations, name)
 	delete(out.waitingForConsumer, name)
 	return true
+}
+
+// vanishedElsewhere reports the group of an awaited migration that someone
+// else deleted (and maybe created again) while this apply waited. Created
+// again at another count, it leaves the prefix split: an error.
+func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, name string) error {
+	detail := fmt.Sprintf("Migration %s of group %q under stream prefix %q (%d→%d shards) ended with its group: someone deleted the "+
+		"group while this apply waited (another workspace's replace or destroy, or an operator), and a delete ends a group's migration; "+
+		"a group created again under the name is a new one that does not know it. This apply no longer waits for it; the coordinator "+
+		"was available throughout.", m.ReshardingID, name, s.p, m.FromShardCount, m.ToShardCount)
+	if o.Group != nil && o.Group.ShardCount != s.target {
+		return fmt.Errorf("%w: %s\n\nGroup %q exists again with %d shards, the others have %d: the prefix is split. The next terraform "+
+			"plan shows an update of this shard count that brings every group to one count: agree the count with whoever created "+
+			"group %q, then run terraform apply.", errMigrationEnded, detail, name, o.Group.ShardCount, s.target, name)
+	}
+	summary := fmt.Sprintf("Group %q was deleted or replaced while this apply waited", name)
+	if o.Err == nil {
+		s.diags.AddWarning(summary, detail)
+		return nil
+	}
+	addAPIWarning(s.diags, summary, o.Err, detail)
+	return nil
 }
 
 // reportViolations warns, once each, about invariant violations the
@@ -303,8 +277,7 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(active)})
 	// The inner wait's own diagnostics describe the other migrations as if
 	// they were ours; this function reports them in its own words instead.
-	s.pacer() // shared with the inner wait and the scale's own wait after it
-	s.watcher()
+	s.watcher() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch

@@ -73,6 +73,9 @@ func (v *virtualTime) sleep(ctx context.Context, d time.Duration) error {
 // violationsEvery; no other request (no per-group GETs, no members reads);
 // and both waits end once the coordinator completes the change.
 func TestScaleWaitPace(t *testing.T) {
+	// The Watcher's schedule (250 ms, growing by half) lists at most three
+	// times in any second.
+	const pollPaceMax = 3
 	ctx := context.Background()
 	vt := &virtualTime{base: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC), tickFrom: violationsEvery + 6*time.Second, limit: 10 * time.Minute}
 	c := coordinator.New(coordinator.Options{AdminPassword: "pace-pass", Now: vt.now})
@@ -105,7 +108,6 @@ func TestScaleWaitPace(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	clk := &pollClock{now: vt.now, sleep: vt.sleep}
 	// The poll's virtual time starts once both waits are registered, and
 	// each round waits until both have taken the last one: a waiter a busy
 	// machine schedules late would otherwise find its migrations done
@@ -137,7 +139,7 @@ func TestScaleWaitPace(t *testing.T) {
 			}
 		}
 		d := &diag.Diagnostics{}
-		s := &scaler{api: api, locks: &keyedMutex{}, p: p, g: "g0", target: 2, diags: d, pace: &pacer{clock: clk}, watch: watch}
+		s := &scaler{api: api, locks: &keyedMutex{}, p: p, g: "g0", target: 2, diags: d, watch: watch}
 		out := s.start(ctx)
 		if out == nil || d.HasError() {
 			t.Fatalf("scale of %s did not start: %v", p, *d)

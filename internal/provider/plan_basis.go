@@ -108,7 +108,7 @@ func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen
 			"now reports %d shards at metadataVersion %d%s: %s. Applying the plan now would make a change nobody reviewed, so nothing "+
 			"was sent to the coordinator. (A metadataVersion that only moved forward, with consumers joining or leaving, does not make "+
 			"a plan stale.)\n\n"+
-			"Run terraform plan again, review the new resharding preview, and apply that plan.%s",
+			staleBasisNext+"%s",
 		p, target, g, seen.ShardCount, seen.MetadataVersion, migrationClause(seen), now.ShardCount, now.MetadataVersion,
 		activeMigrationNote(now), strings.Join(changes, "; "), next))
 	return false
@@ -180,7 +180,7 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 				"The plan previewed stream prefix %q going from %d to %d shards. The coordinator now reports %d shards for group %q "+
 					"(metadataVersion %d, state %s)%s: someone changed the group between plan and apply. Applying the saved plan now "+
 					"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-					"Run terraform plan again, review the new resharding preview, and apply that plan.",
+					staleBasisNext,
 				s.p, planned.FromShardCount.ValueInt64(), s.target, group.ShardCount, s.g, group.MetadataVersion, group.State, activeMigrationNote(group)))
 			return false
 		}
@@ -240,7 +240,7 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	}
 	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", s.p), fmt.Sprintf(
 		"The plan's resharding preview of stream prefix %q listed the groups the stream-level scale rescales, but since then: %s. "+
-			"Nothing was sent to the coordinator.\n\nRun terraform plan again, review the new preview, and apply that plan.",
+			"Nothing was sent to the coordinator.\n\n"+staleBasisNext,
 		s.p, strings.Join(changed, "; ")))
 	return false
 }

@@ -30,6 +30,25 @@ type planRegistry struct {
 	// apply-time plan reconstructs what the plan saw.
 	created map[groupKey]int32 // with the count created
 	deleted map[groupKey]client.Group
+	// vanished are the vanished groups whose no-op delete ran: Terraform
+	// plans the create of a -/+ again during apply, after the delete, with
+	// no private state, and that plan must keep the saved plan's recreation.
+	vanished map[groupKey]*groupVanished
+}
+
+func (r *planRegistry) registerVanished(p, g string, v *groupVanished) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.vanished == nil {
+		r.vanished = map[groupKey]*groupVanished{}
+	}
+	r.vanished[groupKey{p, g}] = v
+}
+
+func (r *planRegistry) vanishedInRun(p, g string) *groupVanished {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.vanished[groupKey{p, g}]
 }
 
 // registerManaged notes a group in state that this run plans.
@@ -248,8 +267,8 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 // this apply deleted the sibling (a rename or a removal with deletion_policy
 // DELETE), puts it back from the registry (withDeletedInRun): without them
 // the sibling came back with no migration, moving by itself, and the re-plan
-// left known values unknown (campaign seeds 772216038, 772216130: "Provider
-// produced inconsistent final plan"). Best effort: without a listing the
+// would disagree with the saved plan (the rule: the apply's re-plan
+// reproduces the saved plan's values). Best effort: without a listing the
 // record stays as it is.
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)

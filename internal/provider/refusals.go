@@ -1,0 +1,69 @@
+package provider
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+)
+
+// Refusal texts of a shard count change: what blocks it, what to do next.
+
+// staleBasisNext is what to do about a stale plan. A plan without a refresh
+// compares with the last refresh's record again, and is refused again.
+const staleBasisNext = "Run terraform plan again with a refresh (without -refresh=false: a plan without one compares with the " +
+	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
+	"the new resharding preview, and apply that plan."
+
+// preparingElsewhereDetail explains a PREPARING migration that blocks every
+// scale of the prefix but one (CONTRACT §4.6).
+func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
+	am := gi.ActiveMigration
+	return fmt.Sprintf("Group %q of stream prefix %q has migration %s (%d→%d shards) in state PREPARING: its shard provisioning "+
+		"failed, and a PREPARING migration never moves by itself. The coordinator refuses every other scale of the prefix "+
+		"(409 ACTIVE_MIGRATION_EXISTS), even a scale back to %d shards, and cannot roll it back (422 ROLLBACK_NOT_ALLOWED). "+
+		"The only way out is its own target: set shard_count = %d (once Redis is healthy), apply, and change the count "+
+		"afterwards. The desired count here is %d.", gi.ConsumerGroup, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+		am.FromShardCount, am.ToShardCount, target)
+}
+
+// revertRefusedDetail explains why the prefix cannot be taken back to the
+// count its active migrations started from, and the calls that would.
+func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
+	anyActive := false
+	var cannot []string // why each migration cannot be rolled back to target
+	for _, gi := range active {
+		am := gi.ActiveMigration
+		anyActive = anyActive || am.State == client.MigrationActive
+		switch {
+		case am.State != client.MigrationActive:
+			cannot = append(cannot, fmt.Sprintf("%s is %s, and the coordinator rolls back a migration only while it is ACTIVE", describeMigration(gi), am.State))
+		case am.FromShardCount != target:
+			cannot = append(cannot, fmt.Sprintf("rolling back %s would take group %q to %d shards, not %d", describeMigration(gi), gi.ConsumerGroup, am.FromShardCount, target))
+		}
+	}
+	// Waiting is named with what it takes, never recommended (CONTRACT §7):
+	// a migration finishes only once its live members converge, a
+	// scale-in's removed shards must be drained for every Redis consumer
+	// group on them, and once DRAINING it can no longer be rolled back.
+	wait := "a migration finishes only once every live consumer has taken its new assignment (a scale-out with no live consumer " +
+		"never does) and a scale-in's removed shards are drained in Redis, for every consumer group on them"
+	var why string
+	if len(cannot) == 0 && !rollbackOnRevert {
+		why = fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
+			"below. Waiting for them to finish instead may not end: %s; once DRAINING it can no longer be rolled back; and after "+
+			"it finishes, the next plan scales back to %d shards as a new change, moving the keys a second time.", wait, target)
+	} else {
+		all := ""
+		if anyActive {
+			all = " all"
+		}
+		why = fmt.Sprintf("They cannot%s be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply "+
+			"the new count.", all, strings.Join(cannot, "; "), wait)
+		if anyActive {
+			why += " Those still ACTIVE can be rolled back with:"
+		}
+	}
+	return strings.TrimRight(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target)+
+		blockingMigrationsDetail(p, target, active)+"\n\n"+why+"\n"+rollbackCalls(p, active), "\n")
+}
