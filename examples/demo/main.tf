@@ -64,7 +64,8 @@ output "orders_shard_count" {
 }
 
 output "orders_migration_state" {
-  value = redisstreamcoordinator_group_shard_count.orders.migration_state
+  description = "DEPRECATED means the migration completed (the coordinator's name for a finished migration)."
+  value       = redisstreamcoordinator_group_shard_count.orders.migration_state
 }
 
 # Where a producer publishes the message with partition key "order-123"

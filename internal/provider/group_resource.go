@@ -96,7 +96,7 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"initial_shard_count": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, no upper bound (a new count above "+
 					"%d warns); used only at creation; must equal the siblings', except in a drained (0-shard) prefix. Defaults to "+
-					"the existing siblings' count, else the coordinator's configured default ([known after apply](#shard-count-of-a-new-group)). "+
+					"the existing siblings' count, else the coordinator's configured default ([known after apply](../guides/how-it-works#what-a-plan-reads)). "+
 					"An import records the current count (null for a drained group).",
 					ConventionalShardCount),
 				Optional:      true,

@@ -49,7 +49,7 @@ const (
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
 		MarkdownDescription: "The planned change's impact, known at plan time and kept in a saved plan; after apply, the last " +
-			"change's; null when nothing changes on the coordinator. It is a saved plan's [basis](#what-the-plan-shows). For a " +
+			"change's; null when nothing changes on the coordinator. It is a saved plan's [basis](../guides/how-it-works#saved-plans). For a " +
 			"migration to this count already under way, it describes that migration (`plan_check`, `blocked_by`).",
 		Computed: true,
 		Attributes: map[string]schema.Attribute{
@@ -75,7 +75,7 @@ func reshardingSchema() schema.SingleNestedAttribute {
 			"completes_by_itself": schema.BoolAttribute{
 				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
 					"with no live consumer (it stays `ACTIVE` until one joins). Sometimes known only after apply " +
-					"([when](#what-the-plan-shows)).",
+					"([when](../guides/how-it-works#what-a-plan-reads)).",
 				Computed: true,
 			},
 			"blocked_by": schema.StringAttribute{

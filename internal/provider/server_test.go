@@ -348,7 +348,7 @@ func answerSummary(v reflect.Value) any {
 // framework answers. The control calls the framework's server directly: an
 // RPC whose context it does not retain proves nothing for the wrapper and
 // is skipped, and when it retains none the wrapper can go (see server.go
-// and CONTRIBUTING.md).
+// and internal/provider/README.md).
 func TestReleasingServerReleasesEveryRPC(t *testing.T) {
 	retained := 0
 	for _, m := range rpcMethods(reflect.TypeFor[*releasingServer]()) {

@@ -16,7 +16,7 @@ provider "redisstreamcoordinator" {
 }
 
 variable "stream_groups" {
-  description = "Every group the module managed, unchanged."
+  description = "Every group the module managed, unchanged (its shard_count is not used: the module scaled only at create)."
   type = map(object({
     stream_prefix  = string
     consumer_group = string
@@ -24,7 +24,12 @@ variable "stream_groups" {
   }))
 }
 
+# The shard counts as the coordinator holds them now.
+data "redisstreamcoordinator_groups" "all" {}
+
 locals {
+  current_shard_count = { for g in data.redisstreamcoordinator_groups.all.groups : g.id => g.shard_count }
+
   # One shard count resource per prefix, held by its first group in key order.
   shard_count_groups = {
     for prefix in distinct([for g in values(var.stream_groups) : g.stream_prefix]) :
@@ -54,13 +59,13 @@ import {
   id       = "${each.value.stream_prefix}/${each.value.consumer_group}"
 }
 
-# 3. Describe them with the module's inputs.
+# 3. Describe them with the module's names and the coordinator's counts.
 resource "redisstreamcoordinator_group" "managed" {
   for_each = var.stream_groups
 
   stream_prefix       = each.value.stream_prefix
   consumer_group      = each.value.consumer_group
-  initial_shard_count = each.value.shard_count
+  initial_shard_count = local.current_shard_count["${each.value.stream_prefix}/${each.value.consumer_group}"]
 }
 
 resource "redisstreamcoordinator_group_shard_count" "managed" {
@@ -68,5 +73,5 @@ resource "redisstreamcoordinator_group_shard_count" "managed" {
 
   stream_prefix  = each.key
   consumer_group = each.value.consumer_group
-  shard_count    = each.value.shard_count
+  shard_count    = local.current_shard_count["${each.key}/${each.value.consumer_group}"]
 }

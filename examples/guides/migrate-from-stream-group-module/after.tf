@@ -35,7 +35,8 @@ import {
   id = "orders/order-service"
 }
 
-# 3. The group as it is, with the module's inputs.
+# 3. The group as it is: the count the coordinator reports (the module's
+#    shard_count input may be stale: the module scaled only at create).
 resource "redisstreamcoordinator_group" "orders" {
   stream_prefix       = "orders"
   consumer_group      = "order-service"

@@ -22,9 +22,10 @@ resource "redisstreamcoordinator_group_shard_count" "orders" {
 }
 
 output "orders_migration" {
-  description = "Resharding id per affected consumer group and the migration's final state."
+  description = "Resharding id per affected consumer group and the migration's final state (DEPRECATED: completed)."
   value = {
-    ids   = redisstreamcoordinator_group_shard_count.orders.migration_ids
+    ids = redisstreamcoordinator_group_shard_count.orders.migration_ids
+    # "DEPRECATED" means completed: the coordinator's name for a finished migration.
     state = redisstreamcoordinator_group_shard_count.orders.migration_state
   }
 }
