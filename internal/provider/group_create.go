@@ -104,6 +104,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
+	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...) // the plan's, no state
 	mark := markOf(group)
 	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
 	if plan.SiblingShardCounts.IsUnknown() {

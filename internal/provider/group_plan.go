@@ -119,6 +119,7 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
 	if req.Plan.Raw.IsNull() {
 		var state groupResourceModel
 		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -305,6 +306,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		basis = append(basis, grp)
 	}
 	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
+	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, basis)...)
 	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
 		return
 	}

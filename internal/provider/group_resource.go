@@ -355,6 +355,9 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		vanishedInRun.Store(vanishedKey{r.pd, p, g}, vanished)
 		return
 	}
+	if !r.refuseStaleReplacement(ctx, req.Private, p, g, &resp.Diagnostics) {
+		return
+	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {
 		resp.Diagnostics.AddWarning("Group left on the coordinator", fmt.Sprintf(
 			"deletion_policy is %q, so group %q under stream prefix %q was only removed from Terraform state; its metadata stays on "+
