@@ -11,24 +11,13 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The count a group is created with is decided when it is created, from the
-// prefix as it is then (one listing, under the prefix lock, so groups this
-// apply creates see each other). A saved plan cannot carry a count read from
-// the siblings to the apply: Terraform plans the create again at apply from
-// configuration alone and refuses values that differ from the saved plan's.
-// So the plan shows what the configuration fixes (a configured
-// initial_shard_count) and leaves what the siblings decide unknown, with
-// their count now in a warning (planCreate); the create takes the
-// siblings' count as it finds it, and a prefix never ends at two counts.
-//
-// The siblings are the prefix's groups as listed, this apply's creates
-// included, and the groups this apply deleted (a replacement's or a
-// rename's old group), which the plan counted. A configured count must
-// match them. A sibling this run's own change
-// of the prefix (the shard count resource's steps, prefix.Run) took from
-// the configured count to another is no mismatch: the plan showed that
-// change, and the group joins the prefix at the count it took the siblings
-// to, so that no group sends a scale of its own.
+// A group's count is decided by its create, from the prefix as it is then
+// (one listing under the prefix lock, this apply's creates included, plus
+// the groups it deleted, which the plan counted). Terraform plans the create
+// again at apply from configuration alone, so the plan leaves what the
+// siblings decide unknown (planCreate). A configured count must match them,
+// unless this run's own scale (prefix.Run) took them from it: the group then
+// joins at their new count, so no group sends a scale of its own.
 
 // createCount returns the count to create group g of prefix p with (nil:
 // the coordinator's default) and its siblings as found, the create's basis
@@ -56,14 +45,8 @@ func (r *groupResource) createCount(ctx context.Context, p, g string, configured
 					"now has, so the prefix keeps one shard count; initial_shard_count keeps the configured value.", p, *c, moved, g, *c, moved))
 		}
 	}
-	count, d := resolveInitialShardCount(ctx, siblings.Groups, p, g, want)
+	count, d := resolveInitialShardCount(ctx, siblings.Groups, p, g, want, sentBefore(&r.pd.plans, p))
 	diags.Append(d...)
-	if d.HasError() && r.pd.plans.deletedInRun(p, g) {
-		diags.AddError(fmt.Sprintf("Group %s/%s was deleted by this apply and not created again", p, g), fmt.Sprintf(
-			"This apply deleted group %q of stream prefix %q to replace it, and the prefix changed before its create, which was "+
-				"refused (above). The group stays deleted until an apply creates it again: run terraform plan, which shows that create, "+
-				"and apply it.", g, p))
-	}
 	return count, types.MapValueMust(types.Int64Type, basis), !d.HasError()
 }
 

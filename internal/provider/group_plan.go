@@ -15,6 +15,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
@@ -321,7 +322,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
 	}
 
-	count, diags := resolveInitialShardCount(ctx, basis, p, g, plan.InitialShardCount)
+	count, diags := resolveInitialShardCount(ctx, basis, p, g, plan.InitialShardCount, sentBefore(&r.pd.plans, p))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -411,7 +412,8 @@ func int64Ptr(v types.Int64) *int64 {
 // resolveInitialShardCount picks the shard count for a new group so it routes
 // like its siblings: the configured count, which must match the siblings';
 // otherwise the siblings' count; otherwise nil (the coordinator's default).
-func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g string, configured types.Int64) (*int32, diag.Diagnostics) {
+// sent says what the apply sent before the refusal (sentBefore).
+func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g string, configured types.Int64, sent string) (*int32, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	counts := map[int32][]string{}
 	for _, sib := range siblings {
@@ -431,9 +433,9 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 		}
 		diags.AddError("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
 			"Stream prefix %q already has %s. A new group %q with initial_shard_count = %d would route differently: producers use one "+
-				"shard count per prefix, so messages would be stranded on shards this group never reads. Nothing was sent to the coordinator.\n\n"+
+				"shard count per prefix, so messages would be stranded on shards this group never reads. %s\n\n"+
 				"Omit initial_shard_count to take the siblings' count, set it to theirs, or change the prefix's count first with "+
-				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want))
+				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want, sent))
 		return nil, diags
 	}
 	switch len(counts) {
@@ -457,6 +459,22 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+
 			"and align the existing groups with redisstreamcoordinator_group_shard_count.", p, siblingList, g))
 	return nil, diags
+}
+
+// sentBefore is what an apply sent to prefix p before a create of it is
+// refused: the delete of a group it replaces (or renames), which stays
+// deleted, or nothing.
+func sentBefore(reg *planRegistry, p string) string {
+	gone := reg.withDeleted(prefix.Record{Prefix: p}).Groups
+	if len(gone) == 0 {
+		return "Nothing was sent to the coordinator."
+	}
+	names := make([]string, len(gone))
+	for i, grp := range gone {
+		names[i] = fmt.Sprintf("%q", grp.ConsumerGroup)
+	}
+	return fmt.Sprintf("Nothing was sent for this create, but this apply already deleted group %s of the prefix, the old half of a "+
+		"replacement: it stays deleted until an apply creates it again, and the next terraform plan shows that create.", strings.Join(names, ", "))
 }
 
 func describeSiblings(counts map[int32][]string) string {

@@ -11,18 +11,13 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The delete half of a replacement (a -replace, or a rename, of a group
-// with deletion_policy DELETE) is not planned again at apply: Terraform
-// applies it as saved, and Delete receives the private data planned for
-// the replacement's create. The create half is planned again, from a fresh
-// listing, and a sibling that moved since the plan makes that plan fail
-// (its count differs, or its values differ from the saved plan's) after the
-// group was deleted. So the create's plan records its basis, the siblings
-// it saw (privateRecord.PrefixSeen, with the prefix), and Delete compares
+// The delete half of a replacement is applied as saved: Delete receives
+// the private data planned for the replacement's create, whose plan
+// recorded the siblings it saw (privateRecord.PrefixSeen). Delete compares
 // them with the prefix as the create's apply-time plan will see it
-// (planBasisOfPrefix) before anything is sent. Every plan starts without it
-// (clearCreateBasis: a refused Delete leaves it in state) and Create clears
-// it, so only the delete half of a replacement checks it.
+// (planBasisOfPrefix) and refuses before the DELETE when they moved. Every
+// plan starts without it (a refused Delete leaves it in state) and Create
+// clears it, so no other delete checks it.
 
 // recordCreateBasis is planCreate's part: the siblings the plan saw.
 func recordCreateBasis(ctx context.Context, private privateSetter, p string, basis []client.Group) diag.Diagnostics {
