@@ -20,9 +20,9 @@ import (
 //
 // It is the one answer to the question another resource of the same run
 // asks about a prefix the shard count resource changes: is this change the
-// run's own, the one its plan showed? A group create whose plan saw a
-// sibling at one count and finds it at another asks Explains (yes: the
-// create brings the new group to the same count; no: the plan is stale),
+// run's own, the one its plan showed? A group create with a configured
+// count that finds its siblings at another asks Explains (yes: the new
+// group joins at the count they were taken to; no: the create is refused),
 // and a plan made again during the apply takes the groups as the plan saw
 // them (AsPlanned).
 type Run struct {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -16,9 +15,6 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// siblingBasisGetLimit: up to this many siblings in the plan's basis are
-// re-read one by one at apply; more are re-read with one listing.
-const siblingBasisGetLimit = 8
 
 func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, resp *resource.CreateResponse) {
 	var plan groupResourceModel
@@ -41,31 +37,8 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// resolution and the create are one step per prefix.
 	defer r.pd.prefixLocks.Lock(p)()
 
-	var count *int32
-	// rescale: this apply's own stream scale took the siblings to its
-	// target before this create (verifySiblingBasis).
-	var rescale *int32
-	if plan.SiblingShardCounts.IsNull() || plan.SiblingShardCounts.IsUnknown() || plan.InitialShardCount.IsUnknown() {
-		// The plan could not resolve the count (provider configuration
-		// unknown at plan time, or a new prefix whose other groups this run
-		// also creates without a count): resolve now, from a full listing,
-		// under the prefix lock so groups created in this apply see each other.
-		c, diags := resolveInitialShardCount(ctx, api.Groups, p, g, plan.InitialShardCount, true)
-		resp.Diagnostics.Append(diags...)
-		if resp.Diagnostics.HasError() {
-			return
-		}
-		count = c
-	} else {
-		if !r.verifySiblingBasis(ctx, p, g, plan, &rescale, &resp.Diagnostics) {
-			return
-		}
-		if !plan.InitialShardCount.IsNull() && !plan.InitialShardCount.IsUnknown() {
-			c := int32(plan.InitialShardCount.ValueInt64())
-			count = &c
-		}
-	}
-	if count != nil && !checkCreatedInRun(&r.pd.plans, p, g, *count, &resp.Diagnostics) {
+	count, siblings, ok := r.createCount(ctx, p, g, plan.InitialShardCount, &resp.Diagnostics)
+	if !ok {
 		return
 	}
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
@@ -90,17 +63,13 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 				"finished it within its %s grace period: the group exists and is recorded in state, so the next apply continues from it.",
 			ctx.Err(), g, p, m.RequestID, r.pd.timing.grace()))
 	}
-	if rescale != nil && group.ShardCount != *rescale {
-		r.rescaleCreated(ctx, p, g, *rescale, group, m, &resp.Diagnostics)
-	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
+	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...) // the plan's, no state
 	mark := markOf(group)
 	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
-	if plan.SiblingShardCounts.IsUnknown() {
-		plan.SiblingShardCounts = types.MapNull(types.Int64Type)
-	}
+	plan.SiblingShardCounts = siblings
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 
@@ -113,100 +82,6 @@ func isAmbiguousCreate(err error) bool {
 	}
 	apiErr, ok := client.AsAPIError(err)
 	return ok && apiErr.HTTPStatus == http.StatusInternalServerError && apiErr.ErrorCode == ""
-}
-
-// verifySiblingBasis re-checks, before the POST, the siblings the plan
-// resolved the count from (sibling_shard_counts). The rule: every sibling of
-// the basis is re-read (one GET each, or one listing when there are more
-// than siblingBasisGetLimit) and must still exist with the same shard count;
-// a plan that saw no sibling re-reads nothing. Groups of the prefix created
-// since the plan by this apply were checked against each other at plan time.
-//
-// A sibling this run's own change of the prefix took to its target (the
-// run's journal, prefix.Run.Explains: the executor journals each step under
-// the prefix lock, which this create holds) is no stale basis: the plan
-// showed that change. rescale is then set to its target, so the create
-// brings the new group there too.
-func (r *groupResource) verifySiblingBasis(ctx context.Context, p, g string, plan groupResourceModel, rescale **int32, diags *diag.Diagnostics) bool {
-	basis := map[string]int64{}
-	for name, v := range plan.SiblingShardCounts.Elements() {
-		if iv, ok := v.(types.Int64); ok {
-			basis[name] = iv.ValueInt64()
-		}
-	}
-	if len(basis) == 0 {
-		return true
-	}
-	names := make([]string, 0, len(basis))
-	for n := range basis {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	now := map[string]int64{}
-	if len(names) > siblingBasisGetLimit {
-		groups, err := r.pd.api.Groups(ctx)
-		if err != nil {
-			addAPIError(diags, fmt.Sprintf("Failed to re-check the siblings of group %q under stream prefix %q", g, p), err,
-				"Before creating the group, the provider re-reads the groups its planned shard count was based on. Nothing was created.")
-			return false
-		}
-		for _, grp := range groups {
-			if grp.StreamPrefix == p {
-				now[grp.ConsumerGroup] = int64(grp.ShardCount)
-			}
-		}
-	} else {
-		for _, n := range names {
-			grp, err := r.pd.api.GetGroup(ctx, p, n)
-			if client.IsNotFound(err) {
-				continue
-			}
-			if err != nil {
-				addAPIError(diags, fmt.Sprintf("Failed to re-check sibling %q of group %q under stream prefix %q", n, g, p), err,
-					"Before creating the group, the provider re-reads the groups its planned shard count was based on. Nothing was created.")
-				return false
-			}
-			now[n] = int64(grp.ShardCount)
-		}
-	}
-	var changes []string
-	for _, n := range names {
-		c, ok := now[n]
-		switch {
-		case !ok && r.pd.plans.deletedInRun(p, n):
-			// This apply deleted it, for a -replace or a rename: its own
-			// create (if any) is checked against its own plan.
-		case ok && c != basis[n] && r.pd.run.Explains(p, n, basis[n], c):
-			// This run's own change of the prefix, which the plan showed.
-			target := int32(c)
-			*rescale = &target
-		case !ok:
-			changes = append(changes, fmt.Sprintf("%q had %d shards and no longer exists", n, basis[n]))
-		case c != basis[n]:
-			changes = append(changes, fmt.Sprintf("%q went from %d to %d shards", n, basis[n], c))
-		}
-	}
-	if len(changes) == 0 {
-		return true
-	}
-	replaced := ""
-	if r.pd.plans.deletedInRun(p, g) {
-		replaced = fmt.Sprintf("\n\nThis apply already deleted the group %q it replaces: it stays deleted until an apply creates it again, "+
-			"and the next terraform plan shows that create.", g)
-	}
-	diags.AddError(fmt.Sprintf("Stale plan for group %s/%s: its siblings changed since the plan", p, g), fmt.Sprintf(
-		"The plan resolved initial_shard_count = %s for group %q from the other groups of stream prefix %q, and they changed since: %s. "+
-			"Creating the group now could give the prefix two shard counts. Nothing was sent to the coordinator for this create.%s\n\n"+
-			"Run `terraform plan` again and review the new plan before applying it.",
-		int64String(plan.InitialShardCount), g, p, strings.Join(changes, "; "), replaced))
-	return false
-}
-
-func int64String(v types.Int64) string {
-	if v.IsNull() || v.IsUnknown() {
-		return "(the coordinator's default)"
-	}
-	return fmt.Sprint(v.ValueInt64())
 }
 
 // errCreatedByOther: after a lost create response, the group turned out to

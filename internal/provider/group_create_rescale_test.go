@@ -24,7 +24,7 @@ import (
 // (campaign seed 815614843). Terraform orders the two only when the
 // configuration does, so each order is driven here: the replacement first
 // (the scale rescales the new group), the scale first (the new group is
-// created with its planned count and brought to the prefix's), the scale
+// created at the prefix's new count, and sends no scale of its own), the scale
 // while the replaced group's migration is awaited, and the scale between the
 // replacement's delete and its create. Every one completes, the prefix ends
 // at one count, and the next plan is empty.
@@ -32,8 +32,8 @@ import (
 const rescaleCountAddr = "redisstreamcoordinator_group_shard_count.count"
 
 // scaleThenReplace: g2's first create, the stream scale, then g2's
-// replacement and its per-group scale.
-var scaleThenReplace = []string{"CREATE_GROUP", "SCALE_STREAM", "DELETE_GROUP", "CREATE_GROUP", "SCALE_GROUP"}
+// replacement.
+var scaleThenReplace = []string{"CREATE_GROUP", "SCALE_STREAM", "DELETE_GROUP", "CREATE_GROUP"}
 
 // rescaleConfig: groups g1 (the anchor, 4 shards, with the prefix's shard
 // count) and g2 (deletion_policy DELETE, inheriting, replaced when n
@@ -48,7 +48,8 @@ func rescaleConfig(a *accTest, p string, count, n int, extra, countExtra string)
 
 // rescaleSteps: create at 4 shards, then replace g2 and scale the prefix
 // to 2 in one apply (between runs after its plan); the plan counts g2 among
-// the scale's groups, at the count it has, and both groups end at 2.
+// the scale's groups, at the count it has, leaves the count the new g2
+// inherits unknown, and both groups end at 2.
 func rescaleSteps(a *accTest, p, extra, countExtra string, between func(), checks ...resource.TestCheckFunc) []resource.TestStep {
 	checks = append([]resource.TestCheckFunc{a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))}, checks...)
 	if between == nil {
@@ -63,16 +64,12 @@ func rescaleSteps(a *accTest, p, extra, countExtra string, between func(), check
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
 					plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("initial_shard_count")),
 					plancheck.ExpectKnownValue(rescaleCountAddr, tfjsonpath.New("resharding").AtMapKey("affected_groups"),
 						knownvalue.MapExact(map[string]knownvalue.Check{"g1": knownvalue.Int64Exact(4), "g2": knownvalue.Int64Exact(4)})),
 					betweenPlanAndApply(between),
 				},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
-			},
-			ConfigStateChecks: []statecheck.StateCheck{
-				// What the group was created with, as planned.
-				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
 			},
 			Check: resource.ComposeTestCheckFunc(checks...),
 		},
@@ -80,16 +77,12 @@ func rescaleSteps(a *accTest, p, extra, countExtra string, between func(), check
 	}
 }
 
-// rescaledAfterCreate checks the audit trail of a g2 created after the
+// createdAtPrefixCount checks the audit trail of a g2 created after the
 // stream scale (want: the prefix's and g2's mutations in order, the first
-// create included): its create, then its per-group scale to 2, and a
-// warning.
-func rescaledAfterCreate(a *accTest, p string, want ...string) resource.TestCheckFunc {
+// create included): its create, at the prefix's new count, and no scale of
+// its own.
+func createdAtPrefixCount(a *accTest, p string, want ...string) resource.TestCheckFunc {
 	return func(s *terraform.State) error {
-		if err := a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 scaled to its stream prefix's new count after its create", p),
-			"then scaled to 2 with the per-group scale")(s); err != nil {
-			return err
-		}
 		c := a.env.Coordinator
 		if c == nil {
 			return nil
@@ -117,16 +110,14 @@ func TestAccGroupRescale_replacementFirst(t *testing.T) {
 	p := acctest.RandomName("rsfirst")
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
-		Steps: rescaleSteps(a, p, "", ", redisstreamcoordinator_group.test", nil,
-			a.diags.ExpectNoWarning("scaled to its stream prefix's new count after its create")),
+		Steps:                    rescaleSteps(a, p, "", ", redisstreamcoordinator_group.test", nil),
 	})
 }
 
 // TestAccGroupRescale_scaleFirst: g2 depends on the shard count, so
 // Terraform deletes g2, updates the shard count (the scale and its wait),
-// then creates g2: with the 4 shards its plan showed, and then scaled to 2.
-// Before, its create was refused as a stale plan after its delete: the group
-// was gone.
+// then creates g2 at the prefix's new count, 2. Before, its create was
+// refused as a stale plan after its delete: the group was gone.
 func TestAccGroupRescale_scaleFirst(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("rsscale")
@@ -134,7 +125,7 @@ func TestAccGroupRescale_scaleFirst(t *testing.T) {
 		ProtoV6ProviderFactories: a.factories(),
 		// Terraform deletes g2 before it updates what g2 depends on.
 		Steps: rescaleSteps(a, p, ", redisstreamcoordinator_group_shard_count.count", "", nil,
-			rescaledAfterCreate(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP", "SCALE_GROUP")),
+			createdAtPrefixCount(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP")),
 	})
 }
 
@@ -159,7 +150,7 @@ func TestAccGroupRescale_replacedWhileItsMigrationIsAwaited(t *testing.T) {
 				Delay: time.Minute, // a bound only: Until releases it
 				Until: scaled,
 			})
-		}, rescaledAfterCreate(a, p, scaleThenReplace...), resource.TestCheckResourceAttr(rescaleCountAddr, "migration_ids.%", "1"),
+		}, createdAtPrefixCount(a, p, scaleThenReplace...), resource.TestCheckResourceAttr(rescaleCountAddr, "migration_ids.%", "1"),
 			resource.TestCheckResourceAttrSet(rescaleCountAddr, "migration_ids.g1")),
 	})
 }
@@ -168,7 +159,7 @@ func TestAccGroupRescale_replacedWhileItsMigrationIsAwaited(t *testing.T) {
 // configuration; the stream scale is answered only once g2's delete was
 // applied, and it holds the prefix while it is sent, so g2's create follows
 // it: the scale rescales g1 alone (g2 missing is this apply's own delete),
-// and the new g2 is brought to 2 after its create.
+// and the new g2 is created at 2.
 func TestAccGroupRescale_scaleBetweenDeleteAndCreate(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "holds the stream scale until the replacement's delete was applied")
@@ -190,7 +181,7 @@ func TestAccGroupRescale_scaleBetweenDeleteAndCreate(t *testing.T) {
 				Delay: time.Minute, // a bound only: Until releases it
 				Until: deleted,
 			})
-		}, rescaledAfterCreate(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP", "SCALE_GROUP"),
+		}, createdAtPrefixCount(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP"),
 			func(*terraform.State) error {
 				scales := auditEvents(c, p, coordinator.ActionScaleStream)
 				if len(scales) != 1 || scales[0].Status != http.StatusAccepted {
@@ -355,13 +346,12 @@ func TestAccGroupRescale_revertWaitsForTheScaleItSent(t *testing.T) {
 	})
 }
 
-// TestAccGroupRescale_owedScaleFollowsTheNextCountChange: g2 is created
-// after the scale to 3 and its per-group scale is refused (503): the prefix
-// is split (g1 at 3, g2 at 4), and the next plan shows the shard count's
-// repair (issue 30: the group owes nothing of its own). The next apply
-// changes the count to 2 instead: the stream scale takes g1 and g2 to 2.
-// Before issue 24's fix, an owed scale to 3 split the prefix again.
-func TestAccGroupRescale_owedScaleFollowsTheNextCountChange(t *testing.T) {
+// TestAccGroupRescale_createdAfterTheScaleSendsNoScale: g2 is created
+// after the scale to 3 with every per-group scale of it refused (503). It
+// is created at 3: the apply leaves the prefix at one count and sends no
+// per-group scale. Before, g2 was created at 4 and its per-group scale to 3
+// refused: the apply exited 0 with a warning, the prefix split at 3 and 4.
+func TestAccGroupRescale_createdAfterTheScaleSendsNoScale(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	c := a.env.RequireInRepo(t, "refuses the per-group scale")
 	p := acctest.RandomName("rsowed")
@@ -378,63 +368,23 @@ func TestAccGroupRescale_owedScaleFollowsTheNextCountChange(t *testing.T) {
 						Kind: coordinator.FaultRespond, Status: http.StatusServiceUnavailable, ErrorCode: "COORDINATOR_TERMINATING",
 						Message: "terminating", Times: 1000})
 				},
-				Config: cfg(3, 2), ExpectNonEmptyPlan: true,
-				Check: resource.ComposeTestCheckFunc(
-					func(*terraform.State) error { c.ClearFaults(); return nil },
-					a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 was created, but not yet brought to its stream prefix's new shard count", p))),
-			},
-			{
-				Config: cfg(2, 2),
-				Check:  resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
-			},
-			{Config: cfg(2, 2), PlanOnly: true},
-		},
-	})
-}
-
-// TestAccGroupRescale_owedScaleAfterAProvisioningFailure: the new g2's
-// per-group scale fails on provisioning (503, the migration stays
-// PREPARING on g2 at 4 shards while g1 is at 2). The prefix is split: the
-// next plan shows the shard count's update that repairs it (prefix.Decide:
-// the same target resumes a PREPARING migration, with a per-group scale),
-// and once Redis is healthy its apply brings g2 to 2. Before, g2's own
-// PREPARING migration made the plan take the prefix for busy: the plan was
-// empty and the prefix stayed split.
-func TestAccGroupRescale_owedScaleAfterAProvisioningFailure(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
-	c := a.env.RequireInRepo(t, "fails the per-group scale's provisioning")
-	p := acctest.RandomName("rsprov")
-	cfg := rescaleConfig(a, p, 2, 2, ", redisstreamcoordinator_group_shard_count.count", "")
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: a.factories(),
-		Steps: []resource.TestStep{
-			{Config: rescaleConfig(a, p, 4, 1, ", redisstreamcoordinator_group_shard_count.count", "")},
-			{
-				PreConfig: func() {
-					c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "g2", Operation: coordinator.ProvisionScale,
-						AfterShards: 1, Times: 1000})
-				},
-				Config: cfg, ExpectNonEmptyPlan: true,
-				Check: a.diags.ExpectWarning(fmt.Sprintf("Group %s/g2 was created, but not yet brought to its stream prefix's new shard count", p),
-					"REDIS_STREAM_PROVISIONING_FAILED"),
-			},
-			{
-				PreConfig: func() { c.ClearProvisioningFaults() },
-				Config:    cfg,
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionNoop),
-					plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionUpdate),
-					plancheck.ExpectKnownValue(rescaleCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckSplit)),
-				}},
-				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2)),
+				Config:           cfg(3, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()}},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(3)), a.expectGroup(p, "g2", shardCountIs(3)),
+					createdAtPrefixCount(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP"),
 					func(*terraform.State) error {
-						if scales := terraformMutations(c, p, "SCALE_GROUP"); len(scales) == 0 || deref(scales[len(scales)-1].ConsumerGroup) != "g2" {
-							return fmt.Errorf("want the repair's per-group scale of g2 last; got %+v", scales)
+						if n := c.RequestCount(http.MethodPost, coordinator.RouteGroupScale); n != 0 {
+							return fmt.Errorf("%d per-group scales reached the coordinator, want 0", n)
 						}
 						return nil
 					}),
 			},
-			{Config: cfg, PlanOnly: true},
+			{
+				PreConfig: func() { c.ClearFaults() },
+				Config:    cfg(2, 2),
+				Check:     resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2))),
+			},
+			{Config: cfg(2, 2), PlanOnly: true},
 		},
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
@@ -23,12 +24,14 @@ import (
 //     authoritative: when it fails, the plan fails with the cause and the fix.
 //     Only a provider configuration unknown at plan time skips it, with a
 //     warning, leaving initial_shard_count unknown unless configured.
-//   - The create's count is resolved at plan time from the prefix's existing
-//     groups (and from the groups of the prefix this run also creates), so
-//     initial_shard_count is known in the plan; a mismatch fails the plan.
-//   - The plan records its basis, sibling_shard_counts: every other existing
-//     group of the prefix with its shard count. Create re-checks it before the
-//     POST (see verifySiblingBasis) and refuses a stale plan.
+//   - The create's count is checked at plan time against the prefix's
+//     existing groups (and the groups of the prefix this run also creates);
+//     a configured count that differs fails the plan. What the siblings
+//     decide (an inherited count, sibling_shard_counts) is a live read the
+//     apply's plan cannot reproduce: unknown in the plan, with the count
+//     now in a warning, and decided by the create (createCount).
+//   - The delete half of a replacement checks the siblings the create's plan
+//     saw before it deletes anything (group_replace_basis.go).
 //   - A group that vanished (404 on refresh) is planned for re-creation (-/+)
 //     with the planned recreation attribute saying it starts a new lifecycle.
 //   - A recorded metadata regression fails the plan closed
@@ -107,6 +110,7 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
+	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
 	if req.Plan.Raw.IsNull() {
 		var state groupResourceModel
 		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -290,7 +294,12 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
 		basis = append(basis, grp)
 	}
-	plan.SiblingShardCounts = types.MapValueMust(types.Int64Type, siblings)
+	// The siblings and the count they give are a live read, which
+	// Terraform's plan of the create at apply cannot reproduce: unknown
+	// here, decided by the create (createCount).
+	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
+	plan.ShardCount = types.Int64Unknown()
+	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, basis)...)
 	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
 		return
 	}
@@ -299,7 +308,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
 	}
 
-	count, diags := resolveInitialShardCount(ctx, func(context.Context) ([]client.Group, error) { return basis, nil }, p, g, plan.InitialShardCount, true)
+	count, diags := resolveInitialShardCount(ctx, basis, p, g, plan.InitialShardCount, sentBefore(&r.pd.plans, p))
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
@@ -324,14 +333,36 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 			return
 		}
 	}
+	planned := int64Ptr(plan.InitialShardCount)
 	if count != nil {
-		plan.InitialShardCount = types.Int64Value(int64(*count))
-		plan.ShardCount = types.Int64Value(int64(*count))
+		if planned == nil {
+			resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), fmt.Sprintf("Group %s/%s takes its siblings' shard count, %d now", p, g, *count), fmt.Sprintf(
+				"Stream prefix %q has %s, and group %q sets no initial_shard_count: it is created with the count its siblings have "+
+					"when the create runs, %d if nothing changes before then. initial_shard_count and shard_count are therefore "+
+					"(known after apply): a sibling scaled after this plan is followed, and the prefix keeps one shard count.",
+				p, describeSiblings(countsOf(basis)), g, *count))
+		}
 		if !siblingHasCount(basis, *count) {
 			largeShardCountWarning(&resp.Diagnostics, "initial_shard_count", int64(*count), fmt.Sprintf("Group %q under stream prefix %q is created with", g, p))
 		}
+		n := int64(*count)
+		planned = &n
 	}
-	r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
+	if planned != nil && len(siblings) == 0 {
+		plan.ShardCount = types.Int64Value(*planned) // the configuration's, or the replaced group's: reproducible
+	}
+	// The count as planned now: a shard count planned in this run previews
+	// the group at it.
+	r.pd.plans.registerGroupCreate(p, g, planned)
+}
+
+// countsOf groups the siblings by shard count.
+func countsOf(groups []client.Group) map[int32][]string {
+	out := map[int32][]string{}
+	for _, grp := range groups {
+		out[grp.ShardCount] = append(out[grp.ShardCount], grp.ConsumerGroup)
+	}
+	return out
 }
 
 // checkPlannedSiblings fails the plan when groups of one prefix created by
@@ -367,26 +398,14 @@ func int64Ptr(v types.Int64) *int64 {
 // resolveInitialShardCount picks the shard count for a new group so it routes
 // like its siblings: the configured count, which must match the siblings';
 // otherwise the siblings' count; otherwise nil (the coordinator's default).
-// With strict = false mismatches are warnings.
-func resolveInitialShardCount(ctx context.Context, listGroups func(context.Context) ([]client.Group, error), p, g string, configured types.Int64, strict bool) (*int32, diag.Diagnostics) {
+// sent says what the apply sent before the refusal (sentBefore).
+func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g string, configured types.Int64, sent string) (*int32, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	groups, err := listGroups(ctx)
-	if err != nil {
-		if strict {
-			addAPIError(&diags, "Failed to list the groups under stream prefix "+p, err,
-				"The provider reads the other groups of the prefix before creating a group, so that the new group routes with their shard count.")
-		}
-		return nil, diags
-	}
 	counts := map[int32][]string{}
-	for _, sib := range groups {
+	for _, sib := range siblings {
 		if sib.StreamPrefix == p && sib.ConsumerGroup != g {
 			counts[sib.ShardCount] = append(counts[sib.ShardCount], sib.ConsumerGroup)
 		}
-	}
-	report := diags.AddError
-	if !strict {
-		report = diags.AddWarning
 	}
 	siblingList := describeSiblings(counts)
 	if !configured.IsNull() && !configured.IsUnknown() {
@@ -398,11 +417,11 @@ func resolveInitialShardCount(ctx context.Context, listGroups func(context.Conte
 			diags.Append(drainedPrefixWarning(p, g, want, siblingList))
 			return &want, diags
 		}
-		report("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
+		diags.AddError("Shard count differs from the other groups of the stream prefix", fmt.Sprintf(
 			"Stream prefix %q already has %s. A new group %q with initial_shard_count = %d would route differently: producers use one "+
-				"shard count per prefix, so messages would be stranded on shards this group never reads. Nothing was sent to the coordinator.\n\n"+
+				"shard count per prefix, so messages would be stranded on shards this group never reads. %s\n\n"+
 				"Omit initial_shard_count to take the siblings' count, set it to theirs, or change the prefix's count first with "+
-				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want))
+				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want, sent))
 		return nil, diags
 	}
 	switch len(counts) {
@@ -411,7 +430,7 @@ func resolveInitialShardCount(ctx context.Context, listGroups func(context.Conte
 	case 1:
 		for c := range counts {
 			if c < 1 {
-				report("Cannot inherit a shard count of 0", fmt.Sprintf(
+				diags.AddError("Cannot inherit a shard count of 0", fmt.Sprintf(
 					"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
 						"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
 						"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
@@ -422,10 +441,26 @@ func resolveInitialShardCount(ctx context.Context, listGroups func(context.Conte
 			return &c, diags
 		}
 	}
-	report("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
+	diags.AddError("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
 		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+
 			"and align the existing groups with redisstreamcoordinator_group_shard_count.", p, siblingList, g))
 	return nil, diags
+}
+
+// sentBefore is what an apply sent to prefix p before a create of it is
+// refused: the delete of a group it replaces (or renames), which stays
+// deleted, or nothing.
+func sentBefore(reg *planRegistry, p string) string {
+	gone := reg.withDeleted(prefix.Record{Prefix: p}).Groups
+	if len(gone) == 0 {
+		return "Nothing was sent to the coordinator."
+	}
+	names := make([]string, len(gone))
+	for i, grp := range gone {
+		names[i] = fmt.Sprintf("%q", grp.ConsumerGroup)
+	}
+	return fmt.Sprintf("Nothing was sent for this create, but this apply already deleted group %s of the prefix, the old half of a "+
+		"replacement: it stays deleted until an apply creates it again, and the next terraform plan shows that create.", strings.Join(names, ", "))
 }
 
 func describeSiblings(counts map[int32][]string) string {

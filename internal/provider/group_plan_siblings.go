@@ -21,7 +21,8 @@ import (
 // depends on, so a group with a count that finds a group without one planned
 // before it knows nothing orders their creates (checkUnsetPlannedBefore).
 // What the plan cannot rule out, the create refuses before sending anything
-// (checkCreatedInRun): never a split prefix.
+// (createCount reads the prefix under its lock, this apply's creates
+// included): never a split prefix.
 
 // checkUnsetPlannedBefore fails the plan of group g, which has a count
 // (self), when a group of the same new prefix without initial_shard_count
@@ -49,28 +50,4 @@ func checkUnsetPlannedBefore(p, g string, self plannedGroupCreate, before map[st
 			"Nothing was sent to the coordinator.\n\nSet initial_shard_count = %d on %s too, or make them depend on group %q "+
 			"(depends_on = [redisstreamcoordinator_group.<name>]) so that they are created after it and inherit its count.",
 		g, n, p, strings.Join(unset, ", "), n, strings.Join(unset, ", "), g))
-}
-
-// checkCreatedInRun refuses, under the prefix lock and before the POST, a
-// create with count of group g when this apply already created another group
-// of the prefix with a different count (one without initial_shard_count that
-// Terraform created first, at the coordinator's default).
-func checkCreatedInRun(reg *planRegistry, p, g string, count int32, diags *diag.Diagnostics) bool {
-	var others []string
-	for name, c := range reg.createdInRun(p) {
-		if name != g && c != count {
-			others = append(others, fmt.Sprintf("%q (%d shards)", name, c))
-		}
-	}
-	if len(others) == 0 {
-		return true
-	}
-	sort.Strings(others)
-	diags.AddError(fmt.Sprintf("Group %s/%s would split its stream prefix", p, g), fmt.Sprintf(
-		"This apply already created group(s) %s under stream prefix %q, and group %q would be created with %d shards: producers "+
-			"route with one shard count per prefix. Nothing was sent for group %q.\n\nSet initial_shard_count = %d on the group(s) "+
-			"created first and align them with redisstreamcoordinator_group_shard_count (or delete them), or remove "+
-			"initial_shard_count from group %q so that it inherits theirs, then apply again.",
-		strings.Join(others, ", "), p, g, count, g, count, g))
-	return false
 }

@@ -48,10 +48,11 @@ func TestAccGroup_planFailsWhenTheCoordinatorCannotBeRead(t *testing.T) {
 	})
 }
 
-// TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing: the count
-// inherited from the siblings is known in the plan, with the basis it came
-// from, and the apply needs no listing of the coordinator (issue 12.3).
-func TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing(t *testing.T) {
+// TestAccGroup_createTakesSiblingsCountAtApply: the count inherited from
+// the siblings is a live read, which Terraform's plan of the create at
+// apply cannot reproduce: the plan leaves it unknown and warns with the
+// siblings' count now; the create lists the prefix once and takes it.
+func TestAccGroup_createTakesSiblingsCountAtApply(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("inherit")
 	a.createGroupOutOfBand(t, p, "billing", 6)
@@ -63,10 +64,9 @@ func TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing(t *testing.T
 			ConfigPlanChecks: resource.ConfigPlanChecks{
 				PreApply: []plancheck.PlanCheck{
 					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionCreate),
-					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(6)),
-					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("shard_count"), knownvalue.Int64Exact(6)),
-					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("sibling_shard_counts"),
-						knownvalue.MapExact(map[string]knownvalue.Check{"billing": knownvalue.Int64Exact(6)})),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("initial_shard_count")),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("shard_count")),
+					plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("sibling_shard_counts")),
 					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("recreation"), knownvalue.Null()),
 					betweenPlanAndApply(func() {
 						if c != nil {
@@ -76,57 +76,70 @@ func TestAccGroup_createResolvesCountInPlanAndAppliesWithoutListing(t *testing.T
 				},
 				PostApplyPostRefresh: []plancheck.PlanCheck{plancheck.ExpectEmptyPlan()},
 			},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(6)),
+				statecheck.ExpectKnownValue(groupAddr, tfjsonpath.New("sibling_shard_counts"),
+					knownvalue.MapExact(map[string]knownvalue.Check{"billing": knownvalue.Int64Exact(6)})),
+			},
 			Check: resource.ComposeTestCheckFunc(
 				func(*terraform.State) error { // first: the other checks send requests too
 					if c == nil {
 						return nil
 					}
-					// Terraform plans the create once more during apply; that plan's
-					// listing is the apply's only one, shared by all its creates.
-					if n := c.RequestCount("GET", coordinator.RouteMonitoringGroups); n > 1 {
-						return fmt.Errorf("apply listed every group %d times; want at most 1", n)
-					}
-					if n := c.RequestCount("GET", coordinator.RouteGroup); n != 1 {
-						return fmt.Errorf("apply sent %d group GETs; want 1 (the sibling of the basis)", n)
+					// The plan of the create at apply and the create each list once.
+					if n := c.RequestCount("GET", coordinator.RouteMonitoringGroups); n > 2 {
+						return fmt.Errorf("apply listed every group %d times; want at most 2", n)
 					}
 					return nil
 				},
+				a.diags.ExpectWarning(fmt.Sprintf("Group %s/audit takes its siblings' shard count, 6 now", p)),
 				a.expectGroup(p, "audit", shardCountIs(6)),
 			),
 		}},
 	})
 }
 
-// TestAccGroup_staleSiblingBasisRefusedBeforeCreate: a sibling rescaled
-// between the saved plan and its apply makes the apply fail before the POST,
-// naming the change and saying to re-plan (issue 10.3).
-func TestAccGroup_staleSiblingBasisRefusedBeforeCreate(t *testing.T) {
-	a := newAccTest(t, acctest.Options{})
-	p := acctest.RandomName("stale")
-	a.createGroupOutOfBand(t, p, "billing", 4)
-	resource.ParallelTest(t, resource.TestCase{
-		ProtoV6ProviderFactories: a.factories(),
-		Steps: []resource.TestStep{{
-			Config: a.env.ProviderConfig() + groupHCL("test", p, "audit"),
-			ConfigPlanChecks: resource.ConfigPlanChecks{
-				PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4)),
-					betweenPlanAndApply(func() { dsScaleOutOfBand(t, a.env, p, 6) }),
+// TestAccGroup_staleSiblingBasisFollowedByCreate: a sibling rescaled
+// between the saved plan and its apply. A group that inherits its count is
+// created at the sibling's count now (the plan showed it as known after
+// apply); one with a configured count that no longer matches is refused in
+// the provider's words, nothing sent. Before, both failed with "Provider
+// produced inconsistent final plan".
+func TestAccGroup_staleSiblingBasisFollowedByCreate(t *testing.T) {
+	for _, configured := range []bool{false, true} {
+		t.Run(fmt.Sprintf("configured=%v", configured), func(t *testing.T) {
+			a := newAccTest(t, acctest.Options{})
+			p := acctest.RandomName("stale")
+			a.createGroupOutOfBand(t, p, "billing", 4)
+			step := resource.TestStep{
+				Config: a.env.ProviderConfig() + groupHCL("test", p, "audit"),
+				ConfigPlanChecks: resource.ConfigPlanChecks{
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectUnknownValue(groupAddr, tfjsonpath.New("initial_shard_count")),
+						betweenPlanAndApply(func() { dsScaleOutOfBand(t, a.env, p, 6) }),
+					},
 				},
-			},
-			// Terraform plans the create again during apply; the basis read
-			// then differs from the saved plan's, and Terraform refuses it
-			// before anything is sent, naming the sibling and both counts.
-			ExpectError: regexp.MustCompile(`(?s)Error running apply.*sibling_shard_counts\["billing"\]:\s+was\s+cty.NumberIntVal\(4\),\s+but\s+now\s+cty.NumberIntVal\(6\)`),
-		}},
-	})
-	if _, err := a.group(t, p, "audit"); !client.IsNotFound(err) {
-		t.Fatalf("the stale plan must not create the group; GET answered %v", err)
-	}
-	if !acctest.IsReal() {
-		if creates := auditEvents(a.env.Coordinator, p, "CREATE_GROUP"); len(creates) != 1 {
-			t.Fatalf("want only the out-of-band CREATE_GROUP, got %+v", creates)
-		}
+				Check: a.expectGroup(p, "audit", shardCountIs(6)),
+			}
+			if configured {
+				step.Config = a.env.ProviderConfig() + groupHCL("test", p, "audit", "initial_shard_count = 4")
+				step.ConfigPlanChecks.PreApply[0] = plancheck.ExpectKnownValue(groupAddr, tfjsonpath.New("initial_shard_count"), knownvalue.Int64Exact(4))
+				step.ExpectError = regexp.MustCompile(`(?s)Shard count differs from the other groups of the stream prefix.*` +
+					words(`"billing" (6 shards)`) + `.*` + words("Nothing was sent to the coordinator"))
+			}
+			resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: []resource.TestStep{step}})
+			if !configured {
+				return
+			}
+			if _, err := a.group(t, p, "audit"); !client.IsNotFound(err) {
+				t.Fatalf("the stale plan must not create the group; GET answered %v", err)
+			}
+			if c := a.env.Coordinator; c != nil {
+				if creates := auditEvents(c, p, "CREATE_GROUP"); len(creates) != 1 {
+					t.Fatalf("want only the out-of-band CREATE_GROUP, got %+v", creates)
+				}
+			}
+		})
 	}
 }
 

@@ -96,7 +96,7 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			"initial_shard_count": schema.Int64Attribute{
 				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, no upper bound (a new count above "+
 					"%d warns); used only at creation; must equal the siblings', except in a drained (0-shard) prefix. Defaults to "+
-					"the existing siblings' count, else the coordinator's configured default ([known after apply](../guides/how-it-works#what-a-plan-reads)). "+
+					"the siblings' count at creation, else the coordinator's configured default ([known after apply](../guides/how-it-works#what-a-plan-reads)). "+
 					"An import records the current count (null for a drained group).",
 					ConventionalShardCount),
 				Optional:      true,
@@ -154,8 +154,8 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators: []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"sibling_shard_counts": schema.MapAttribute{
-				MarkdownDescription: "The plan's basis for a create: the prefix's other existing groups (not those this configuration " +
-					"creates) with their shard counts. Unknown when the provider configuration is unknown at plan time; null for an imported group.",
+				MarkdownDescription: "The basis of the create: the prefix's other groups with their shard counts when the group was " +
+					"created (known after apply); null for an imported group.",
 				Computed:    true,
 				ElementType: types.Int64Type,
 			},
@@ -353,6 +353,9 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	if vanished != nil {
 		// Already gone from the coordinator: nothing to delete or abandon.
 		r.pd.plans.registerVanished(p, g, vanished)
+		return
+	}
+	if !r.refuseStaleReplacement(ctx, req.Private, p, g, &resp.Diagnostics) {
 		return
 	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {

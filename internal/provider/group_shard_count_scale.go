@@ -792,7 +792,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			defer unlock()
 			// Journaled under the prefix lock, so a create of the
 			// prefix in this apply either precedes the scale or sees it
-			// (verifySiblingBasis).
+			// (createCount).
 			s.note(prefix.StreamScale, "", m.RequestID)
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
 			s.sent()

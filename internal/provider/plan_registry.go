@@ -283,3 +283,18 @@ func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group)
 	}
 	return grp
 }
+
+// withDeleted puts back into rec the groups of its prefix this run deleted
+// (a replacement's or a rename's old group) that are gone from it: a group
+// created after them still takes the prefix's count from them.
+func (r *planRegistry) withDeleted(rec prefix.Record) prefix.Record {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	all := append([]client.Group(nil), rec.Groups...)
+	for k, grp := range r.deleted {
+		if k.prefix == rec.Prefix && rec.Group(k.group) == nil {
+			all = append(all, grp)
+		}
+	}
+	return prefix.FromListing(all, rec.Prefix)
+}

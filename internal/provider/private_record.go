@@ -78,6 +78,10 @@ type privateRecord struct {
 // prefixSeen is every group of the prefix as a refresh listed it.
 type prefixSeen struct {
 	Groups map[string]prefixSeenGroup `json:"groups"`
+	// Prefix names the prefix when the record is a group create's basis
+	// (the siblings its plan saw): the delete half of a replacement checks
+	// it, and a rename may move the group to another prefix.
+	Prefix string `json:"prefix,omitempty"`
 	// CountsOnly: read from a version-1 siblings_seen key, which held
 	// counts and no migrations (prefix.Record.CountsOnly); kept until a
 	// refresh records the prefix afresh.

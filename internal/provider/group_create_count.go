@@ -1,0 +1,67 @@
+package provider
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/hashicorp/terraform-plugin-framework/attr"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
+)
+
+// A group's count is decided by its create, from the prefix as it is then
+// (one listing under the prefix lock, this apply's creates included, plus
+// the groups it deleted, which the plan counted). Terraform plans the create
+// again at apply from configuration alone, so the plan leaves what the
+// siblings decide unknown (planCreate). A configured count must match them,
+// unless this run's own scale (prefix.Run) took them from it: the group then
+// joins at their new count, so no group sends a scale of its own.
+
+// createCount returns the count to create group g of prefix p with (nil:
+// the coordinator's default) and its siblings as found, the create's basis
+// (sibling_shard_counts).
+func (r *groupResource) createCount(ctx context.Context, p, g string, configured types.Int64, diags *diag.Diagnostics) (*int32, types.Map, bool) {
+	all, err := r.pd.api.Groups(ctx)
+	if err != nil {
+		addAPIError(diags, "Failed to list the groups under stream prefix "+p, err,
+			"The provider reads the other groups of the prefix before creating a group, so that the new group routes with their "+
+				"shard count. Nothing was sent for this create.")
+		return nil, types.MapNull(types.Int64Type), false
+	}
+	siblings := r.pd.plans.withDeleted(prefix.FromListing(all, p)).Without(g)
+	basis := map[string]attr.Value{}
+	for _, grp := range siblings.Groups {
+		basis[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
+	}
+	want := configured
+	if c := int64Ptr(configured); c != nil {
+		if moved, ok := r.movedByRun(p, siblings, int32(*c)); ok {
+			want = types.Int64Value(int64(moved))
+			diags.AddWarning(fmt.Sprintf("Group %s/%s created at its stream prefix's new shard count", p, g), fmt.Sprintf(
+				"This apply scaled stream prefix %q from %d to %d shards (redisstreamcoordinator_group_shard_count) before it created "+
+					"group %q, configured with initial_shard_count = %d. The group was created with %d shards, the count the prefix "+
+					"now has, so the prefix keeps one shard count; initial_shard_count keeps the configured value.", p, *c, moved, g, *c, moved))
+		}
+	}
+	count, d := resolveInitialShardCount(ctx, siblings.Groups, p, g, want, sentBefore(&r.pd.plans, p))
+	diags.Append(d...)
+	return count, types.MapValueMust(types.Int64Type, basis), !d.HasError()
+}
+
+// movedByRun reports the count this run's own change took every sibling at
+// another count than configured to, when there is one.
+func (r *groupResource) movedByRun(p string, siblings prefix.Record, configured int32) (int32, bool) {
+	var moved int32
+	for _, grp := range siblings.Groups {
+		if grp.ShardCount == configured {
+			continue
+		}
+		if !r.pd.run.Explains(p, grp.ConsumerGroup, int64(configured), int64(grp.ShardCount)) || (moved != 0 && moved != grp.ShardCount) {
+			return 0, false
+		}
+		moved = grp.ShardCount
+	}
+	return moved, moved != 0
+}
