@@ -11,7 +11,7 @@ import (
 
 // startSandbox runs RunSandbox on a free port until the test ends and
 // returns a client with the WRITE credentials it printed.
-func startSandbox(t *testing.T, ctx context.Context, mode ConsumerMode) (*client.Client, *syncBuffer) {
+func startSandbox(ctx context.Context, t *testing.T, mode ConsumerMode) (*client.Client, *syncBuffer) {
 	t.Helper()
 	out := &syncBuffer{}
 	sctx, stop := context.WithCancel(ctx)
@@ -38,7 +38,7 @@ func startSandbox(t *testing.T, ctx context.Context, mode ConsumerMode) (*client
 }
 
 // waitMember waits until the group's only member satisfies ok.
-func waitMember(t *testing.T, ctx context.Context, api *client.Client, p, g string, ok func(m client.Member) bool) client.Member {
+func waitMember(ctx context.Context, t *testing.T, api *client.Client, p, g string, ok func(m client.Member) bool) client.Member {
 	t.Helper()
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
@@ -63,18 +63,18 @@ func TestSandboxConsumerModes(t *testing.T) {
 			t.Parallel()
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
-			api, out := startSandbox(t, ctx, mode)
+			api, out := startSandbox(ctx, t, mode)
 			shards := int32(2)
 			if _, err := api.CreateGroup(ctx, "orders", "order-service", &shards, client.Mutation{}); err != nil {
 				t.Fatal(err)
 			}
 			switch mode {
 			case ConsumersLive:
-				waitMember(t, ctx, api, "orders", "order-service", func(m client.Member) bool { return len(m.CurrentAssignment) == 2 })
+				waitMember(ctx, t, api, "orders", "order-service", func(m client.Member) bool { return len(m.CurrentAssignment) == 2 })
 			case ConsumersStuck:
-				granted := waitMember(t, ctx, api, "orders", "order-service", func(m client.Member) bool { return len(m.GrantedAssignment) > 0 })
+				granted := waitMember(ctx, t, api, "orders", "order-service", func(m client.Member) bool { return len(m.GrantedAssignment) > 0 })
 				// A heartbeat after the grant, still owning nothing.
-				after := waitMember(t, ctx, api, "orders", "order-service", func(m client.Member) bool {
+				after := waitMember(ctx, t, api, "orders", "order-service", func(m client.Member) bool {
 					return m.LastHeartbeatAt.After(granted.LastHeartbeatAt.Time)
 				})
 				if len(after.CurrentAssignment) != 0 {

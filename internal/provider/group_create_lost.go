@@ -214,7 +214,7 @@ func lostCreateNextPlan(p, g string) string {
 // fails the next apply with "Group already exists".
 func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
 	if client.OperationEnded(ctx) != nil {
-		return seen, nil
+		return seen, nil //nolint:nilerr // interrupted: adopt what the one read-back saw (above)
 	}
 	if err := client.Sleep(ctx, r.pd.timing.settleBound()); err != nil {
 		return nil, err

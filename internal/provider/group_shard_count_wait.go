@@ -225,7 +225,7 @@ func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, nam
 	if o.Group != nil && o.Group.ShardCount != s.target {
 		return fmt.Errorf("%w: %s\n\nGroup %q exists again with %d shards, the others have %d: the prefix is split. The next terraform "+
 			"plan shows an update of this shard count that brings every group to one count: agree the count with whoever created "+
-			"group %q, then run terraform apply.", errMigrationEnded, detail, name, o.Group.ShardCount, s.target, name)
+			"group %q, then run terraform apply", errMigrationEnded, detail, name, o.Group.ShardCount, s.target, name)
 	}
 	summary := fmt.Sprintf("Group %q was deleted or replaced while this apply waited", name)
 	if o.Err == nil {
