@@ -72,7 +72,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 		"This plan deletes group %q of stream prefix %q and creates its replacement in stream prefix %q with the shard count the "+
 			"prefix's other groups had at plan time, and they changed since: %s. Deleting the group now would leave the replacement "+
 			"to a create that no longer matches what was reviewed, and the group deleted. Nothing was sent to the coordinator: group "+
-			"%q was not deleted and is unchanged.\n\nRun terraform plan again and review the new plan before applying it.",
+			"%q was not deleted and is unchanged.\n\n"+staleBasisNext,
 		g, p, sp, strings.Join(changes, "; "), g))
 	return false
 }

@@ -39,8 +39,8 @@ import (
 // resource's refresh record of the prefix (refreshed, nil without one), as
 // the plan read them from the listing: without them, a sibling's PREPARING
 // migration that the plan's blocked_by named was gone from Terraform's
-// re-plan during apply after a rename deleted the sibling (campaign seed
-// 530108948: "Provider produced inconsistent final plan").
+// re-plan during apply after a rename deleted the sibling, and the two plans
+// disagreed.
 func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
 	reg.mu.Lock()
 	var back []client.Group

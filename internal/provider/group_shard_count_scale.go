@@ -641,7 +641,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	if !d.Revert {
 		// The prefix moved between the two reads: decide with the lock held.
 		s.diags.AddError(fmt.Sprintf("Stream prefix %q changed while this apply was reverting it to %d shards", s.p, s.target), fmt.Sprintf(
-			"The groups of the prefix are now: %s. Nothing was sent to the coordinator. Run terraform plan again and review it.", rec))
+			"The groups of the prefix are now: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, rec))
 		return nil
 	}
 	out := newScaleOutcome()

@@ -30,7 +30,6 @@ type providerData struct {
 	// watch serves every shard count wait of the run from one poll of the
 	// groups listing (prefix.Watcher), on the run's clock.
 	watch *prefix.Watcher
-	clock prefix.Clock // every wait of the run polls on it (a test's is virtual)
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
 	// run journals what this run's executor carried out on each stream
@@ -67,7 +66,7 @@ func (pd *providerData) unknownConfigDetail() string {
 func newProviderData(api *client.Client, timing settleTiming) *providerData {
 	groups := newGroupReader(api)
 	clock := prefix.Clock{Now: time.Now, Sleep: client.Sleep}
-	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{}, clock: clock,
+	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{},
 		watch:         prefix.NewWatcher(sharedReader{groups, api}, prefix.Options{Clock: clock}),
 		configuration: newConfiguration(), timing: timing}
 }
