@@ -157,7 +157,11 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		}
 		wait = min(wait, left)
 	}
-	if deadline, ok := ctx.Deadline(); ok {
+	deadline, ok := ctx.Deadline()
+	if cl.mutation() {
+		deadline, ok = operationDeadline(ctx)
+	}
+	if ok {
 		if remaining := max(deadline.Sub(c.now()), 0); wait > remaining {
 			logDebug(ctx, line+"; next retry would be past the deadline", fields)
 			return false, &DeadlineError{Wait: wait, Remaining: remaining, FromRetryAfter: hasAfter, Last: st.lastErrWithAttempts()}
