@@ -96,7 +96,14 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			return err
 		}
 		red := c.redactFor(cl)
-		respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+		var respBody []byte
+		var readErr error
+		if resp.ContentLength > maxResponseBytes && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			// Declared too large: no need to read 32 MiB to say so.
+			readErr = &tooLargeError{atLeast: resp.ContentLength}
+		} else {
+			respBody, readErr = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+		}
 		_ = resp.Body.Close()
 		if readErr == nil && len(respBody) > maxResponseBytes {
 			readErr = &tooLargeError{atLeast: max(resp.ContentLength, maxResponseBytes+1)}
