@@ -31,6 +31,20 @@ const (
 	CodeCoordinatorTerminating           = "COORDINATOR_TERMINATING"
 )
 
+// knownCode reports a documented code: a public word, never a secret, so it
+// is kept as sent and the retry logic can decide on it.
+func knownCode(code string) bool {
+	switch code {
+	case CodeInvalidRequest, CodeGroupNotFound, CodeStreamNotFound, CodeMigrationNotFound,
+		CodeGroupAlreadyExists, CodeStreamPrefixAlreadyExists, CodeGroupHasActiveMembers,
+		CodeActiveMigrationExists, CodeMetadataSyncInProgress, CodeStateVersionConflict,
+		CodeRollbackNotAllowed, CodeRateLimitExceeded, CodeRedisNotConfigured,
+		CodeRedisStreamProvisioningFailed, CodeCoordinatorStateMutexUnavailable, CodeCoordinatorTerminating:
+		return true
+	}
+	return false
+}
+
 // APIError is a non-2xx answer from the coordinator (or from something in
 // front of it). ErrorCode is empty for Spring framework errors, interceptor
 // 401/403s and non-JSON bodies.
