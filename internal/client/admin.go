@@ -43,13 +43,13 @@ func escapeSegment(s string) string {
 
 // streamPath builds "/streams/{p}" plus escaped extra segments.
 func streamPath(p string, extra ...string) (string, error) {
-	if strings.TrimSpace(p) == "" {
+	if blank.Name(p) {
 		return "", fmt.Errorf("coordinator client: stream prefix must not be blank")
 	}
 	var b strings.Builder
 	b.WriteString("/streams/" + escapeSegment(p))
 	for _, seg := range extra {
-		if strings.TrimSpace(seg) == "" {
+		if blank.Name(seg) {
 			return "", fmt.Errorf("coordinator client: path segment after stream prefix %q must not be blank", p)
 		}
 		b.WriteString("/" + escapeSegment(seg))
@@ -59,7 +59,7 @@ func streamPath(p string, extra ...string) (string, error) {
 
 // groupPath builds "/streams/{p}/groups/{g}" plus escaped extra segments.
 func groupPath(p, g string, extra ...string) (string, error) {
-	if strings.TrimSpace(g) == "" {
+	if blank.Name(g) {
 		return "", fmt.Errorf("coordinator client: consumer group must not be blank")
 	}
 	return streamPath(p, append([]string{"groups", g}, extra...)...)
