@@ -28,6 +28,30 @@ func groupAnswer(p, g string) *answerCheck {
 		names: []nameField{{"streamPrefix", p}, {"consumerGroup", g}}}
 }
 
+// migrationAnswer is the check of a Migration (CONTRACT §4: its six fields;
+// createdAt and updatedAt are not required, a noop's are not documented).
+// reshardingID, when set, is the migration asked for.
+func migrationAnswer(reshardingID string) *answerCheck {
+	chk := &answerCheck{what: "migration", required: []string{"reshardingId", "fromShardCount", "toShardCount", "state"}}
+	if reshardingID != "" {
+		chk.names = []nameField{{"reshardingId", reshardingID}}
+	}
+	return chk
+}
+
+// streamScaleAnswer is the check of a stream scale's 202 for prefix p.
+func streamScaleAnswer(p string) *answerCheck {
+	return &answerCheck{what: "stream scale answer", required: []string{"streamPrefix", "targetShardCount", "affectedConsumerGroups", "migrations"},
+		names: []nameField{{"streamPrefix", p}}}
+}
+
+// routingAnswer is the check of a ProducerRoutingResponse for group g of
+// prefix p; shards is [] (not null) for shardCount 0.
+func routingAnswer(p, g string) *answerCheck {
+	return &answerCheck{what: "producer routing", required: []string{"streamPrefix", "consumerGroup", "metadataVersion", "shardCount", "shards"},
+		names: []nameField{{"streamPrefix", p}, {"consumerGroup", g}}}
+}
+
 // UnexpectedAnswerError is a 2xx answer that decoded but is not the answer
 // asked for: null, not an object, a required field missing, or another
 // object's.
