@@ -216,7 +216,7 @@ type DeadlineError struct {
 	Wait           time.Duration // the wait the next retry needed
 	Remaining      time.Duration // time left until the deadline
 	FromRetryAfter bool          // Wait came from the coordinator's Retry-After
-	RetryAfter     string        // with Ceiling: the Retry-After header as the server sent it
+	RetryAfter     string        // with Ceiling: the Retry-After header as the server sent it, redacted
 	Ceiling        time.Duration // nonzero: Wait is longer than any wait the client honours
 	Last           error
 }
@@ -228,7 +228,7 @@ func (e *DeadlineError) Reason() string {
 	if e.Ceiling > 0 {
 		return fmt.Sprintf("the server asked to retry after Retry-After: %q, longer than the longest wait the provider honours "+
 			"(%s: retry_wait_max, or the coordinator's %s rate-limit window if longer), so it did not wait",
-			redactor{}.excerpt([]byte(e.RetryAfter)), formatSeconds(e.Ceiling), formatSeconds(rateLimitWindow))
+			e.RetryAfter, formatSeconds(e.Ceiling), formatSeconds(rateLimitWindow))
 	}
 	who := "the next retry would wait"
 	if e.FromRetryAfter {
