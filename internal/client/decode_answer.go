@@ -18,6 +18,10 @@ type answerCheck struct {
 	// names: field → the value asked for (the path's streamPrefix and
 	// consumerGroup); the answer must be about that object.
 	names []nameField
+	// list, when set, is a required array field each element of which must
+	// pass each (a listing's groups or migrations).
+	list string
+	each *answerCheck
 }
 
 type nameField struct{ field, want string }
@@ -97,7 +101,30 @@ func (chk *answerCheck) problem(body []byte) string {
 	if len(other) > 0 {
 		return fmt.Sprintf("it is about another %s: %s", chk.what, strings.Join(other, ", "))
 	}
+	if chk.list != "" {
+		var items []json.RawMessage
+		if err := json.Unmarshal(fields[chk.list], &items); err != nil {
+			return fmt.Sprintf("the %s's %s is not an array", chk.what, chk.list)
+		}
+		for i, item := range items {
+			if p := chk.each.problem(item); p != "" {
+				return fmt.Sprintf("%s[%d] of the %s: %s", chk.list, i, chk.what, p)
+			}
+		}
+	}
 	return ""
+}
+
+// groupsListing is the check of GET /monitoring/groups: {groups: [GroupResponse]}.
+func groupsListing() *answerCheck {
+	return &answerCheck{what: "groups listing", required: []string{"groups"}, list: "groups",
+		each: &answerCheck{what: "group", required: groupAnswer("", "").required}}
+}
+
+// migrationHistory is the check of a group's migration history:
+// {migrations: [Migration], activeReshardingId: string|null}.
+func migrationHistory() *answerCheck {
+	return &answerCheck{what: "migration history", required: []string{"migrations"}, list: "migrations", each: migrationAnswer("")}
 }
 
 // checkAnswer refuses a decoded 2xx body that cl.expect does not accept. For

@@ -107,3 +107,46 @@ func firstRequired(m map[string]any) string {
 	}
 	return "streamPrefix"
 }
+
+// TestListingAnswersAreChecked: the groups listing and a migration history
+// that are null, lack their array, or hold an element without its required
+// fields are refused; the contract's answers (empty lists included) are not.
+func TestListingAnswersAreChecked(t *testing.T) {
+	group := map[string]any{"streamPrefix": "orders", "consumerGroup": "billing", "shardCount": 4, "metadataVersion": 1}
+	migration := map[string]any{"reshardingId": "reshard-1", "fromShardCount": 4, "toShardCount": 8, "state": "ACTIVE"}
+	calls := map[string]func(context.Context, *Client) error{
+		"groups": func(ctx context.Context, c *Client) error { _, err := c.Groups(ctx); return err },
+		"migrations": func(ctx context.Context, c *Client) error {
+			_, err := c.Migrations(ctx, "orders", "billing")
+			return err
+		},
+	}
+	bodies := map[string]map[string]struct {
+		body any
+		ok   bool
+	}{
+		"groups": {
+			"good": {map[string]any{"groups": []any{group}}, true}, "empty": {map[string]any{"groups": []any{}}, true},
+			"null": {nil, false}, "no array": {map[string]any{}, false},
+			"element lacks shardCount": {map[string]any{"groups": []any{map[string]any{"streamPrefix": "orders", "consumerGroup": "billing", "metadataVersion": 1}}}, false},
+		},
+		"migrations": {
+			"good":  {map[string]any{"migrations": []any{migration}, "activeReshardingId": "reshard-1"}, true},
+			"empty": {map[string]any{"migrations": []any{}, "activeReshardingId": nil}, true},
+			"null":  {nil, false}, "no array": {map[string]any{"activeReshardingId": nil}, false},
+			"element null": {map[string]any{"migrations": []any{nil}}, false},
+		},
+	}
+	for name, call := range calls {
+		for kind, tc := range bodies[name] {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { writeJSON(w, 200, tc.body) })
+				err := call(context.Background(), newTestClient(t, f.URL, nil))
+				var ue *UnexpectedAnswerError
+				if tc.ok != (err == nil) || (!tc.ok && !errors.As(err, &ue)) {
+					t.Fatalf("err = %v, want ok %v (else an UnexpectedAnswerError)", err, tc.ok)
+				}
+			})
+		}
+	}
+}
