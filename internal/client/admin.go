@@ -43,13 +43,13 @@ func escapeSegment(s string) string {
 
 // streamPath builds "/streams/{p}" plus escaped extra segments.
 func streamPath(p string, extra ...string) (string, error) {
-	if strings.TrimSpace(p) == "" {
+	if blank.Name(p) {
 		return "", fmt.Errorf("coordinator client: stream prefix must not be blank")
 	}
 	var b strings.Builder
 	b.WriteString("/streams/" + escapeSegment(p))
 	for _, seg := range extra {
-		if strings.TrimSpace(seg) == "" {
+		if blank.Name(seg) {
 			return "", fmt.Errorf("coordinator client: path segment after stream prefix %q must not be blank", p)
 		}
 		b.WriteString("/" + escapeSegment(seg))
@@ -59,7 +59,7 @@ func streamPath(p string, extra ...string) (string, error) {
 
 // groupPath builds "/streams/{p}/groups/{g}" plus escaped extra segments.
 func groupPath(p, g string, extra ...string) (string, error) {
-	if strings.TrimSpace(g) == "" {
+	if blank.Name(g) {
 		return "", fmt.Errorf("coordinator client: consumer group must not be blank")
 	}
 	return streamPath(p, append([]string{"groups", g}, extra...)...)
@@ -168,7 +168,7 @@ func (c *Client) ProducerRouting(ctx context.Context, p, g string) (*ProducerRou
 		return nil, err
 	}
 	var out ProducerRouting
-	if err := c.do(ctx, &call{method: http.MethodGet, path: path, operation: "producer-routing", out: &out}); err != nil {
+	if err := c.do(ctx, &call{method: http.MethodGet, path: path, operation: "producer-routing", out: &out, expect: routingAnswer(p, g)}); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -191,7 +191,7 @@ func (c *Client) ScaleStream(ctx context.Context, p string, target int32, m Muta
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-stream", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, out: &out,
+		resend: resendNever, out: &out, expect: streamScaleAnswer(p),
 	})
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (c *Client) ScaleGroup(ctx context.Context, p, g string, target int32, m Mu
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "scale-group", requestID: m.RequestID,
 		body:   scaleBody{TargetShardCount: target, RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, out: &out,
+		resend: resendNever, out: &out, expect: migrationAnswer(""),
 	})
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func (c *Client) GetMigration(ctx context.Context, p, g, reshardingID string) (*
 		return nil, err
 	}
 	var out Migration
-	if err := c.do(ctx, &call{method: http.MethodGet, path: path, operation: "get-migration", out: &out}); err != nil {
+	if err := c.do(ctx, &call{method: http.MethodGet, path: path, operation: "get-migration", out: &out, expect: migrationAnswer(reshardingID)}); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -259,7 +259,7 @@ func (c *Client) RollbackMigration(ctx context.Context, p, g, reshardingID strin
 	err = c.do(ctx, &call{
 		method: http.MethodPost, path: path, operation: "rollback-migration", requestID: m.RequestID,
 		body:   auditBody{RequestedBy: m.RequestedBy, Reason: m.Reason},
-		resend: resendNever, out: &out,
+		resend: resendNever, out: &out, expect: migrationAnswer(reshardingID),
 	})
 	if err != nil {
 		return nil, err

@@ -106,7 +106,9 @@ func TestMutationRequests(t *testing.T) {
 }
 
 func TestPathSegmentsArePercentEncoded(t *testing.T) {
-	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) { writeMigration(w, 200) })
+	f := newFake(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		writeJSON(w, 200, map[string]any{"reshardingId": "a/b?c", "fromShardCount": 4, "toShardCount": 8, "state": "ACTIVE"})
+	})
 	c := newTestClient(t, f.URL, nil)
 	if _, err := c.GetMigration(context.Background(), "my orders", "grp:1;v=2", "a/b?c"); err != nil {
 		t.Fatal(err)

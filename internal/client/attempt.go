@@ -134,16 +134,20 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		logDebug(ctx, line+"; not retrying", fields)
 		return false, nil
 	}
+	// The ceiling first: a server's refusal to be retried within any wait
+	// the provider honours is the point, even when no retry is left.
+	ceiling := max(c.retryWaitMax, rateLimitWindow)
+	if hasAfter && retryAfter > ceiling {
+		logDebug(ctx, line+"; Retry-After is longer than the provider waits", fields)
+		return false, &DeadlineError{Wait: retryAfter, FromRetryAfter: true, RetryAfter: c.redactFor(cl).excerpt([]byte(resp.Header.Get("Retry-After"))),
+			Ceiling: ceiling, Last: st.lastErrWithAttempts()}
+	}
 	if st.attempt > c.maxRetries {
 		logDebug(ctx, line+"; retries exhausted", fields)
 		return true, nil // retryablehttp stops and hands back this response
 	}
 	wait := backoff(c.retryWaitMin, c.retryWaitMax, st.attempt)
-	if ceiling := max(c.retryWaitMax, rateLimitWindow); hasAfter && retryAfter > ceiling {
-		logDebug(ctx, line+"; Retry-After is longer than the provider waits", fields)
-		return false, &DeadlineError{Wait: retryAfter, FromRetryAfter: true, RetryAfter: resp.Header.Get("Retry-After"), Ceiling: ceiling,
-			Last: st.lastErrWithAttempts()}
-	} else if hasAfter {
+	if hasAfter {
 		wait = c.scaleRetryAfter(retryAfter)
 	}
 	if connRetry {
@@ -157,7 +161,11 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 		}
 		wait = min(wait, left)
 	}
-	if deadline, ok := ctx.Deadline(); ok {
+	deadline, ok := ctx.Deadline()
+	if cl.mutation() {
+		deadline, ok = operationDeadline(ctx)
+	}
+	if ok {
 		if remaining := max(deadline.Sub(c.now()), 0); wait > remaining {
 			logDebug(ctx, line+"; next retry would be past the deadline", fields)
 			return false, &DeadlineError{Wait: wait, Remaining: remaining, FromRetryAfter: hasAfter, Last: st.lastErrWithAttempts()}

@@ -152,8 +152,10 @@ func TestConnectionBudgetBoundsRetries(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Kind != ConnectionRefused {
 		t.Fatalf("want connection refused, got %v", err)
 	}
-	// 100 ms of waits of at least 10 ms each: at most 11 attempts.
-	if ce.Attempts < 2 || ce.Attempts > 11 {
+	// 100 ms of waits of at least 10 ms each: at most 11 attempts. No lower
+	// bound beyond one: on a loaded machine the first refused dial alone
+	// may outlast the budget.
+	if ce.Attempts < 1 || ce.Attempts > 11 {
 		t.Errorf("attempts = %d, want a few, bounded by the 100ms budget", ce.Attempts)
 	}
 	if !IsTransient(err) {

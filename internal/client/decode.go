@@ -58,11 +58,20 @@ func decodeError(r responseInfo) *APIError {
 	trimmed := bytes.TrimSpace(r.body)
 	var body errorBody
 	if len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(trimmed, &body) == nil {
-		e.ErrorCode = r.redact.text(strings.TrimSpace(body.ErrorCode))
+		// A documented code or status name is kept as sent: a secret that
+		// happens to be part of one ("STATE") must not change what the
+		// retry logic decides on; anything else may quote the request.
+		e.ErrorCode = strings.TrimSpace(body.ErrorCode)
+		if !knownCode(e.ErrorCode) {
+			e.ErrorCode = r.redact.text(e.ErrorCode)
+		}
 		e.Message = r.redact.text(strings.TrimSpace(body.Message))
 		var statusName string
 		if json.Unmarshal(body.Status, &statusName) == nil {
-			e.Status = r.redact.text(statusName) // coordinator: HttpStatus enum name
+			e.Status = statusName // coordinator: HttpStatus enum name
+			if statusName != httpStatusName(r.status) {
+				e.Status = r.redact.text(statusName)
+			}
 		} else if body.Error != "" {
 			e.Status = r.redact.text(body.Error) // Spring: reason phrase in "error"
 		}
@@ -105,4 +114,10 @@ func joinMessage(ours, server string) string {
 		return ours
 	}
 	return ours + " (" + server + ")"
+}
+
+// httpStatusName is Spring's HttpStatus enum name of status
+// ("SERVICE_UNAVAILABLE").
+func httpStatusName(status int) string {
+	return strings.ToUpper(strings.ReplaceAll(strings.ReplaceAll(http.StatusText(status), " ", "_"), "-", "_"))
 }

@@ -18,6 +18,10 @@ type answerCheck struct {
 	// names: field → the value asked for (the path's streamPrefix and
 	// consumerGroup); the answer must be about that object.
 	names []nameField
+	// list, when set, is a required array field each element of which must
+	// pass each (a listing's groups or migrations).
+	list string
+	each *answerCheck
 }
 
 type nameField struct{ field, want string }
@@ -25,6 +29,30 @@ type nameField struct{ field, want string }
 // groupAnswer is the check of a GroupResponse for group g of prefix p.
 func groupAnswer(p, g string) *answerCheck {
 	return &answerCheck{what: "group", required: []string{"streamPrefix", "consumerGroup", "shardCount", "metadataVersion"},
+		names: []nameField{{"streamPrefix", p}, {"consumerGroup", g}}}
+}
+
+// migrationAnswer is the check of a Migration (CONTRACT §4: its six fields;
+// createdAt and updatedAt are not required, a noop's are not documented).
+// reshardingID, when set, is the migration asked for.
+func migrationAnswer(reshardingID string) *answerCheck {
+	chk := &answerCheck{what: "migration", required: []string{"reshardingId", "fromShardCount", "toShardCount", "state"}}
+	if reshardingID != "" {
+		chk.names = []nameField{{"reshardingId", reshardingID}}
+	}
+	return chk
+}
+
+// streamScaleAnswer is the check of a stream scale's 202 for prefix p.
+func streamScaleAnswer(p string) *answerCheck {
+	return &answerCheck{what: "stream scale answer", required: []string{"streamPrefix", "targetShardCount", "affectedConsumerGroups", "migrations"},
+		names: []nameField{{"streamPrefix", p}}}
+}
+
+// routingAnswer is the check of a ProducerRoutingResponse for group g of
+// prefix p; shards is [] (not null) for shardCount 0.
+func routingAnswer(p, g string) *answerCheck {
+	return &answerCheck{what: "producer routing", required: []string{"streamPrefix", "consumerGroup", "metadataVersion", "shardCount", "shards"},
 		names: []nameField{{"streamPrefix", p}, {"consumerGroup", g}}}
 }
 
@@ -73,7 +101,30 @@ func (chk *answerCheck) problem(body []byte) string {
 	if len(other) > 0 {
 		return fmt.Sprintf("it is about another %s: %s", chk.what, strings.Join(other, ", "))
 	}
+	if chk.list != "" {
+		var items []json.RawMessage
+		if err := json.Unmarshal(fields[chk.list], &items); err != nil {
+			return fmt.Sprintf("the %s's %s is not an array", chk.what, chk.list)
+		}
+		for i, item := range items {
+			if p := chk.each.problem(item); p != "" {
+				return fmt.Sprintf("%s[%d] of the %s: %s", chk.list, i, chk.what, p)
+			}
+		}
+	}
 	return ""
+}
+
+// groupsListing is the check of GET /monitoring/groups: {groups: [GroupResponse]}.
+func groupsListing() *answerCheck {
+	return &answerCheck{what: "groups listing", required: []string{"groups"}, list: "groups",
+		each: &answerCheck{what: "group", required: groupAnswer("", "").required}}
+}
+
+// migrationHistory is the check of a group's migration history:
+// {migrations: [Migration], activeReshardingId: string|null}.
+func migrationHistory() *answerCheck {
+	return &answerCheck{what: "migration history", required: []string{"migrations"}, list: "migrations", each: migrationAnswer("")}
 }
 
 // checkAnswer refuses a decoded 2xx body that cl.expect does not accept. For

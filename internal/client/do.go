@@ -96,7 +96,14 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 			return err
 		}
 		red := c.redactFor(cl)
-		respBody, readErr := io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+		var respBody []byte
+		var readErr error
+		if resp.ContentLength > maxResponseBytes && resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			// Declared too large: no need to read 32 MiB to say so.
+			readErr = &tooLargeError{atLeast: resp.ContentLength}
+		} else {
+			respBody, readErr = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes+1))
+		}
 		_ = resp.Body.Close()
 		if readErr == nil && len(respBody) > maxResponseBytes {
 			readErr = &tooLargeError{atLeast: max(resp.ContentLength, maxResponseBytes+1)}
@@ -205,6 +212,23 @@ func (c *Client) send(ctx context.Context, cl *call, body []byte, auth authHeade
 		CheckRetry:     st.checkRetry,
 		Backoff:        st.backoff,
 		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
+		// The single gate before every retry's send: checkRetry decides
+		// before the backoff sleep, and an interrupt during the sleep must
+		// still stop a mutation (operation.go).
+		PrepareRetry: func(*http.Request) error {
+			err := OperationEnded(ctx)
+			if err == nil || !cl.mutation() {
+				return nil
+			}
+			if _, answered := st.lastErr.(*APIError); !answered {
+				if _, _, isConn := connectionFailure(st.lastErr); !isConn {
+					// The earlier attempt may have reached the coordinator:
+					// its failure is the outcome, not "nothing was sent".
+					return st.lastErr
+				}
+			}
+			return &NotSentError{Method: cl.method, Path: c.apiPath + cl.path, RequestID: cl.requestID, Err: err, Last: st.lastErrWithAttempts()}
+		},
 	}
 	resp, err := rc.Do(req)
 	if err == nil {
@@ -215,8 +239,9 @@ func (c *Client) send(ctx context.Context, cl *call, body []byte, auth authHeade
 	}
 	var deadlineErr *DeadlineError
 	var ambiguous *AmbiguousError
+	var notSent *NotSentError
 	switch {
-	case errors.As(err, &deadlineErr), errors.As(err, &ambiguous):
+	case errors.As(err, &deadlineErr), errors.As(err, &ambiguous), errors.As(err, &notSent):
 		return nil, st, err
 	case ctx.Err() != nil && st.lastErr != nil && st.willRetry:
 		// Cancelled during the backoff sleep.

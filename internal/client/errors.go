@@ -31,6 +31,20 @@ const (
 	CodeCoordinatorTerminating           = "COORDINATOR_TERMINATING"
 )
 
+// knownCode reports a documented code: a public word, never a secret, so it
+// is kept as sent and the retry logic can decide on it.
+func knownCode(code string) bool {
+	switch code {
+	case CodeInvalidRequest, CodeGroupNotFound, CodeStreamNotFound, CodeMigrationNotFound,
+		CodeGroupAlreadyExists, CodeStreamPrefixAlreadyExists, CodeGroupHasActiveMembers,
+		CodeActiveMigrationExists, CodeMetadataSyncInProgress, CodeStateVersionConflict,
+		CodeRollbackNotAllowed, CodeRateLimitExceeded, CodeRedisNotConfigured,
+		CodeRedisStreamProvisioningFailed, CodeCoordinatorStateMutexUnavailable, CodeCoordinatorTerminating:
+		return true
+	}
+	return false
+}
+
 // APIError is a non-2xx answer from the coordinator (or from something in
 // front of it). ErrorCode is empty for Spring framework errors, interceptor
 // 401/403s and non-JSON bodies.
@@ -202,7 +216,7 @@ type DeadlineError struct {
 	Wait           time.Duration // the wait the next retry needed
 	Remaining      time.Duration // time left until the deadline
 	FromRetryAfter bool          // Wait came from the coordinator's Retry-After
-	RetryAfter     string        // with Ceiling: the Retry-After header as the server sent it
+	RetryAfter     string        // with Ceiling: the Retry-After header as the server sent it, redacted
 	Ceiling        time.Duration // nonzero: Wait is longer than any wait the client honours
 	Last           error
 }
@@ -214,7 +228,7 @@ func (e *DeadlineError) Reason() string {
 	if e.Ceiling > 0 {
 		return fmt.Sprintf("the server asked to retry after Retry-After: %q, longer than the longest wait the provider honours "+
 			"(%s: retry_wait_max, or the coordinator's %s rate-limit window if longer), so it did not wait",
-			redactor{}.excerpt([]byte(e.RetryAfter)), formatSeconds(e.Ceiling), formatSeconds(rateLimitWindow))
+			e.RetryAfter, formatSeconds(e.Ceiling), formatSeconds(rateLimitWindow))
 	}
 	who := "the next retry would wait"
 	if e.FromRetryAfter {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
 // CoordinationProtocolVersion is the only coordination protocol version the
@@ -104,7 +105,7 @@ type heartbeatBody struct {
 // status is 200 for every outcome except validation failures. A zero
 // ProtocolVersion is sent as 1 and a blank RequestID is generated.
 func (c *Client) Heartbeat(ctx context.Context, p, g string, req HeartbeatRequest) (*HeartbeatResponse, error) {
-	if strings.TrimSpace(req.MemberID) == "" {
+	if blank.Body(req.MemberID) {
 		return nil, errors.New("coordinator heartbeat: memberId must not be blank")
 	}
 	body := heartbeatBody{
@@ -121,7 +122,7 @@ func (c *Client) Heartbeat(ctx context.Context, p, g string, req HeartbeatReques
 	if body.ProtocolVersion == 0 {
 		body.ProtocolVersion = CoordinationProtocolVersion
 	}
-	if strings.TrimSpace(body.RequestID) == "" {
+	if blank.Body(body.RequestID) {
 		body.RequestID = c.NewRequestID("heartbeat")
 	}
 	if req.MemberName != "" {

@@ -49,7 +49,7 @@ func (c *Client) GroupsFor(ctx context.Context, operation string) ([]Group, erro
 	var out struct {
 		Groups []Group `json:"groups"`
 	}
-	if err := c.get(ctx, monitoringPrefix+"/groups", operation, &out); err != nil {
+	if err := c.do(ctx, &call{method: http.MethodGet, path: monitoringPrefix + "/groups", operation: operation, out: &out, expect: groupsListing()}); err != nil {
 		return nil, err
 	}
 	return out.Groups, nil
@@ -112,7 +112,7 @@ func (c *Client) Migrations(ctx context.Context, p, g string) (*MigrationHistory
 		return nil, err
 	}
 	var out MigrationHistory
-	if err := c.get(ctx, monitoringPrefix+path, "migrations", &out); err != nil {
+	if err := c.do(ctx, &call{method: http.MethodGet, path: monitoringPrefix + path, operation: "migrations", out: &out, expect: migrationHistory()}); err != nil {
 		return nil, err
 	}
 	return &out, nil

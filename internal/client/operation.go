@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // The interrupt rule, in one place: once the operation a request belongs to
@@ -58,11 +59,36 @@ func OperationEnded(ctx context.Context) error {
 type NotSentError struct {
 	Method, Path, RequestID string
 	Err                     error // the operation's end: context.Canceled on an interrupt
+	// Last is, for a refused retry, the answer of the attempt before it
+	// (already redacted); nil when nothing was sent.
+	Last error
 }
 
 func (e *NotSentError) Error() string {
+	if e.Last != nil {
+		return fmt.Sprintf("%s %s (request id %s) was not retried: the operation ended (%v) while waiting to retry, and nothing new is "+
+			"sent after an interrupt or a timeout; the last attempt failed: %v", e.Method, e.Path, e.RequestID, e.Err, e.Last)
+	}
 	return fmt.Sprintf("%s %s (request id %s) was not sent: the operation ended (%v) before it started, and nothing new is sent "+
 		"after an interrupt", e.Method, e.Path, e.RequestID, e.Err)
+}
+
+// operationDeadline is the earliest deadline of ctx and of the operations it
+// serves: a mutation's retry must be sent before its own operation's
+// deadline, not the grace-extended one of the context it runs on.
+func operationDeadline(ctx context.Context) (time.Time, bool) {
+	deadline, ok := ctx.Deadline()
+	for c := ctx; c != nil; {
+		op, _ := c.Value(operationKey{}).(context.Context)
+		if op == nil {
+			break
+		}
+		if d, has := op.Deadline(); has && (!ok || d.Before(deadline)) {
+			deadline, ok = d, true
+		}
+		c = op
+	}
+	return deadline, ok
 }
 
 func (e *NotSentError) Unwrap() error { return e.Err }

@@ -5,6 +5,8 @@ import (
 	"html"
 	"net/url"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -33,8 +35,11 @@ var proseWord = regexp.MustCompile(`^[a-z]+=?$`)
 
 // credentialPatterns match a credential by what precedes it; group 1 is kept.
 var credentialPatterns = []*regexp.Regexp{
+	// An HTML-escaped JSON value ends at the first quote entity that is not
+	// JSON-escaped: \&quot; and \&#34; are a quote inside the value.
 	regexp.MustCompile(`(?i)((?:"|\\"|&quot;|&#34;)(?:password|token|access_?token|authorization)(?:"|\\"|&quot;|&#34;)\s*:\s*)` +
-		`(?:"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|&quot;.*?&quot;|&#34;.*?&#34;)`),
+		`(?:"(?:[^"\\]|\\.)*"|\\"(?:[^"\\]|\\[^"])*\\"|` +
+		`&quot;(?:\\\\|\\&quot;|\\&#34;|.)*?&quot;|&#34;(?:\\\\|\\&quot;|\\&#34;|.)*?&#34;)`),
 	regexp.MustCompile(`(?i)\b((?:password|passwd|token|access_?token)=)[^&\s"'<]+`),
 }
 
@@ -55,15 +60,45 @@ func newRedactor(secrets ...string) redactor {
 		enc := json.NewEncoder(&plain)
 		enc.SetEscapeHTML(false)
 		_ = enc.Encode(s)
-		for _, v := range []string{s, string(quoted[1 : len(quoted)-1]), strings.TrimSpace(plain.String()),
-			url.QueryEscape(s), url.PathEscape(s), html.EscapeString(s)} {
-			add(strings.Trim(v, `"`))
+		// As sent and JSON-escaped (a body), each also as an HTML page, a
+		// URL (a Location) or Go's %q (net/http quoting a malformed answer)
+		// quotes it.
+		for _, v := range []string{s, string(quoted[1 : len(quoted)-1]), strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(plain.String()), `"`), `"`)} {
+			for _, form := range htmlForms(v) {
+				add(form)
+			}
+			goQuoted := strconv.Quote(v)
+			add(goQuoted[1 : len(goQuoted)-1])
+			add(url.QueryEscape(v))
+			add(url.PathEscape(v))
 		}
 	}
 	if len(pairs) == 0 {
 		return redactor{}
 	}
+	// The longest form first: the replacer tries the pairs in order at each
+	// position, and a shorter form may be the start of a longer one.
+	type pair struct{ from, to string }
+	ps := make([]pair, 0, len(pairs)/2)
+	for i := 0; i < len(pairs); i += 2 {
+		ps = append(ps, pair{pairs[i], pairs[i+1]})
+	}
+	sort.SliceStable(ps, func(i, j int) bool { return len(ps[i].from) > len(ps[j].from) })
+	pairs = pairs[:0]
+	for _, p := range ps {
+		pairs = append(pairs, p.from, p.to)
+	}
 	return redactor{literals: strings.NewReplacer(pairs...)}
+}
+
+// htmlForms is s as is and as the HTML escapers in use write it: Go's
+// (&#34; &#39;), and the &quot; / &#x27; / &apos; styles of others.
+func htmlForms(s string) []string {
+	esc := html.EscapeString(s)
+	return []string{s, esc,
+		strings.NewReplacer("&#34;", "&quot;", "&#39;", "&#x27;").Replace(esc),
+		strings.NewReplacer("&#34;", "&quot;", "&#39;", "&apos;").Replace(esc),
+		strings.NewReplacer("&#39;", "&#x27;").Replace(esc)}
 }
 
 // text returns s with every secret replaced.

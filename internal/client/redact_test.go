@@ -17,10 +17,10 @@ import (
 
 // Secrets with characters that every echo escapes differently.
 const (
-	echoPassword  = `pw"<&>/?%+1-main`
-	echoEphemeral = `eph"<&>/2-token-pw`
+	echoPassword  = `pw"<&>\'/?%+1-main`
+	echoEphemeral = `eph"<&>\2-token-pw`
 	echoToken     = "tok.eyJhbGciOi.static-3"
-	echoIssued    = "tok.eyJzdWIiOi.issued-4"
+	echoIssued    = "tok.eyJzdWIiOi.x9q2z-4"
 )
 
 // echoOf is what a WAF or proxy page may quote of the refused request: the
@@ -41,6 +41,11 @@ var echoPaths = map[string]func(w http.ResponseWriter, r *http.Request){
 	"502 html": func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(502)
 		_, _ = io.WriteString(w, "<html><body><pre>"+html.EscapeString(echoOf(r))+"</pre></body></html>")
+	},
+	"502 html, &quot; style": func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(502)
+		esc := strings.NewReplacer("&#34;", "&quot;", "&#39;", "&#x27;").Replace(html.EscapeString(echoOf(r)))
+		_, _ = io.WriteString(w, "<html><body><pre>"+esc+"</pre></body></html>")
 	},
 	"503 json message": func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, 503, map[string]string{"message": echoOf(r)})
@@ -104,12 +109,17 @@ var echoCallers = map[string]struct {
 	}},
 }
 
+// echoRawSecrets are every configured secret as it is.
+func echoRawSecrets() []string {
+	return []string{echoPassword, echoEphemeral, echoToken, echoIssued, base64.StdEncoding.EncodeToString([]byte("admin:" + echoPassword))}
+}
+
 // echoSecrets are every secret and the forms an echo gives them.
 func echoSecrets() []string {
 	var out []string
-	for _, s := range []string{echoPassword, echoEphemeral, echoToken, echoIssued, base64.StdEncoding.EncodeToString([]byte("admin:" + echoPassword))} {
+	for _, s := range echoRawSecrets() {
 		j, _ := json.Marshal(s)
-		out = append(out, s, string(j[1:len(j)-1]), html.EscapeString(s), url.QueryEscape(s), url.PathEscape(s))
+		out = append(out, s, string(j[1:len(j)-1]), html.EscapeString(s), url.QueryEscape(s), url.PathEscape(s), html.EscapeString(string(j[1:len(j)-1])))
 	}
 	return out
 }
@@ -147,6 +157,14 @@ func TestNoSecretSurvivesAnEcho(t *testing.T) {
 						t.Errorf("the error quotes a secret (%q): %s", s, msg)
 					}
 				}
+				// Not even part of one: no 6-character window of a secret.
+				for _, s := range echoRawSecrets() {
+					for i := 0; i+6 <= len(s); i++ {
+						if w := s[i : i+6]; strings.Contains(msg, w) {
+							t.Errorf("the error quotes part of a secret (%q of %q): %s", w, s, msg)
+						}
+					}
+				}
 			})
 		}
 	}
@@ -161,6 +179,8 @@ func TestRedactorPatterns(t *testing.T) {
 		`{"password":"a\"b","user":"x"}`:               `{"password":***,"user":"x"}`,
 		`{\"accessToken\":\"t0k\"}`:                    `{\"accessToken\":***}`,
 		"&quot;token&quot;:&quot;xyz&quot;":            "&quot;token&quot;:***",
+		`&#34;password&#34;:&#34;a\&#34;b\\&#34;,x`:    `&#34;password&#34;:***,x`,
+		`&quot;password&quot;:&quot;a\&quot;b&quot;,x`: `&quot;password&quot;:***,x`,
 		"username=a&password=p%40ss&x=1":               "username=a&password=***&x=1",
 		"HTTP Basic (the username/password) rejected.": "HTTP Basic (the username/password) rejected.",
 		`invalid Bearer token; Basic realm="coord"`:    `invalid Bearer token; Basic realm="coord"`,

@@ -3,8 +3,8 @@ package coordinator
 import (
 	"net/http"
 	"slices"
-	"strings"
 
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
@@ -225,7 +225,7 @@ func (x *exchange) login() {
 	}
 	var p *principal
 	ok := false
-	if strings.TrimSpace(username) != "" {
+	if !blank.Name(username) { // Kotlin: username.isNotBlank()
 		p, ok = x.c.checkPassword(username, password)
 	} else if h := x.r.Header.Get("Authorization"); h != "" {
 		p, ok = x.c.authenticate(h)

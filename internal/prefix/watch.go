@@ -2,6 +2,7 @@ package prefix
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -172,6 +173,9 @@ type Wait struct {
 	prefix  string
 	started time.Time
 	notify  chan struct{}
+	// deadline is the waiting caller's (its resource timeout); zero when it
+	// has none, and then the client's read_timeout bounds each read.
+	deadline time.Time
 
 	mu      sync.Mutex
 	awaited map[string]client.Migration
@@ -187,6 +191,7 @@ type Wait struct {
 func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]client.Migration) *Wait {
 	wt := &Wait{w: w, prefix: p, started: w.clock.Now(), notify: make(chan struct{}, 1),
 		awaited: map[string]client.Migration{}, seen: map[string]Observation{}}
+	wt.deadline, _ = ctx.Deadline()
 	for g, m := range migrations {
 		wt.awaited[g] = m
 	}
@@ -353,8 +358,17 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 	if n == 0 {
 		return false
 	}
+	// The loop's context is detached from every caller; a round's reads get
+	// the latest deadline of the waits it serves, so inside resource
+	// timeouts they are bound by those, and read_timeout applies only when
+	// some wait has none.
+	if d, ok := latestDeadline(waits); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
 	groups, err := w.api.Groups(ctx)
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}
 	if err != nil {
@@ -449,4 +463,19 @@ func sortedNames(m map[string]client.Migration) []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// latestDeadline is the latest deadline of waits, or false when one of them
+// has none.
+func latestDeadline(waits []*Wait) (time.Time, bool) {
+	var latest time.Time
+	for _, wt := range waits {
+		if wt.deadline.IsZero() {
+			return time.Time{}, false
+		}
+		if wt.deadline.After(latest) {
+			latest = wt.deadline
+		}
+	}
+	return latest, !latest.IsZero()
 }

@@ -25,6 +25,10 @@ func apiErrorDetail(err error, next string) string {
 		if err != error(notSent) {
 			fmt.Fprintf(&b, "%s.\n", strings.TrimSuffix(err.Error(), "."))
 		}
+		if notSent.Last != nil {
+			fmt.Fprintf(&b, "Not retried: %s %s (request id %s). The operation ended (%v) while the provider waited to retry it; the last "+
+				"attempt, which changed nothing, failed: %v.\n", notSent.Method, notSent.Path, notSent.RequestID, notSent.Err, notSent.Last)
+		}
 		fmt.Fprintf(&b, "Not sent: %s %s (request id %s). The operation ended (%v) before this request started, and the provider sends "+
 			"nothing new once Terraform has interrupted or timed out an operation: requests already sent were finished or read back "+
 			"(any warning above says what they did).\n", notSent.Method, notSent.Path, notSent.RequestID, notSent.Err)

@@ -284,7 +284,16 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 		if !forReads {
 			op = snapshotGroupsOperation
 		}
-		groups, err := r.api.GroupsFor(context.WithoutCancel(ctx), op)
+		// Detached from the caller's cancellation, not from its deadline:
+		// inside a resource timeout that bounds the listing, and
+		// read_timeout only outside one.
+		lctx := context.WithoutCancel(ctx)
+		if d, ok := ctx.Deadline(); ok {
+			var cancel context.CancelFunc
+			lctx, cancel = context.WithDeadline(lctx, d)
+			defer cancel()
+		}
+		groups, err := r.api.GroupsFor(lctx, op)
 		if err == nil {
 			l.groups, l.index = groups, make(map[groupKey]int, len(groups))
 			for i := range groups {

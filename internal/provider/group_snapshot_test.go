@@ -21,6 +21,8 @@ type fakeGroups struct {
 	listings int
 	listErr  error
 	hold     chan struct{}
+	// listDeadlines are the deadlines the listings ran under (zero: none).
+	listDeadlines []time.Time
 }
 
 func newFakeGroups(n int) *fakeGroups {
@@ -66,9 +68,11 @@ func (f *fakeGroups) GetGroup(_ context.Context, p, g string) (*client.Group, er
 	return &grp, nil
 }
 
-func (f *fakeGroups) GroupsFor(context.Context, string) ([]client.Group, error) {
+func (f *fakeGroups) GroupsFor(ctx context.Context, _ string) ([]client.Group, error) {
+	d, _ := ctx.Deadline()
 	f.mu.Lock()
 	f.listings++
+	f.listDeadlines = append(f.listDeadlines, d)
 	f.mu.Unlock()
 	f.wait()
 	f.mu.Lock()
