@@ -28,6 +28,8 @@ var examplesTestedElsewhere = map[string]string{
 	prGuideDir + "preview.jq":        "TestPullRequestWorkflowPreviewGolden, TestAccPullRequestWorkflow_PreviewComment",
 	prGuideDir + "backend.tf":        "TestAccPullRequestWorkflow_pipelineReplay",
 	prGuideDir + "backend.tfbackend": "TestAccPullRequestWorkflow_pipelineReplay",
+	prGuideDir + "drift.yml":         "make actionlint (a GitHub Actions workflow)",
+	prGuideDir + "gitlab-ci.yml":     "GitLab CI: not run in this repository; the guide links to it",
 }
 
 const prGuideDir = "guides/pull-request-workflow/"
