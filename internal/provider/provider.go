@@ -122,10 +122,8 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Sensitive: true,
 			},
 			"login": schema.BoolAttribute{
-				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per provider run (via `POST /coord/v1/auth/login`) " +
-					"instead of sending the password with every request. The token is renewed once if the coordinator rejects it. " +
-					"Cannot be combined with `token`. Defaults to `false`." + envNote("login"),
-				Optional: true,
+				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per run instead of sending the password with every request. Not with `token`. Defaults to `false`. Environment variable: `REDIS_STREAM_COORDINATOR_LOGIN`.",
+				Optional:            true,
 			},
 			"requested_by": schema.StringAttribute{
 				MarkdownDescription: "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. " +
@@ -153,10 +151,9 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: []validator.String{notBlankValidator},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: "How many times one request is retried on `429 RATE_LIMIT_EXCEEDED` (honouring `Retry-After`), on the transient " +
-					"`409`/`503` codes, and on network errors where re-sending is safe. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "How many times a request is retried on `429`, transient `409`/`503` and safe network errors. Defaults to `10`; `0` disables retries. Environment variable: `REDIS_STREAM_COORDINATOR_MAX_RETRIES`.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"retry_wait_min": schema.StringAttribute{
 				MarkdownDescription: "Shortest wait between retries when the coordinator sends no `Retry-After`, as a Go duration (`500ms`, `2s`). " +
@@ -165,10 +162,9 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: durationValidators,
 			},
 			"retry_wait_max": schema.StringAttribute{
-				MarkdownDescription: "Longest jittered exponential wait between retries, as a Go duration. Defaults to `30s`. A server's `Retry-After` " +
-					"longer than this and than the coordinator's 60 s rate-limit window fails the call at once instead of waiting." + envNote("retry_wait_max"),
-				Optional:   true,
-				Validators: durationValidators,
+				MarkdownDescription: "Longest wait between retries, as a Go duration. Defaults to `30s`. A longer `Retry-After` (over 60 s too) fails at once. Environment variable: `REDIS_STREAM_COORDINATOR_RETRY_WAIT_MAX`.",
+				Optional:            true,
+				Validators:          durationValidators,
 			},
 			"request_timeout": schema.StringAttribute{
 				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`. Waiting for a migration is governed " +
@@ -177,10 +173,9 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: durationValidators,
 			},
 			"read_timeout": schema.StringAttribute{
-				MarkdownDescription: "Bound on each request made outside a resource's create, update and delete `timeouts` (refreshes, data sources, " +
-					"plan-time reads), its retries and waits included, as a Go duration. Defaults to `5m`." + envNote("read_timeout"),
-				Optional:   true,
-				Validators: durationValidators,
+				MarkdownDescription: "Bound on each request outside a resource's `timeouts` (refreshes, data sources, plan-time reads), retries included, as a Go duration. Defaults to `5m`. Environment variable: `REDIS_STREAM_COORDINATOR_READ_TIMEOUT`.",
+				Optional:            true,
+				Validators:          durationValidators,
 			},
 			"ca_cert_pem": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for a coordinator behind a private CA. " +
