@@ -32,7 +32,7 @@ func (d *migrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/migrations`; the `READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"migrations": schema.ListNestedAttribute{
-				MarkdownDescription: "Every migration of the group, oldest first (by `created_at`); a scale to the current count makes a `noop` migration that is never stored, so not listed.",
+				MarkdownDescription: "Every migration of the group, oldest first (a scale to the current count is not stored).",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: migrationAttributes()},
 			},

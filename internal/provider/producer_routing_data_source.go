@@ -40,7 +40,7 @@ func (d *producerRoutingDataSource) Schema(_ context.Context, _ datasource.Schem
 			"`503 REDIS_*` when Redis is unreachable.",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of shards producers route to, switched the moment a scale is accepted (so not a sign the migration finished). `0`: drained, no route, producers refuse to publish.",
+				MarkdownDescription: "Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish.",
 				Computed:            true,
 			},
 			"stream_key_pattern": schema.StringAttribute{
