@@ -60,25 +60,21 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"affected_groups": schema.MapAttribute{
-				MarkdownDescription: "Every consumer group of the stream prefix that the stream-level scale rescales, with its shard count " +
-					"when the plan was made (this group included).",
-				ElementType: types.Int64Type,
-				Computed:    true,
+				MarkdownDescription: "Every group of the stream prefix the scale rescales, with its shard count at plan time.",
+				ElementType:         types.Int64Type,
+				Computed:            true,
 			},
 			"moved_key_percent": schema.Float64Attribute{
 				MarkdownDescription: "Percent of partition keys (two decimals) that change shard: 4 → 8 moves 50, 8 → 12 moves 66.67, to or from 0 moves 100.",
 				Computed:            true,
 			},
 			"completes_by_itself": schema.BoolAttribute{
-				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
-					"with no live consumer (it stays `ACTIVE` until one joins). Sometimes known only after apply " +
-					"([when](../guides/how-it-works#what-a-plan-reads)).",
-				Computed: true,
+				MarkdownDescription: "Whether the migration completes without anyone acting: `false` for a scale-out of a group with no live consumer. Sometimes known only after apply ([when](../guides/how-it-works#what-a-plan-reads)).",
+				Computed:            true,
 			},
 			"blocked_by": schema.StringAttribute{
-				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way. " +
-					"Known only after apply in the same cases as `completes_by_itself`.",
-				Computed: true,
+				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing does.",
+				Computed:            true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` the plan is based on: a lower one at apply fails. Null before the group exists.",
