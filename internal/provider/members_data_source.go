@@ -90,8 +90,7 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator " +
-			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/members`; the `READ` role).",
+		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"live_count": num("Number of live members (see `members[*].live`). A scale-out cannot finish while this is 0."),
 			"members": schema.ListNestedAttribute{
