@@ -127,11 +127,10 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.String{stringvalidator.OneOf(deletionPolicyAbandon, deletionPolicyDelete)},
 			},
 			"force_delete": schema.BoolAttribute{
-				MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are ACTIVE or STARTING (`force=true`). " +
-					"Those consumers then fail their next heartbeat. Defaults to `false`.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are live; they then fail their next heartbeat. Defaults to `false`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
 			},
 			"metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or as last acknowledged; refreshes do not change it. A lower version on the coordinator fails plans.",
@@ -143,10 +142,9 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"sibling_shard_counts": schema.MapAttribute{
-				MarkdownDescription: "The basis of the create: the prefix's other groups with their shard counts when the group was " +
-					"created (known after apply); null for an imported group.",
-				Computed:    true,
-				ElementType: types.Int64Type,
+				MarkdownDescription: "The prefix's other groups and their shard counts at the create (known after apply); null for an imported group.",
+				Computed:            true,
+				ElementType:         types.Int64Type,
 			},
 			"recreation": schema.SingleNestedAttribute{
 				MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (a new lifecycle); null otherwise.",
@@ -157,11 +155,11 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 						Computed:            true,
 					},
 					"last_metadata_version_seen": schema.Int64Attribute{
-						MarkdownDescription: "The highest `metadataVersion` this resource had seen for the vanished group. The new group starts again at 1.",
+						MarkdownDescription: "The highest `metadataVersion` seen for the vanished group.",
 						Computed:            true,
 					},
 					"new_lifecycle": schema.StringAttribute{
-						MarkdownDescription: "What the re-creation means for clients: consumers and producers must rejoin as new.",
+						MarkdownDescription: "Consumers and producers must rejoin as new.",
 						Computed:            true,
 					},
 				},

@@ -92,7 +92,7 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
-			"live_count": num("Number of live members (see `members[*].live`). A scale-out cannot finish while this is 0."),
+			"live_count": num("Number of live members; a scale-out cannot finish while it is 0."),
 			"members": schema.ListNestedAttribute{
 				MarkdownDescription: "Every member the coordinator lists (gone ones for 10 minutes after their last heartbeat), by `member_id`.",
 				Computed:            true,
