@@ -51,16 +51,14 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 			Validators:          []validator.String{consumerGroupValidator},
 		},
 		"force": schema.BoolAttribute{
-			MarkdownDescription: "Delete even while the group has live (`ACTIVE` or `STARTING`) consumers, which then fail their next " +
-				"heartbeat. Defaults to `false`: the delete is refused (`409 GROUP_HAS_ACTIVE_MEMBERS`) and the error names them.",
-			Optional: true,
+			MarkdownDescription: "Delete even while the group has live consumers, which then fail their next heartbeat. Defaults to `false`: the delete is refused.",
+			Optional:            true,
 		},
 	}
 	maps.Copy(attrs, auditAttributes("the group is deleted"))
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Deletes a consumer group's metadata from the coordinator (the Redis streams stay): the audited admin call " +
-			"for a group no configuration manages. Needs Terraform 1.14 or later.",
-		Attributes: attrs,
+		MarkdownDescription: "Deletes a consumer group's metadata from the coordinator (the Redis streams stay), for a group no configuration manages. Needs Terraform 1.14 or later.",
+		Attributes:          attrs,
 	}
 }
 

@@ -40,24 +40,20 @@ func (a *rollbackMigrationAction) Metadata(_ context.Context, req action.Metadat
 func (a *rollbackMigrationAction) Schema(_ context.Context, _ action.SchemaRequest, resp *action.SchemaResponse) {
 	attrs := map[string]schema.Attribute{
 		"stream_prefix": schema.StringAttribute{
-			MarkdownDescription: "The stream prefix whose resharding is rolled back. Without `consumer_group`, every group of the prefix " +
-				"with an ACTIVE migration is rolled back, each by its own `reshardingId` (a stream-level scale makes one migration per group).",
-			Required:   true,
-			Validators: []validator.String{streamPrefixValidator},
+			MarkdownDescription: "The stream prefix whose resharding is rolled back: without `consumer_group`, every group of it with an `ACTIVE` migration.",
+			Required:            true,
+			Validators:          []validator.String{streamPrefixValidator},
 		},
 		"consumer_group": schema.StringAttribute{
-			MarkdownDescription: "Roll back only this group's migration. The rollback is then always sent, and the coordinator decides: " +
-				"a migration that is not ACTIVE is refused with its `422 ROLLBACK_NOT_ALLOWED`, recorded in its audit log.",
-			Optional:   true,
-			Validators: []validator.String{consumerGroupValidator},
+			MarkdownDescription: "Roll back only this group's migration; the coordinator refuses one that is not `ACTIVE`.",
+			Optional:            true,
+			Validators:          []validator.String{consumerGroupValidator},
 		},
 	}
 	maps.Copy(attrs, auditAttributes("the resharding is rolled back"))
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Rolls back the resharding of a stream prefix (every group of it) or of one group while the coordinator " +
-			"allows it (`ACTIVE`), and waits until each migration is `ROLLED_BACK`. A prefix-wide rollback that would leave the " +
-			"prefix's groups at different shard counts is refused before anything is sent. Needs Terraform 1.14 or later.",
-		Attributes: attrs,
+		MarkdownDescription: "Rolls back the `ACTIVE` resharding of a stream prefix, or of one group, and waits until each migration is `ROLLED_BACK`. Needs Terraform 1.14 or later.",
+		Attributes:          attrs,
 	}
 }
 

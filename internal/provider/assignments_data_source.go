@@ -33,8 +33,7 @@ func (d *assignmentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.ListType{ElemType: types.Int64Type}}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's shard assignments (`GET /coord/v1/monitoring/streams/{p}/groups/{g}/assignments`; the " +
-			"`READ` role): target, current, revokes in progress and broken invariants (a `postcondition` on these fails a plan).",
+		MarkdownDescription: "Reads a group's shard assignments (`READ` role): target, current, revokes in progress and broken invariants.",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"target_assignment": shardMap("Member id → shard indexes (ascending) the coordinator assigns to that member."),
 			"current_assignments": shardMap("Member id → shard indexes (ascending) the member reports owning now, for every member. " +

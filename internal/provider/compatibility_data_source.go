@@ -51,9 +51,7 @@ func (d *compatibilityDataSource) Schema(_ context.Context, _ datasource.SchemaR
 		return schema.StringAttribute{MarkdownDescription: desc + " Null when the coordinator reports none.", Computed: true}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads which coordination protocol versions the coordinator speaks with its consumers " +
-			"(`GET /coord/v1/monitoring/compatibility`), so a plan can check that consumer libraries about to be deployed are " +
-			"supported. Needs the `READ` role.",
+		MarkdownDescription: "Reads which coordination protocol versions the coordinator speaks with consumers, to check consumer libraries before deploying them (`READ` role).",
 		Attributes: map[string]schema.Attribute{
 			"current_coordination_version": schema.Int64Attribute{
 				MarkdownDescription: "Coordination protocol version the coordinator uses by default.",

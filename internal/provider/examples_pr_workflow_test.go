@@ -24,10 +24,13 @@ import (
 // shows a streams configuration and a jq program that renders a saved plan
 // into a pull-request comment. Both are tested here, not by exampleCases.
 var examplesTestedElsewhere = map[string]string{
-	prGuideDir + "main.tf":           "TestAccPullRequestWorkflow_PreviewComment",
-	prGuideDir + "preview.jq":        "TestPullRequestWorkflowPreviewGolden, TestAccPullRequestWorkflow_PreviewComment",
-	prGuideDir + "backend.tf":        "TestAccPullRequestWorkflow_pipelineReplay",
-	prGuideDir + "backend.tfbackend": "TestAccPullRequestWorkflow_pipelineReplay",
+	prGuideDir + "main.tf":               "TestAccPullRequestWorkflow_PreviewComment",
+	prGuideDir + "preview.jq":            "TestPullRequestWorkflowPreviewGolden, TestAccPullRequestWorkflow_PreviewComment",
+	prGuideDir + "backend.tf":            "TestAccPullRequestWorkflow_pipelineReplay",
+	prGuideDir + "backend.tfbackend":     "TestAccPullRequestWorkflow_pipelineReplay",
+	prGuideDir + "drift.yml":             "make actionlint (a GitHub Actions workflow)",
+	"guides/private-registry/publish.tf": "not applied here: it needs an HCP Terraform organization",
+	prGuideDir + "gitlab-ci.yml":         "GitLab CI: not run in this repository; the guide links to it",
 }
 
 const prGuideDir = "guides/pull-request-workflow/"

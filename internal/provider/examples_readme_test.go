@@ -112,6 +112,7 @@ var examplesWithoutProviderRequirement = map[string]string{
 	"guides/migrate-from-stream-group-module/before.tf":                         "uses only the module, not this provider",
 	"guides/bulk-import-from-stream-group-module/before.tf":                     "uses only the module, not this provider",
 	"guides/pull-request-workflow/backend.tf":                                   "the backend block of main.tf's configuration",
+	"guides/private-registry/publish.tf":                                        "configures the tfe provider, not this one",
 }
 
 var providerSourceRE = regexp.MustCompile(`\bsource\s*=\s*"` + regexp.QuoteMeta(acctest.ProviderSource) + `"`)

@@ -21,10 +21,8 @@ func (f *redisSlotFunction) Metadata(_ context.Context, _ function.MetadataReque
 
 func (f *redisSlotFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
-		Summary: "Redis Cluster hash slot of a key",
-		MarkdownDescription: "Returns the Redis Cluster hash slot (0 to 16383) of `key`: CRC16/XMODEM of the key's UTF-8 bytes, masked " +
-			"to 14 bits. As in Redis, when the key contains a non-empty hash tag (`{...}`) only the tag is hashed. Shard stream keys " +
-			"never contain one, so `redis_slot(stream_key(p, i))` is the slot producer routing reports for shard `i`.",
+		Summary:             "Redis Cluster hash slot of a key",
+		MarkdownDescription: "Returns the Redis Cluster hash slot (0 to 16383) of `key`, hash tags (`{...}`) honoured, as Redis computes it: `redis_slot(stream_key(p, i))` is the slot of shard `i`.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "key",

@@ -29,13 +29,8 @@ func (f *shardForKeyFunction) Metadata(_ context.Context, _ function.MetadataReq
 func (f *shardForKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
 		Summary: "Shard index a producer writes a partition key to",
-		MarkdownDescription: "Computes the coordinator's producer routing (`routeV1`) offline: the shard index that the JVM and Python " +
-			"producers write `partition_key` to when the group has `shard_count` shards. It is an unbiased MurmurHash3 (x86_32) " +
-			"modulo `shard_count` over the key's UTF-8 bytes, re-hashed with a new seed in the rare case the hash falls in the " +
-			"uneven top range. Combine it with `stream_key` to find the Redis stream a key lands on, for example to check where " +
-			"keys move before a scale.\n\n" +
-			"Terraform normalizes strings to Unicode NFC, so a key whose bytes are not NFC-normalized may route differently " +
-			"here than in a producer that hashes the raw bytes.",
+		MarkdownDescription: "The shard index that producers write `partition_key` to when the group has `shard_count` shards, computed as the coordinator's routing (`routeV1`, MurmurHash3-based) does. With `stream_key`, it shows where keys move before a scale.\n\n" +
+			"Terraform normalizes strings to Unicode NFC: a key whose bytes are not NFC may route differently in a producer.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "partition_key",

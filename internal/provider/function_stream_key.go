@@ -23,11 +23,8 @@ func (f *streamKeyFunction) Metadata(_ context.Context, _ function.MetadataReque
 
 func (f *streamKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
 	resp.Definition = function.Definition{
-		Summary: "Redis stream key of one shard",
-		MarkdownDescription: "Returns the Redis stream key of shard `shard_index` under `stream_prefix`: `<stream_prefix>:<shard_index>`, " +
-			"the index in decimal without padding and without a hash tag, exactly as the coordinator names shards. It does not " +
-			"check the index against a group's shard count; the `redisstreamcoordinator_producer_routing` data source lists the " +
-			"shards that exist.",
+		Summary:             "Redis stream key of one shard",
+		MarkdownDescription: "Returns the Redis stream key of shard `shard_index` under `stream_prefix`: `<stream_prefix>:<shard_index>`, as the coordinator names shards. It does not check the index against the shard count.",
 		Parameters: []function.Parameter{
 			function.StringParameter{
 				Name:                "stream_prefix",

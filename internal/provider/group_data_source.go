@@ -20,10 +20,8 @@ func (d *groupDataSource) Metadata(_ context.Context, req datasource.MetadataReq
 
 func (d *groupDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads one consumer group's metadata as the coordinator holds it right now: shard count, assignment state, " +
-			"epochs, the migration in progress and per-member assignment summaries (`GET /coord/v1/streams/{p}/groups/{g}`, one request). " +
-			"Needs the `READ` role. A group that does not exist is an error, never an empty result.",
-		Attributes: groupViewAttributes(true),
+		MarkdownDescription: "Reads one consumer group's metadata as the coordinator holds it now: shard count, assignment state, epochs and the migration in progress (`READ` role). A missing group is an error.",
+		Attributes:          groupViewAttributes(true),
 	}
 }
 

@@ -81,34 +81,28 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"stream_prefix": schema.StringAttribute{
-				MarkdownDescription: "The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Any name the coordinator accepts " +
-					"except braces (a Redis Cluster hash tag), `/`, `;`, `%2F`, `.`, `..` or blank; a new name outside letters, digits, `.`, `_`, `:`, `-` gets a plan warning. Changing it replaces the group.",
-				Required:      true,
-				Validators:    []validator.String{streamPrefixValidator},
-				PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()},
+				MarkdownDescription: "The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Not blank, `.` or `..`, and without braces, `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
+				Required:            true,
+				Validators:          []validator.String{streamPrefixValidator},
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"consumer_group": schema.StringAttribute{
-				MarkdownDescription: "The consumer group name: any name except `/`, `;`, `%2F`, `.`, `..` or blank (braces allowed); a new name outside letters, digits, `.`, `_`, `:`, `-` gets a plan warning. Changing it replaces the group.",
+				MarkdownDescription: "The consumer group name. Not blank, `.` or `..`, and without `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
 				Required:            true,
 				Validators:          []validator.String{consumerGroupValidator},
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
 			},
 			"initial_shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Shard count the group is created with: at least 1, no upper bound (a new count above "+
-					"%d warns); used only at creation; must equal the siblings', except in a drained (0-shard) prefix. Defaults to "+
-					"the siblings' count at creation, else the coordinator's configured default ([known after apply](../guides/how-it-works#what-a-plan-reads)). "+
-					"An import records the current count (null for a drained group).",
-					ConventionalShardCount),
-				Optional:      true,
-				Computed:      true,
-				Validators:    []validator.Int64{int64validator.Between(1, MaxShardCount)},
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: fmt.Sprintf("Shard count the group is created with, used only at creation: at least 1 (above %d warns), equal to the siblings' unless the prefix is drained. Defaults to the siblings' count, else the coordinator's default ([known after apply](../guides/how-it-works#what-a-plan-reads)).", ConventionalShardCount),
+				Optional:            true,
+				Computed:            true,
+				Validators:          []validator.Int64{int64validator.Between(1, MaxShardCount)},
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The shard count the group was created, imported or re-created with. Refreshes do not follow " +
-					"scales: the current count is `redisstreamcoordinator_group_shard_count`'s (or the `redisstreamcoordinator_group` data source's).",
-				Computed:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The shard count the group was created, imported or re-created with; refreshes do not follow scales (see `redisstreamcoordinator_group_shard_count`).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"stream_key_pattern": schema.StringAttribute{
 				MarkdownDescription: "`<stream_prefix>:{shardIndex}`, the pattern producers substitute the shard index into.",
@@ -126,54 +120,46 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 				Validators:          []validator.String{notBlankValidator},
 			},
 			"deletion_policy": schema.StringAttribute{
-				MarkdownDescription: "What destroying the resource does: `ABANDON` (default) removes it from state only, with a warning; " +
-					"`DELETE` deletes the group's metadata (the Redis streams stay), refused while consumers are live unless `force_delete`. " +
-					"Set `DELETE` and apply before destroying.",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(deletionPolicyAbandon),
-				Validators: []validator.String{stringvalidator.OneOf(deletionPolicyAbandon, deletionPolicyDelete)},
+				MarkdownDescription: "On destroy: `ABANDON` (default) removes it from state only; `DELETE` deletes the group's metadata (the Redis streams stay), refused while consumers are live unless `force_delete`. Set `DELETE` and apply before destroying.",
+				Optional:            true,
+				Computed:            true,
+				Default:             stringdefault.StaticString(deletionPolicyAbandon),
+				Validators:          []validator.String{stringvalidator.OneOf(deletionPolicyAbandon, deletionPolicyDelete)},
 			},
 			"force_delete": schema.BoolAttribute{
-				MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are ACTIVE or STARTING (`force=true`). " +
-					"Those consumers then fail their next heartbeat. Defaults to `false`.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are live; they then fail their next heartbeat. Defaults to `false`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The baseline of the metadata guard: the group's `metadataVersion` when this resource created, " +
-					"imported or re-created it, or as last acknowledged. Refreshes do not change it (the coordinator's version moves " +
-					"on every change of the group, consumers included); a lower version on the coordinator fails plans closed.",
-				Computed: true,
+				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or as last acknowledged; refreshes do not change it. A lower version on the coordinator fails plans.",
+				Computed:            true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "Unset by default; no effect without a regression. After a [metadata regression](../guides/group-metadata-durability), " +
-					"the version the plan's error names, accepted as the new `metadata_version`; remove it after the apply.",
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "After a [metadata regression](../guides/group-metadata-durability), the version the plan's error names, accepted as the new `metadata_version`; remove it after the apply.",
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"sibling_shard_counts": schema.MapAttribute{
-				MarkdownDescription: "The basis of the create: the prefix's other groups with their shard counts when the group was " +
-					"created (known after apply); null for an imported group.",
-				Computed:    true,
-				ElementType: types.Int64Type,
+				MarkdownDescription: "The prefix's other groups and their shard counts at the create (known after apply); null for an imported group.",
+				Computed:            true,
+				ElementType:         types.Int64Type,
 			},
 			"recreation": schema.SingleNestedAttribute{
-				MarkdownDescription: "Set, in the plan, when this resource re-creates a group that vanished from the coordinator (404 on " +
-					"refresh), which starts a new lifecycle; null for an ordinary create.",
-				Computed: true,
+				MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (a new lifecycle); null otherwise.",
+				Computed:            true,
 				Attributes: map[string]schema.Attribute{
 					"previous_shard_count": schema.Int64Attribute{
 						MarkdownDescription: "The shard count the vanished group had when this resource last read it.",
 						Computed:            true,
 					},
 					"last_metadata_version_seen": schema.Int64Attribute{
-						MarkdownDescription: "The highest `metadataVersion` this resource had seen for the vanished group. The new group starts again at 1.",
+						MarkdownDescription: "The highest `metadataVersion` seen for the vanished group.",
 						Computed:            true,
 					},
 					"new_lifecycle": schema.StringAttribute{
-						MarkdownDescription: "What the re-creation means for clients: consumers and producers must rejoin as new.",
+						MarkdownDescription: "Consumers and producers must rejoin as new.",
 						Computed:            true,
 					},
 				},

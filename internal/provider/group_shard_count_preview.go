@@ -48,10 +48,8 @@ const (
 
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The planned change's impact, known at plan time and kept in a saved plan; after apply, the last " +
-			"change's; null when nothing changes on the coordinator. It is a saved plan's [basis](../guides/how-it-works#saved-plans). For a " +
-			"migration to this count already under way, it describes that migration (`plan_check`, `blocked_by`).",
-		Computed: true,
+		MarkdownDescription: "The planned change's impact, kept in a saved plan and its [basis](../guides/how-it-works#saved-plans); after apply, the last change's; null when nothing changes.",
+		Computed:            true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
 				MarkdownDescription: "The group's shard count when the plan was made.",
@@ -62,36 +60,29 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"affected_groups": schema.MapAttribute{
-				MarkdownDescription: "Every consumer group of the stream prefix that the stream-level scale rescales, with its shard count " +
-					"when the plan was made (this group included).",
-				ElementType: types.Int64Type,
-				Computed:    true,
+				MarkdownDescription: "Every group of the stream prefix the scale rescales, with its shard count at plan time.",
+				ElementType:         types.Int64Type,
+				Computed:            true,
 			},
 			"moved_key_percent": schema.Float64Attribute{
-				MarkdownDescription: "Share of partition keys, in percent (two decimals), whose shard changes under the coordinator's " +
-					"routing (`routeV1`): 4 → 8 moves 50, 8 → 12 moves 66.67. A change to or from 0 shards moves every key (100).",
-				Computed: true,
+				MarkdownDescription: "Percent of partition keys (two decimals) that change shard: 4 → 8 moves 50, 8 → 12 moves 66.67, to or from 0 moves 100.",
+				Computed:            true,
 			},
 			"completes_by_itself": schema.BoolAttribute{
-				MarkdownDescription: "Whether the migration can complete without anyone acting: `false` for a scale-out of a group " +
-					"with no live consumer (it stays `ACTIVE` until one joins). Sometimes known only after apply " +
-					"([when](../guides/how-it-works#what-a-plan-reads)).",
-				Computed: true,
+				MarkdownDescription: "Whether the migration completes without anyone acting: `false` for a scale-out of a group with no live consumer. Sometimes known only after apply ([when](../guides/how-it-works#what-a-plan-reads)).",
+				Computed:            true,
 			},
 			"blocked_by": schema.StringAttribute{
-				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing stands in the way. " +
-					"Known only after apply in the same cases as `completes_by_itself`.",
-				Computed: true,
+				MarkdownDescription: "What the change waits for, or why it cannot complete by itself; null when nothing does.",
+				Computed:            true,
 			},
 			"basis_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` the plan is based on, the regression guard: a lower one at apply " +
-					"fails, a higher one does not. Known after apply for a new resource; null before the group exists.",
-				Computed: true,
+				MarkdownDescription: "The group's `metadataVersion` the plan is based on: a lower one at apply fails. Null before the group exists.",
+				Computed:            true,
 			},
 			"plan_check": schema.StringAttribute{
-				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same " +
-					"apply), skipped (configuration unknown), or a migration to this count under way (awaited, no scale sent).",
-				Computed: true,
+				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same apply), skipped (configuration unknown), or awaiting a migration under way.",
+				Computed:            true,
 			},
 		},
 	}

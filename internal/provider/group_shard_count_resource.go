@@ -117,12 +117,10 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
 			},
 			"rollback_on_revert": schema.BoolAttribute{
-				MarkdownDescription: "When a migration is still `ACTIVE` and `shard_count` is set back to its starting count, roll it " +
-					"back on every group of the stream prefix it affects, managed here or not, instead of failing. Rolling back a scale-out " +
-					"strands entries already written to the shards it added. Defaults to `false`.",
-				Optional: true,
-				Computed: true,
-				Default:  booldefault.StaticBool(false),
+				MarkdownDescription: "Setting `shard_count` back to its starting count while the migration is `ACTIVE` rolls it back on every group of the prefix, instead of failing; entries written to added shards are stranded. Defaults to `false`.",
+				Optional:            true,
+				Computed:            true,
+				Default:             booldefault.StaticBool(false),
 			},
 			"migration_ids": schema.MapAttribute{
 				MarkdownDescription: "The resharding id of the last change's migration, per affected consumer group (groups that already had the count are omitted).",
@@ -131,22 +129,18 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
 			},
 			"migration_state": schema.StringAttribute{
-				MarkdownDescription: "The last change's migration state when the provider stopped watching: `DEPRECATED` (complete), " +
-					"`ROLLED_BACK` (`rollback_on_revert`), `ACTIVE` (a scale-out waiting for a consumer, or `wait_for = \"ACCEPTED\"`, " +
-					"or a migration under way a refresh found), or null (no change).",
-				Computed:      true,
-				PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The last change's migration state: `DEPRECATED` (completed), `ROLLED_BACK`, `ACTIVE` (waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null (no change).",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"previous_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's shard count before the last change this resource applied (in a plan, the count read at " +
-					"plan time); null when no change was needed.",
-				Computed:      true,
-				PlanModifiers: []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				MarkdownDescription: "The shard count before the last change (in a plan, read at plan time); null when none was needed.",
+				Computed:            true,
+				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},
 			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group this resource has seen; a refresh never lowers it. " +
-					"Known after apply for a new resource. A lower one on the coordinator is a [regression](../guides/group-metadata-durability).",
-				Computed: true,
+				MarkdownDescription: "The highest `metadataVersion` of the group seen; known after apply for a new resource. A lower one is a [regression](../guides/group-metadata-durability).",
+				Computed:            true,
 			},
 			"acknowledged_metadata_version": schema.Int64Attribute{
 				MarkdownDescription: "Unset by default. After a [metadata regression](../guides/group-metadata-durability), the version " +

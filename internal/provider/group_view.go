@@ -160,7 +160,7 @@ func migrationAttributes() map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"to_shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Shard count the migration moves to. Producer routing already uses it while the migration runs.",
+			MarkdownDescription: "Shard count the migration moves to; producers already route with it.",
 			Computed:            true,
 		},
 		"state": schema.StringAttribute{
@@ -223,16 +223,15 @@ func countMap(m map[string]int32) map[string]int64 {
 func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{
-			MarkdownDescription: "`{stream_prefix}/{consumer_group}`, the same id as the `redisstreamcoordinator_group` resource's.",
+			MarkdownDescription: "`{stream_prefix}/{consumer_group}`.",
 			Computed:            true,
 		},
 		"shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Current shard count: what producer routing uses. It switches as soon as a scale is accepted, " +
-				"so it says nothing about whether the migration finished (see `active_migration`). `0` means the group is drained and has no route.",
-			Computed: true,
+			MarkdownDescription: "Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route.",
+			Computed:            true,
 		},
 		"state": schema.StringAttribute{
-			MarkdownDescription: "Assignment state: `EMPTY` (no members), `RECONCILING` (members are moving towards the target assignment) or `STABLE`.",
+			MarkdownDescription: "`EMPTY` (no members), `RECONCILING` (members moving to the target assignment) or `STABLE`.",
 			Computed:            true,
 		},
 		"group_epoch": schema.Int64Attribute{
@@ -244,11 +243,11 @@ func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 			Computed:            true,
 		},
 		"metadata_version": schema.Int64Attribute{
-			MarkdownDescription: "Version of the group's metadata record; it rises with every change of the group's state, consumers joining and leaving included, not only scales and rollbacks.",
+			MarkdownDescription: "Version of the group's metadata; it rises with every change of the group, consumers joining and leaving included.",
 			Computed:            true,
 		},
 		"active_migration": schema.SingleNestedAttribute{
-			MarkdownDescription: "The migration in progress, or null when none is. A scale is finished only when this is null.",
+			MarkdownDescription: "The migration in progress, or null: a scale is finished only when this is null.",
 			Computed:            true,
 			Attributes:          migrationAttributes(),
 		},

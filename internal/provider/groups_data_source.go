@@ -29,8 +29,7 @@ func (d *groupsDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 
 func (d *groupsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Lists every consumer group on the coordinator (`GET /coord/v1/monitoring/groups`), optionally only those of " +
-			"one stream prefix: the groups a stream-level scale of that prefix rescales together. Needs the `READ` role.",
+		MarkdownDescription: "Lists every consumer group on the coordinator, or those of one stream prefix: the groups a scale of that prefix rescales together (`READ` role).",
 		Attributes: map[string]schema.Attribute{
 			"stream_prefix": schema.StringAttribute{
 				MarkdownDescription: "Only list the groups under this stream prefix. Omit it to list every group. " +

@@ -27,8 +27,7 @@ func (d *healthDataSource) Metadata(_ context.Context, req datasource.MetadataRe
 
 func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads the coordinator's health (`GET /coord/v1/monitoring/health`; the `READ` role). Test `status` in " +
-			"a `check` block (to warn) or a `lifecycle { postcondition }` (to fail a plan).",
+		MarkdownDescription: "Reads the coordinator's health (`READ` role). Test `status` in a `check` block (to warn) or a `postcondition` (to fail a plan).",
 		Attributes: map[string]schema.Attribute{
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`UP`, or `DEGRADED` when Redis is `DOWN`. The coordinator never reports `DOWN` as its status: " +
@@ -40,9 +39,8 @@ func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				Computed:            true,
 			},
 			"redis": schema.StringAttribute{
-				MarkdownDescription: "`UP`, `DOWN`, `UNKNOWN` (not checked yet: checked asynchronously and cached for 1 s, so it may read " +
-					"so on the first call) or `NOT_CONFIGURED` (no Redis: memory store, provisioning off and no Redis audit sink).",
-				Computed: true,
+				MarkdownDescription: "`UP`, `DOWN`, `UNKNOWN` (not checked yet; may read so on the first call) or `NOT_CONFIGURED` (no Redis).",
+				Computed:            true,
 			},
 			"loop": schema.StringAttribute{
 				MarkdownDescription: "State of the coordinator's background loop (leases, revokes, migrations): `UP`.",

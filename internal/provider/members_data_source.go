@@ -90,22 +90,19 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
 	}
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator " +
-			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/members`; the `READ` role).",
+		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
-			"live_count": num("Number of live members (see `members[*].live`). A scale-out cannot finish while this is 0."),
+			"live_count": num("Number of live members; a scale-out cannot finish while it is 0."),
 			"members": schema.ListNestedAttribute{
-				MarkdownDescription: "Every member the coordinator still lists (`EXPIRED`, `FENCED` and empty `LEAVING` ones for 10 minutes after their last heartbeat), ordered by `member_id`.",
+				MarkdownDescription: "Every member the coordinator lists (gone ones for 10 minutes after their last heartbeat), by `member_id`.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
 					"member_id":   str("Member id the consumer chose."),
 					"member_name": str("Human-readable member name the consumer reported."),
 					"state":       str("`STARTING`, `ACTIVE`, `LEAVING`, `EXPIRED` or `FENCED`."),
 					"live": schema.BoolAttribute{
-						MarkdownDescription: "Whether the member counts as live the way the coordinator counts it: `ACTIVE` or `STARTING` " +
-							"with an unexpired lease, judged when the data source is read. Live members block a non-forced group " +
-							"delete and let scale-outs finish.",
-						Computed: true,
+						MarkdownDescription: "`ACTIVE` or `STARTING` with an unexpired lease, when read. Live members block a non-forced delete and let scale-outs finish.",
+						Computed:            true,
 					},
 					"member_epoch":            num("Member epoch; bumped whenever the coordinator gives the member a new assignment."),
 					"metadata_version":        num("Routing metadata version the member last acknowledged."),

@@ -28,11 +28,10 @@ func (d *migrationsDataSource) Metadata(_ context.Context, req datasource.Metada
 
 func (d *migrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's full migration (resharding) history " +
-			"(`GET /coord/v1/monitoring/streams/{p}/groups/{g}/migrations`; the `READ` role).",
+		MarkdownDescription: "Reads a group's migration (resharding) history (`READ` role).",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"migrations": schema.ListNestedAttribute{
-				MarkdownDescription: "Every migration of the group, oldest first (by `created_at`); a scale to the current count makes a `noop` migration that is never stored, so not listed.",
+				MarkdownDescription: "Every migration of the group, oldest first (a scale to the current count is not stored).",
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: migrationAttributes()},
 			},

@@ -35,12 +35,10 @@ func (d *producerRoutingDataSource) Metadata(_ context.Context, req datasource.M
 
 func (d *producerRoutingDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
 	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads the routing producers publish with (`GET /coord/v1/streams/{p}/groups/{g}/producer-routing`; the " +
-			"`READ` role). With stream provisioning on, the coordinator re-creates missing shard streams on this read and may answer " +
-			"`503 REDIS_*` when Redis is unreachable.",
+		MarkdownDescription: "Reads the routing producers publish with (`READ` role). With stream provisioning on, the read re-creates missing shard streams and may fail with `503 REDIS_*`.",
 		Attributes: withGroupLookup(map[string]schema.Attribute{
 			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of shards producers route to, switched the moment a scale is accepted (so not a sign the migration finished). `0`: drained, no route, producers refuse to publish.",
+				MarkdownDescription: "Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish.",
 				Computed:            true,
 			},
 			"stream_key_pattern": schema.StringAttribute{

@@ -95,17 +95,13 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 			"Every mutation carries an `X-Request-Id` plus `requestedBy` and `reason`, so the coordinator's audit log ties it to the Terraform run.",
 		Attributes: map[string]schema.Attribute{
 			"endpoint": schema.StringAttribute{
-				MarkdownDescription: "Base URL of the coordinator, for example `https://coordinator.internal:8080`. " +
-					"The API path `/coord/v1` is appended (a URL that already ends in it is accepted). Credentials in it (`user:password@`) " +
-					"are refused. Required, here or in the environment." +
+				MarkdownDescription: "Base URL of the coordinator, for example `https://coordinator.internal:8080` (`/coord/v1` is appended), without credentials. Required, here or in the environment." +
 					envNote("endpoint"),
 				Optional:   true,
 				Validators: []validator.String{endpointValidator{}},
 			},
 			"username": schema.StringAttribute{
-				MarkdownDescription: "Username of the coordinator principal, for HTTP Basic authentication or, with `login = true`, " +
-					"to exchange for a Bearer token. Needs `password`. How the block's and the environment's credentials combine: " +
-					"[where credentials come from](#where-credentials-come-from)." +
+				MarkdownDescription: "Username of the coordinator principal, for Basic authentication or `login`. Needs `password` ([where credentials come from](#where-credentials-come-from))." +
 					envNote("username"),
 				Optional: true,
 			},
@@ -115,17 +111,13 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Sensitive:           true,
 			},
 			"token": schema.StringAttribute{
-				MarkdownDescription: "A pre-issued Bearer token (from `POST /coord/v1/auth/login`; lifetime and revocation under " +
-					"Authentication). Set here, it is the only credential used: no `username`, `password` or `login` beside it, " +
-					"and the environment's are ignored ([where credentials come from](#where-credentials-come-from))." + envNote("token"),
-				Optional:  true,
-				Sensitive: true,
+				MarkdownDescription: "A pre-issued Bearer token. Set here, it is the only credential used ([where credentials come from](#where-credentials-come-from))." + envNote("token"),
+				Optional:            true,
+				Sensitive:           true,
 			},
 			"login": schema.BoolAttribute{
-				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per provider run (via `POST /coord/v1/auth/login`) " +
-					"instead of sending the password with every request. The token is renewed once if the coordinator rejects it. " +
-					"Cannot be combined with `token`. Defaults to `false`." + envNote("login"),
-				Optional: true,
+				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per run instead of sending the password with every request. Not with `token`. Defaults to `false`." + envNote("login"),
+				Optional:            true,
 			},
 			"requested_by": schema.StringAttribute{
 				MarkdownDescription: "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. " +
@@ -134,17 +126,14 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: []validator.String{notBlankValidator},
 			},
 			"request_id_prefix": schema.StringAttribute{
-				MarkdownDescription: "Prefix of every `X-Request-Id`. Ids look like `<prefix>-<run id>-<operation>-<suffix>` and stay " +
-					"the same across retries of one operation. Defaults to `terraform`." + envNote("request_id_prefix"),
-				Optional:   true,
-				Validators: []validator.String{requestIDPartValidator},
+				MarkdownDescription: "Prefix of every `X-Request-Id` (`<prefix>-<run id>-<operation>-<suffix>`, the same across retries). Defaults to `terraform`." + envNote("request_id_prefix"),
+				Optional:            true,
+				Validators:          []validator.String{requestIDPartValidator},
 			},
 			"run_id": schema.StringAttribute{
-				MarkdownDescription: "Identifies this Terraform run in request ids and in the default reason. Defaults to the CI system's run id " +
-					"(`TFC_RUN_ID`, `GITHUB_RUN_ID` with `GITHUB_RUN_ATTEMPT`, `CI_PIPELINE_ID`, `BUILD_BUILDID`, `CIRCLE_WORKFLOW_ID`, " +
-					"`BUILDKITE_BUILD_ID`), else a random id per provider process." + envNote("run_id"),
-				Optional:   true,
-				Validators: []validator.String{requestIDPartValidator},
+				MarkdownDescription: "This run's id in request ids and the default reason. Defaults to the CI system's run id (`TFC_RUN_ID`, `GITHUB_RUN_ID`, `CI_PIPELINE_ID` and others), else a random id." + envNote("run_id"),
+				Optional:            true,
+				Validators:          []validator.String{requestIDPartValidator},
 			},
 			"default_reason": schema.StringAttribute{
 				MarkdownDescription: "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. " +
@@ -153,10 +142,9 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: []validator.String{notBlankValidator},
 			},
 			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: "How many times one request is retried on `429 RATE_LIMIT_EXCEEDED` (honouring `Retry-After`), on the transient " +
-					"`409`/`503` codes, and on network errors where re-sending is safe. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
+				MarkdownDescription: "How many times a request is retried on `429`, transient `409`/`503` and safe network errors. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
+				Optional:            true,
+				Validators:          []validator.Int64{int64validator.AtLeast(0)},
 			},
 			"retry_wait_min": schema.StringAttribute{
 				MarkdownDescription: "Shortest wait between retries when the coordinator sends no `Retry-After`, as a Go duration (`500ms`, `2s`). " +
@@ -165,22 +153,19 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: durationValidators,
 			},
 			"retry_wait_max": schema.StringAttribute{
-				MarkdownDescription: "Longest jittered exponential wait between retries, as a Go duration. Defaults to `30s`. A server's `Retry-After` " +
-					"longer than this and than the coordinator's 60 s rate-limit window fails the call at once instead of waiting." + envNote("retry_wait_max"),
-				Optional:   true,
-				Validators: durationValidators,
+				MarkdownDescription: "Longest wait between retries, as a Go duration. Defaults to `30s`. A longer `Retry-After` (over 60 s too) fails at once." + envNote("retry_wait_max"),
+				Optional:            true,
+				Validators:          durationValidators,
 			},
 			"request_timeout": schema.StringAttribute{
-				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`. Waiting for a migration is governed " +
-					"by each resource's `timeouts` instead." + envNote("request_timeout"),
-				Optional:   true,
-				Validators: durationValidators,
+				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`." + envNote("request_timeout"),
+				Optional:            true,
+				Validators:          durationValidators,
 			},
 			"read_timeout": schema.StringAttribute{
-				MarkdownDescription: "Bound on each request made outside a resource's create, update and delete `timeouts` (refreshes, data sources, " +
-					"plan-time reads), its retries and waits included, as a Go duration. Defaults to `5m`." + envNote("read_timeout"),
-				Optional:   true,
-				Validators: durationValidators,
+				MarkdownDescription: "Bound on each request outside a resource's `timeouts` (refreshes, data sources, plan-time reads), retries included, as a Go duration. Defaults to `5m`." + envNote("read_timeout"),
+				Optional:            true,
+				Validators:          durationValidators,
 			},
 			"ca_cert_pem": schema.StringAttribute{
 				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for a coordinator behind a private CA. " +
@@ -189,9 +174,8 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("insecure_skip_verify"))},
 			},
 			"insecure_skip_verify": schema.BoolAttribute{
-				MarkdownDescription: "Skip TLS certificate verification. Only for tests: credentials are then exposed to anyone on the path. " +
-					"Defaults to `false`." + envNote("insecure_skip_verify"),
-				Optional: true,
+				MarkdownDescription: "Skip TLS certificate verification: only for tests. Defaults to `false`." + envNote("insecure_skip_verify"),
+				Optional:            true,
 			},
 		},
 	}
