@@ -149,6 +149,13 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 		// migration does not block it), and a group created again under
 		// the name is a new one that does not know it (404): nothing is
 		// left to wait for, and the coordinator was not unavailable.
+		if name == s.g && !s.deletedInRun(name) && o.Group == nil {
+			// The group this resource addresses is gone: there is no
+			// shard count left to bring to the target.
+			return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d shards) was in progress: someone "+
+				"deleted it while this apply waited. If that was intended, remove this shard count resource; otherwise create the "+
+				"group again and apply", errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
+		}
 		if !s.deletedInRun(name) {
 			if err := s.vanishedElsewhere(m, o, name); err != nil {
 				return false, err
