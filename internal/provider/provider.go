@@ -153,7 +153,7 @@ func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest
 				Validators: durationValidators,
 			},
 			"retry_wait_max": schema.StringAttribute{
-				MarkdownDescription: "Longest wait between retries, as a Go duration. Defaults to `30s`. A longer `Retry-After` (over 60 s too) fails at once." + envNote("retry_wait_max"),
+				MarkdownDescription: "Longest wait between retries, as a Go duration. Defaults to `30s`. A `Retry-After` longer than both this and 60 s fails at once." + envNote("retry_wait_max"),
 				Optional:            true,
 				Validators:          durationValidators,
 			},
