@@ -196,8 +196,11 @@ func FuzzParseRetryAfter(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, v string) {
 		d, ok := parseRetryAfter(v, now)
-		// A refused Retry-After is quoted as one bounded line, whatever it holds.
-		if r := (&DeadlineError{Wait: d, Ceiling: time.Minute, RetryAfter: v}).Reason(); strings.ContainsAny(r, "\r\n") || len(r) > 600 {
+		// A refused Retry-After is quoted as one bounded line, whatever it
+		// holds: attempt.go passes the header through the redactor's excerpt
+		// (valid UTF-8, at most maxExcerpt bytes), and %q escapes each byte
+		// into at most 10 characters ("\U0010ffff" for four bytes).
+		if r := (&DeadlineError{Wait: d, Ceiling: time.Minute, RetryAfter: redactor{}.excerpt([]byte(v))}).Reason(); strings.ContainsAny(r, "\r\n") || len(r) > 4*maxExcerpt+300 {
 			t.Fatalf("refusing %q quotes it as %q", v, r)
 		}
 		if !ok {
