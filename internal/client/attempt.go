@@ -115,7 +115,7 @@ func (st *attemptState) checkRetry(ctx context.Context, resp *http.Response, err
 			method: cl.method, path: path, requestID: cl.requestID, status: resp.StatusCode,
 			header: resp.Header, body: body, attempts: st.attempt, role: cl.role, now: c.now(), redact: c.redactFor(cl),
 		})
-		traceBody(ctx, "coordinator error response body", map[string]any{
+		c.traceBody(ctx, cl, "coordinator error response body", map[string]any{
 			"method": cl.method, "path": path, "request_id": cl.requestID, "status": resp.StatusCode,
 		}, body)
 		fields["error_code"] = apiErr.ErrorCode

@@ -65,7 +65,7 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		if body, err = json.Marshal(cl.body); err != nil {
 			return fmt.Errorf("%s %s: encoding request body: %w", cl.method, c.apiPath+cl.path, err)
 		}
-		traceBody(ctx, "coordinator request body", map[string]any{
+		c.traceBody(ctx, cl, "coordinator request body", map[string]any{
 			"method": cl.method, "path": c.apiPath + cl.path, "request_id": cl.requestID,
 		}, body)
 	}
@@ -144,7 +144,7 @@ func (c *Client) do(ctx context.Context, cl *call) error {
 		if cl.out == nil {
 			return nil
 		}
-		traceBody(ctx, "coordinator response body", map[string]any{
+		c.traceBody(ctx, cl, "coordinator response body", map[string]any{
 			"method": cl.method, "path": c.apiPath + cl.path, "request_id": cl.requestID, "status": resp.StatusCode,
 		}, respBody)
 		if err := json.Unmarshal(respBody, cl.out); err != nil {

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-log/tflog"
@@ -51,56 +50,14 @@ func logDebug(ctx context.Context, msg string, fields map[string]any) {
 	tflog.SubsystemDebug(ctx, LogSubsystem, msg, fields)
 }
 
-// traceBody logs a redacted body at TRACE; the redaction work is skipped
-// unless TRACE is enabled.
-func traceBody(ctx context.Context, msg string, fields map[string]any, body []byte) {
+// traceBody logs a body at TRACE through the call's redactor, the one that
+// cleans diagnostics, so an echoed secret in any escaped form is removed
+// (tflog's masks match literal strings only). Nothing is done unless TRACE
+// is enabled.
+func (c *Client) traceBody(ctx context.Context, cl *call, msg string, fields map[string]any, body []byte) {
 	if !tflog.SubsystemIsTrace(ctx, LogSubsystem) {
 		return
 	}
-	fields["body"] = redactBody(body)
+	fields["body"] = c.redactFor(cl).text(strings.ToValidUTF8(string(body), "?"))
 	tflog.SubsystemTrace(ctx, LogSubsystem, msg, fields)
-}
-
-// redactBody renders a JSON body for TRACE logs with the values of secret
-// keys replaced. The login request and response carry the password and the
-// access token, and a literal mask only covers secrets known in advance.
-// Non-JSON bodies are cut to an excerpt (the log's masks cover the literal
-// secrets).
-func redactBody(body []byte) string {
-	var v any
-	if err := json.Unmarshal(body, &v); err != nil {
-		return redactor{}.excerpt(body)
-	}
-	out, err := json.Marshal(redactValue(v))
-	if err != nil {
-		return redactor{}.excerpt(body)
-	}
-	return string(out)
-}
-
-func redactValue(v any) any {
-	switch t := v.(type) {
-	case map[string]any:
-		for k, val := range t {
-			if isRedactedKey(k) {
-				t[k] = "***"
-				continue
-			}
-			t[k] = redactValue(val)
-		}
-	case []any:
-		for i := range t {
-			t[i] = redactValue(t[i])
-		}
-	}
-	return v
-}
-
-func isRedactedKey(k string) bool {
-	for _, r := range redactedKeys {
-		if strings.EqualFold(k, r) {
-			return true
-		}
-	}
-	return false
 }
