@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"time"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
@@ -66,6 +67,9 @@ func RunSandbox(ctx context.Context, o SandboxOptions) error {
 	if o.Consumers == "" {
 		o.Consumers = ConsumersLive
 	}
+	if err := loopbackOnly(o.Addr); err != nil {
+		return err
+	}
 	writer := acctest.Credentials{Username: sandboxWriter, Password: randomSecret()}
 	member := acctest.Credentials{Username: sandboxConsumer, Password: randomSecret()}
 	coord := coordinator.New(coordinator.Options{
@@ -127,4 +131,18 @@ func printSandboxBanner(w io.Writer, url string, writer acctest.Credentials, mod
 	p.section("or a provider block")
 	fmt.Fprintf(w, "provider \"redisstreamcoordinator\" {\n  endpoint = %q\n  username = %q\n  password = %q\n}\n", url, writer.Username, writer.Password)
 	p.section("Consumers")
+}
+
+// loopbackOnly refuses an address other machines could reach: the sandbox
+// serves plain http and prints its credentials.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("sandbox address %q: %w (use 127.0.0.1:<port>)", addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return fmt.Errorf("sandbox address %q is not a loopback address: the sandbox serves plain http with the credentials it prints, "+
+			"so it listens on loopback only (use 127.0.0.1:<port> or [::1]:<port>)", addr)
+	}
+	return nil
 }

@@ -91,3 +91,19 @@ func TestSandboxConsumerModes(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxRefusesANonLoopbackAddress: the sandbox serves plain http and
+// prints its credentials, so it starts on loopback only.
+func TestSandboxRefusesANonLoopbackAddress(t *testing.T) {
+	for _, addr := range []string{"0.0.0.0:18090", ":18090", "192.0.2.1:18090", "sandbox.example.test:18090", "no-port"} {
+		err := RunSandbox(context.Background(), SandboxOptions{Addr: addr, Out: &syncBuffer{}})
+		if err == nil || !regexp.MustCompile(`sandbox address .* (is not a loopback address|\(use 127\.0\.0\.1:<port>)`).MatchString(err.Error()) {
+			t.Errorf("RunSandbox(%q) = %v, want a refusal naming the loopback rule", addr, err)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "[::1]:0", "localhost:0"} {
+		if err := loopbackOnly(addr); err != nil {
+			t.Errorf("loopbackOnly(%q) = %v", addr, err)
+		}
+	}
+}
