@@ -19,7 +19,7 @@ func limitWarning(limit int64, total int, noun, last string, prefix types.String
 	return diag.NewWarningDiagnostic(
 		fmt.Sprintf("Query result cut at limit = %d", limit),
 		fmt.Sprintf("The coordinator has %d matching %s, but the list block's limit (%d; Terraform's default is 100) returned only the first %d, "+
-			"ordered by stream prefix, then consumer group, up to %s. The rest were not listed, so -generate-config-out generated "+
-			"no configuration for them. Set limit = %d or more in the list block and run terraform query again (%s).",
+			"ordered by stream prefix, then consumer group, up to %s. The rest were not listed, and -generate-config-out, if used, "+
+			"generates no configuration for them. Set limit = %d or more in the list block and run terraform query again (%s).",
 			total, noun, limit, limit, last, total, narrow))
 }

@@ -83,7 +83,7 @@ list "redisstreamcoordinator_group_shard_count" "cut" {
 		regexp.MustCompile(`Warning: Query result cut at limit = 2 with list\.redisstreamcoordinator_group\.cut,`),
 		regexp.MustCompile(`The coordinator has 3 matching groups, but the list block's limit \(2; Terraform's default is 100\) returned only the first 2, ` +
 			`ordered by stream prefix, then consumer group, up to ` + regexp.QuoteMeta(p) + `/b\. The rest were not listed, ` +
-			`so -generate-config-out generated no configuration for them\. Set limit = 3 or more in the list block`),
+			`and -generate-config-out, if used, generates no configuration for them\. Set limit = 3 or more in the list block`),
 		regexp.MustCompile(`Warning: Query result cut at limit = 1 with list\.redisstreamcoordinator_group_shard_count\.cut,`),
 		regexp.MustCompile(`The coordinator has [0-9]+ matching stream prefixes, but the list block's limit \(1;`),
 		regexp.MustCompile(`or narrow each list block with config \{ stream_prefix = "\.\.\." \} and query the prefixes in turn`),
