@@ -458,32 +458,12 @@ func (w *campaignRun) secondWorkspace(s campaignStep) {
 // plan").
 //
 // The main workspace's addition happens whether or not the second
-// workspace's plan succeeded: the generator's model has the new group.
-//
-// Known limitation, left out: a saved plan of a group's *create* applied
-// after its prefix gained a group. Terraform plans a create again during
-// apply with no prior state or private state, so the create's
-// sibling_shard_counts (its basis) is read afresh and differs: "inconsistent
-// final plan" instead of a stale-plan refusal (issue 30 closing note). For
-// a create, the second workspace plans after the main workspace's apply.
+// workspace's plan succeeded: the generator's model has the new group. A
+// create's saved plan is made first too: what its group's siblings decide
+// (sibling_shard_counts, an omitted initial_shard_count) is known after
+// apply, so Terraform's re-plan during apply agrees with it (issue 43).
 func (w *campaignRun) secondSavedPlan(s campaignStep) {
 	w.writeSecond(s)
-	if s.Other == "create" {
-		w.note("second workspace: the main workspace applies the addition of a group of %s first (known limitation of a create's saved plan)", s.Prefix)
-		w.applyChange(s)
-		code, _ := w.run("apply", "-auto-approve")
-		w.afterConfigApply(code, "")
-		w.clean = false
-		if w.failed {
-			return
-		}
-		if planned, _ := w.runIn(w.second, "plan", "-out=second.tfplan"); planned != 0 {
-			return
-		}
-		code, _ = w.runIn(w.second, "apply", "second.tfplan")
-		w.afterSecond(s, code)
-		return
-	}
 	planned, _ := w.runIn(w.second, "plan", "-out=second.tfplan")
 	w.note("second workspace: plan -out of %s exited %d; the main workspace applies the addition of a group of %s", s.Other, planned, s.Prefix)
 	w.applyChange(s)

@@ -14,7 +14,7 @@ import (
 var (
 	campaignChurn = []string{"none", "join", "leave", "restart", "expire", "stall"}
 	// campaignStale are the words of a saved plan refused as stale.
-	campaignStale = regexp.MustCompile(`(?i)stale plan|changed since the plan|inconsistent final plan|was .*, but now`)
+	campaignStale = regexp.MustCompile(`(?i)stale plan|changed since the plan`)
 )
 
 // campaignOutOfBand are the step kinds that change the coordinator without
@@ -205,12 +205,6 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	}
 	planned := w.showPlan(w.tf, "tfplan")
 	shown := mutationsShown(planned)
-	w.savedCreates = map[string]bool{}
-	for _, rc := range planned.ResourceChanges {
-		if rc.Change != nil && (rc.Change.Actions.Create() || rc.Change.Actions.Replace()) {
-			w.savedCreates[rc.Address] = true
-		}
-	}
 	p, g := s.Prefix, anchorName
 	if grp := w.m.group(s.Addr); grp != nil {
 		p, g = grp.Prefix, grp.Name
@@ -219,7 +213,6 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	switch {
 	case s.Kind == "second_workspace":
 		w.secondWorkspace(s)
-		w.oobBetween = true
 		w.countsBefore()
 	case s.Between == "none":
 	case churnOnly:
@@ -227,7 +220,6 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	default:
 		count := w.m.Counts[p]%4 + 1
 		w.oob(s.Between, p, g, count)
-		w.oobBetween = true
 		w.countsBefore()
 	}
 	// Churn that takes the last consumer of a group whose scale-out is under
@@ -238,7 +230,6 @@ func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
 	stuck := churnOnly && w.stuckScaleOut()
 	n := w.audited()
 	code, out := w.run("apply", "tfplan")
-	w.oobBetween = false
 	if extra := shown.notShown(w.terraformEvents(n)); len(extra) > 0 {
 		w.violate("saved_plan_sends_shown", "the apply of the saved plan sent what the plan did not show: %s", strings.Join(extra, "; "))
 		return

@@ -55,11 +55,6 @@ type campaignRun struct {
 	lastTF          *demo.Terraform
 	lastStart       time.Time
 	unknownProvider int // > 0: the provider block is unknown at plan time
-	// oobBetween: an out-of-band change happened between the saved plan
-	// being made and its apply.
-	oobBetween bool
-	// savedCreates: the addresses the saved plan creates (or replaces).
-	savedCreates map[string]bool
 	// splitBase: the prefixes' counts per group before the running step.
 	splitBase map[string]map[string]int32
 	// second is the second workspace (its own working directory and
@@ -201,33 +196,9 @@ func (w *campaignRun) runIn(tf *demo.Terraform, args ...string) (int, string) {
 	return code, out.String()
 }
 
-// campaignInconsistentFor names the resource of Terraform's "inconsistent
-// final plan" error.
-var campaignInconsistentFor = regexp.MustCompile(`When expanding the plan for\s+(\S+)\s+to include`)
-
-// onlyCreatesInconsistent: every "inconsistent final plan" in out is about a
-// resource the saved plan creates.
-func (w *campaignRun) onlyCreatesInconsistent(out string) bool {
-	ms := campaignInconsistentFor.FindAllStringSubmatch(out, -1)
-	for _, m := range ms {
-		if !w.savedCreates[m[1]] {
-			return false
-		}
-	}
-	return len(ms) > 0
-}
-
 func (w *campaignRun) record(args []string, code int, out string) {
 	fmt.Fprintf(w.all, "\n$ terraform %s   (step %d, exit %d)\n%s", strings.Join(args, " "), w.cur+1, code, out)
 	crash, unnamed := outputViolations(out)
-	if crash == "inconsistent final plan" && w.oobBetween && w.onlyCreatesInconsistent(out) {
-		// A saved plan whose basis really changed is refused by Terraform's
-		// own check of the re-planned create (the documented way); an
-		// update's re-plan computes the same values as its plan did, so
-		// for an update it stays a violation.
-		w.note("refused as an inconsistent final plan of a create after an out-of-band change between plan and apply")
-		crash = ""
-	}
 	if crash != "" {
 		w.violate("no_crash", "terraform %s printed %q (exit %d)", strings.Join(args, " "), crash, code)
 	}

@@ -231,7 +231,9 @@ func dedupeSorted(names []string) []string {
 // that moved between the plan and the apply makes Terraform's re-plan
 // refuse the plan as stale, instead of differing from it. A sibling this
 // apply deleted before the re-plan is put back as that record has it
-// (withDeletedInRun).
+// (withDeletedInRun). A new resource (seen nil) has no such record: its
+// preview is known after apply, and only the warning and the refusals come
+// from the read.
 func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
@@ -282,12 +284,6 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			from = am.FromShardCount
 		}
 		basis = types.Int64Value(snap.self.MetadataVersion)
-		if seen == nil {
-			// A new resource: Terraform plans it again during apply from a
-			// fresh read, and the version moves with consumer churn, so it
-			// is known only after apply (the apply still refuses a lower one).
-			basis = types.Int64Unknown()
-		}
 	default:
 		if !createdHere {
 			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
@@ -313,6 +309,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// the plan.) A sibling's migration to the count still under way is
 		// taken over and recorded by the apply: its ids and state are known
 		// only then, so the plan leaves them to the apply.
+		if seen == nil {
+			// A new resource (below): the apply may find a change to make.
+			return
+		}
 		plan.Resharding = reshardingNull()
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
@@ -340,9 +340,24 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"stays ACTIVE until a consumer joins (create the group first, start its consumers, then scale)", g))
 		}
 	}
+	if seen == nil {
+		// A new resource: Terraform plans it again during apply, with no
+		// prior state or private data, from a fresh read, and fails the
+		// apply with "Provider produced inconsistent final plan" when a
+		// known value differs. So the preview is known after apply, and the
+		// plan's warning has it as read now: a saved plan applied after the
+		// prefix moved scales from the counts the apply finds.
+		r.warnAboutChange(ctx, snap, from, completes, blockedBy, nil, true, resp)
+		if am := snap.activeMigrationOfSelf(); !am.Finished() && am.ToShardCount == target {
+			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
+				fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
+					"over and sends no scale for it.", g, p, describeMigrationOf(am)))
+		}
+		return
+	}
 	// What moves by itself is known after apply (the plan's warning says
 	// what it is now): Terraform's re-plan during apply must agree.
-	moving := snap.movesByItself(seen != nil)
+	moving := snap.movesByItself()
 	m := reshardingModel{
 		FromShardCount:       types.Int64Unknown(),
 		ToShardCount:         types.Int64Value(int64(target)),
@@ -373,28 +388,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
 	}
 	plan.Resharding = m.object()
-	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, resp)
-	if seen == nil && takeOverMayComplete(snap.self, target) {
-		// A new resource taking over a migration that may complete by
-		// itself before Terraform's re-plan during apply.
-		plan.PreviousShardCount = types.Int64Unknown()
-		if len(split) == 0 {
-			// Nothing else moves: completed, the re-plan finds nothing to
-			// do (no resharding at all), so the preview is known after
-			// apply (the warning has it as read now).
-			plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
-		} else {
-			// Other groups must be brought to the target: they are what
-			// the apply sends, so the plan shows them (affected_groups,
-			// which the migration completing leaves as they are: its group
-			// already reports the target) and Terraform holds the apply to
-			// them. Only what the completion changes is known after apply.
-			m.FromShardCount, m.MovedKeyPercent = types.Int64Unknown(), types.Float64Unknown()
-			plan.Resharding = m.object()
-		}
-		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
-			takeOverDetail(p, g, *snap.self, split))
-	}
+	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
 }
 
 func joinClauses(a, b string) string {
@@ -417,7 +411,9 @@ func groupNames(groups []client.Group) string {
 
 // warnAboutChange repeats the preview on the console: what producers must do
 // (the plan values cannot say that), and the groups it also rescales.
-func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, moving []string, resp *resource.ModifyPlanResponse) {
+func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, moving []string, newResource bool, resp *resource.ModifyPlanResponse) {
+	const readAtPlan = "\n\nThis is the prefix as read at plan time. The resharding values are known after apply: Terraform plans a new " +
+		"resource again when it applies, and the apply scales from the counts it finds then."
 	if from < 0 {
 		if len(moving) > 0 {
 			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p),
@@ -449,6 +445,12 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	}
 	if len(moving) == 0 && !completes {
 		detail += " It does not complete by itself."
+	}
+	if newResource {
+		detail += readAtPlan
+		if snap.self != nil {
+			detail += " To review them in a saved plan, import the shard count at the group's current count first, then change shard_count."
+		}
 	}
 	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": snap.p, "from": from, "to": snap.target})
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p), detail)

@@ -48,11 +48,11 @@ const (
 
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The planned change's impact, kept in a saved plan and its [basis](../guides/how-it-works#saved-plans); after apply, the last change's; null when nothing changes.",
+		MarkdownDescription: "The planned change's impact, kept in a saved plan and its [basis](../guides/how-it-works#saved-plans) (known after apply for a new resource); after apply, the last change's; null when nothing changes.",
 		Computed:            true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's shard count when the plan was made.",
+				MarkdownDescription: "The group's shard count before the change, as the plan read it (for a new resource, as the apply found it).",
 				Computed:            true,
 			},
 			"to_shard_count": schema.Int64Attribute{
@@ -60,7 +60,7 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"affected_groups": schema.MapAttribute{
-				MarkdownDescription: "Every group of the stream prefix the scale rescales, with its shard count at plan time.",
+				MarkdownDescription: "Every group of the stream prefix the scale rescales, with its shard count before the change.",
 				ElementType:         types.Int64Type,
 				Computed:            true,
 			},
@@ -262,6 +262,10 @@ func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
 // configuration was unknown, or the group was created in the same apply),
 // keeping every value the plan did know.
 func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
+	if planned.IsUnknown() && !out.changed() {
+		// A new resource whose group was at its count by the apply.
+		return reshardingNull()
+	}
 	m := reshardingModel{
 		FromShardCount: types.Int64Null(), ToShardCount: types.Int64Value(int64(s.target)),
 		AffectedGroups: types.MapValueMust(types.Int64Type, nil), MovedKeyPercent: types.Float64Null(),

@@ -15,7 +15,9 @@ import (
 // Terraform plans the resource again during apply and refuses planned
 // values that differ from the plan's ("Provider produced inconsistent final
 // plan"), so every known value of resharding must come out the same from
-// that re-plan. Two kinds of input do not:
+// that re-plan. A new resource's re-plan has no prior state or private data
+// and reads the prefix afresh, so its whole preview is known after apply
+// (preview). For an update, two kinds of input do not come out the same:
 //
 //   - the groups this same apply deletes or creates before the re-plan
 //     (withDeletedInRun, withoutPlannedCreates): they are put back and left
@@ -26,10 +28,9 @@ import (
 //     makes a plan fail (only a change of the basis does), so
 //     completes_by_itself and blocked_by are planned only from records that
 //     do not move between plan and re-plan: this resource's own group as its
-//     refresh recorded it (group_seen), for an update. When they depend on
-//     anything else (a new resource's group, read afresh by the re-plan, or a
-//     sibling of the prefix), they are known after apply, and the plan's
-//     warning says what they are as read at plan time (movesByItself).
+//     refresh recorded it (group_seen). When they depend on a sibling of
+//     the prefix, they are known after apply, and the plan's warning says
+//     what they are as read at plan time (movesByItself).
 
 // withDeletedInRun puts back the groups of the prefix this provider deleted
 // in this run (planBasisOfPrefix), as the plan's refresh saw them. The
@@ -83,15 +84,14 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 // movesByItself lists the groups whose liveness or migration under way the
 // assessment (completes_by_itself, blocked_by) depends on, and which may
 // change by themselves before Terraform's apply-time re-plan. Every group
-// but this resource's own when its refresh recorded it (selfRecorded)
-// counts when it has a migration under way that moves by itself (ACTIVE or
+// but this resource's own (its refresh recorded it) counts when it has a migration under way that moves by itself (ACTIVE or
 // DRAINING; a PREPARING one never does, CONTRACT §4.6), or, with none, when
 // the scale takes it out (its liveness decides whether the scale-out
 // completes: prefixSnapshot.assess).
-func (s prefixSnapshot) movesByItself(selfRecorded bool) []string {
+func (s prefixSnapshot) movesByItself() []string {
 	var names []string
 	for _, gi := range s.groups {
-		if selfRecorded && gi.ConsumerGroup == s.g {
+		if gi.ConsumerGroup == s.g {
 			continue
 		}
 		am := gi.ActiveMigration
@@ -119,38 +119,6 @@ func movesByItselfDetail(names []string, completes bool, blockedBy string) strin
 		"it %s.", strings.Join(names, ", "), now, by)
 }
 
-// takeOverMayComplete reports a group whose migration to the target is under
-// way and moves by itself (not PREPARING): a new resource's plan takes it
-// over, and it may complete before the apply.
-func takeOverMayComplete(self *client.Group, target int32) bool {
-	if self == nil {
-		return false
-	}
-	am := self.ActiveMigration
-	return !am.Finished() && am.ToShardCount == target && am.State != client.MigrationPreparing
-}
-
-func takeOverDetail(p, g string, self client.Group, split []client.Group) string {
-	am := self.ActiveMigration
-	detail := fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: this apply takes it "+
-		"over and sends no scale for it.", g, p, describeMigrationOf(am))
-	if len(split) == 0 {
-		return detail + fmt.Sprintf(" It may complete by itself before the apply (Terraform plans this new resource again then, "+
-			"from a fresh read), and then nothing is left to do, so resharding and previous_shard_count are known after apply; "+
-			"a group of the prefix behind by then (one that appeared, or was rolled back) is brought to the count too. "+
-			"As read at plan time, the prefix goes from %d to %d shards (%.2f%% of partition keys move).",
-			am.FromShardCount, am.ToShardCount, movedKeyPercent(am.FromShardCount, am.ToShardCount))
-	}
-	names := make([]string, len(split))
-	for i, gi := range split {
-		names[i] = fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount)
-	}
-	return detail + fmt.Sprintf(" It also brings group(s) %s to %d shards, as resharding.affected_groups shows: a group of the prefix "+
-		"that appears or moves before the apply makes Terraform refuse this saved plan, with nothing sent. The migration may complete "+
-		"by itself before the apply, so from_shard_count, moved_key_percent and previous_shard_count are known after apply.",
-		strings.Join(names, ", "), am.ToShardCount)
-}
-
 // siblingsSinceRefresh lists how the other groups of the prefix differ from
 // the prefix as the refresh recorded it (prefix_seen), by the model's one
 // rule (prefix.Record.Changes): a group that appeared or disappeared, a
@@ -172,4 +140,13 @@ func (s prefixSnapshot) siblingsSinceRefresh(refreshed *prefix.Record, reg *plan
 		return name == s.g || reg.ownInRun(s.p, name)
 	}
 	return refreshed.Changes(prefix.Record{Prefix: s.p, Groups: s.groups}, ours)
+}
+
+// activeMigrationOfSelf is the group's migration (nil when the group does
+// not exist yet).
+func (s prefixSnapshot) activeMigrationOfSelf() *client.Migration {
+	if s.self == nil {
+		return nil
+	}
+	return s.self.ActiveMigration
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
@@ -41,12 +42,22 @@ func TestAccPullRequestWorkflow_assessmentSurvivesConsumersJoining(t *testing.T)
 			if tc.existing {
 				steps = append(steps, resource.TestStep{Config: config(2)})
 			}
-			steps = append(steps, resource.TestStep{
-				Config: config(4),
-				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+			// An update's preview has the refresh's count and leaves the
+			// assessment to the apply; a new resource's is wholly known after
+			// apply (Terraform plans it again then, from a fresh read).
+			previewChecks := []plancheck.PlanCheck{plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding"))}
+			warning := a.diags.ExpectWarning("does not complete by itself", "as read at plan time")
+			if tc.existing {
+				previewChecks = []plancheck.PlanCheck{
 					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(2)),
 					plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("completes_by_itself")),
 					plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("blocked_by")),
+				}
+				warning = a.diags.ExpectWarning("known after apply", "no live consumer", "does not complete by itself")
+			}
+			steps = append(steps, resource.TestStep{
+				Config: config(4),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: append(previewChecks,
 					checkPlan(func(context.Context, *tfjson.Plan) error {
 						for _, name := range []string{g, "other"} {
 							a.env.StartConsumer(t, p, name)
@@ -54,12 +65,11 @@ func TestAccPullRequestWorkflow_assessmentSurvivesConsumersJoining(t *testing.T)
 						}
 						return nil
 					}),
-				}},
+				)},
 				ConfigStateChecks: []statecheck.StateCheck{
 					statecheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(true)),
 				},
-				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "other", shardCountIs(4)),
-					a.diags.ExpectWarning("known after apply", "no live consumer", "does not complete by itself")),
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "other", shardCountIs(4)), warning),
 			})
 			resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: steps})
 		})
@@ -84,13 +94,19 @@ func TestAccPullRequestWorkflow_newResourceTakingOverAMigrationThatCompletes(t *
 			Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4),
 			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 				plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
+				plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding")),
 				checkPlan(func(context.Context, *tfjson.Plan) error {
 					a.env.StartConsumer(t, p, g)
 					waitForMigrationDone(t, a, p, g)
 					return nil
 				}),
 			}},
-			Check: a.expectGroup(p, g, shardCountIs(4)),
+			ConfigStateChecks: []statecheck.StateCheck{
+				// Nothing was left to send: no change is recorded.
+				statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding"), knownvalue.Null()),
+			},
+			Check: resource.ComposeTestCheckFunc(a.expectGroup(p, g, shardCountIs(4)),
+				a.diags.ExpectWarning("already under way", "the apply takes it over and sends no scale for it")),
 		}},
 	})
 }

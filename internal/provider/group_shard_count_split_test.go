@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"maps"
 	"regexp"
+	"slices"
+	"sort"
 	"testing"
 
 	tfjson "github.com/hashicorp/terraform-json"
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -440,18 +443,18 @@ func TestAccGroupShardCount_savedPlanAfterASiblingWentPreparing(t *testing.T) {
 
 // Review of issue 30 (stop 37), finding 3: a new shard count resource whose
 // group has a migration under way to the target (taken over, not sent
-// again) in a prefix where another group is behind. The plan said "takes
-// it over and sends no scale" with the whole preview known after apply, and
-// the apply scaled the group behind and any group that appeared before it.
-// Now the groups the apply moves are in the plan (affected_groups known;
-// only what the migration completing changes is known after apply): the
-// apply sends exactly that, and a group appearing between the saved plan
-// and the apply makes Terraform refuse the plan, nothing sent.
-func TestAccGroupShardCount_newTakeOverShowsTheGroupsItMoves(t *testing.T) {
+// again) in a prefix where another group is behind. The apply brings every
+// group behind to the target, the ones the plan's warning named and any
+// that appeared before the apply: a new resource's preview is known after
+// apply (Terraform plans it again then, from a fresh read), so a group
+// appearing between the saved plan and the apply no longer makes Terraform
+// refuse the plan as "inconsistent final plan" (issue 43); the prefix ends
+// at one count.
+func TestAccGroupShardCount_newTakeOverBringsTheGroupsBehind(t *testing.T) {
 	newTakeOverBesideABehindGroup(t, false)
 }
 
-func TestAccGroupShardCount_newTakeOverRefusedWhenAGroupAppeared(t *testing.T) {
+func TestAccGroupShardCount_newTakeOverBringsAGroupThatAppeared(t *testing.T) {
 	newTakeOverBesideABehindGroup(t, true)
 }
 
@@ -468,21 +471,19 @@ func newTakeOverBesideABehindGroup(t *testing.T, appears bool) {
 		Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 4, `wait_for = "ACCEPTED"`),
 		ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
 			plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionCreate),
-			plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"),
-				knownvalue.MapExact(map[string]knownvalue.Check{"a": knownvalue.Int64Exact(4), "b": knownvalue.Int64Exact(2)})),
-			plancheck.ExpectUnknownValue(shardCountAddr, reshardingPath("from_shard_count")),
+			plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding")),
 		}},
+		Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "b", shardCountIs(4)),
+			a.diags.ExpectWarning("already under way", "the apply takes it over and sends no scale for it"),
+			a.diags.ExpectWarning(`goes from 2 to 4 shards`, `"b" (2 shards)`, "as read at plan time")),
 	}
-	want := 1 // b's per-group scale, which the plan showed
+	want := []string{"SCALE_GROUP b"}
 	if appears {
-		want = 0
+		want = append(want, "SCALE_GROUP c")
 		step.ConfigPlanChecks.PreApply = append(step.ConfigPlanChecks.PreApply, betweenPlanAndApply(func() {
 			dsCreateGroup(t, a.env, p, "c", 2)
 		}))
-		step.ExpectError = regexp.MustCompile(`(?s)inconsistent final plan.*\.resharding\.affected_groups.*"c"`)
-	} else {
-		step.Check = resource.ComposeTestCheckFunc(a.expectGroup(p, "b", shardCountIs(4)),
-			a.diags.ExpectWarning("already under way", `also brings group(s) "b" (2 shards) to 4 shards`))
+		step.Check = resource.ComposeTestCheckFunc(step.Check, a.expectGroup(p, "c", shardCountIs(4)))
 	}
 	resource.ParallelTest(t, resource.TestCase{ProtoV6ProviderFactories: a.factories(), Steps: []resource.TestStep{step}})
 	var scaled []string
@@ -493,21 +494,24 @@ func newTakeOverBesideABehindGroup(t *testing.T, appears bool) {
 		}
 		scaled = append(scaled, e.Action+" "+g)
 	}
-	if len(scaled) != want || (want == 1 && scaled[0] != "SCALE_GROUP b") {
-		t.Fatalf("want %d scale(s) by Terraform (b's per-group scale, when applied), got %v", want, scaled)
+	sort.Strings(scaled)
+	if !slices.Equal(scaled, want) {
+		t.Fatalf("want the scales %v by Terraform (the groups behind, per group), got %v", want, scaled)
 	}
 }
 
 // Review of issue 30 (stop 37), finding 1: a saved plan that creates a
 // shard count resource in a shared prefix, applied after another group
-// appeared in it. Terraform re-plans a new resource during apply with no
-// prior or private state, so nothing the plan read reaches the provider;
-// the re-planned affected_groups differ from the saved plan's, and Terraform
-// refuses the plan itself, naming the value, before anything is sent (the
-// pull-request guide's "When the plan is stale" shows this message). An
-// existing resource's plan is refused as stale by the provider instead
+// appeared in it. Terraform plans a new resource again during apply with no
+// prior or private state; the preview it read is known after apply, so the
+// re-plan agrees with the saved plan and the stream scale rescales every
+// group the apply finds, the new one included: the prefix ends at one
+// count, and state records the groups it rescaled. Before, Terraform
+// refused the apply with "Provider produced inconsistent final plan" on
+// affected_groups (issue 43). An existing resource's plan is refused as
+// stale by the provider instead
 // (TestAccGroupShardCount_sharedPrefixSavedPlanAfterTheSiblingsMoved).
-func TestAccPullRequestWorkflow_staleSavedCreateInASharedPrefixIsRefused(t *testing.T) {
+func TestAccPullRequestWorkflow_savedCreateInASharedPrefixScalesTheGroupsItFinds(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("stalenewsh")
 	a.createGroupOutOfBand(t, p, "a", 2)
@@ -515,21 +519,26 @@ func TestAccPullRequestWorkflow_staleSavedCreateInASharedPrefixIsRefused(t *test
 	resource.ParallelTest(t, resource.TestCase{
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
-			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1),
-			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{betweenPlanAndApply(func() {
-				dsCreateGroup(t, a.env, p, "c", 2)
-			})}},
-			ExpectError: regexp.MustCompile(`(?s)Provider produced inconsistent final plan.*\.resharding\.affected_groups.*"c"`),
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 1, `wait_for = "ACCEPTED"`),
+			ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+				plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding")),
+				betweenPlanAndApply(func() { dsCreateGroup(t, a.env, p, "c", 2) }),
+			}},
+			ConfigStateChecks: []statecheck.StateCheck{
+				statecheck.ExpectKnownValue(shardCountAddr, reshardingPath("affected_groups"), knownvalue.MapExact(map[string]knownvalue.Check{
+					"a": knownvalue.Int64Exact(2), "b": knownvalue.Int64Exact(2), "c": knownvalue.Int64Exact(2)})),
+			},
+			Check: a.diags.ExpectWarning("Resharding stream prefix", `"b" (2 shards)`, "as read at plan time"),
 		}},
 	})
 	if c := a.env.Coordinator; c != nil {
-		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 0 {
-			t.Fatalf("the refused apply sent a mutation: %+v", sent)
+		if sent := terraformMutations(c, p, "SCALE_STREAM", "SCALE_GROUP", "ROLLBACK_MIGRATION"); len(sent) != 1 || sent[0].Action != "SCALE_STREAM" {
+			t.Fatalf("want exactly one stream scale by Terraform, got %+v", sent)
 		}
 	}
 	for _, g := range []string{"a", "b", "c"} {
-		if got, err := a.group(t, p, g); err != nil || got.ShardCount != 2 {
-			t.Fatalf("the refused apply must leave group %s at 2 shards; got %+v, %v", g, got, err)
+		if got, err := a.group(t, p, g); err != nil || got.ShardCount != 1 {
+			t.Fatalf("the apply must bring group %s to 1 shard; got %+v, %v", g, got, err)
 		}
 	}
 }

@@ -34,11 +34,9 @@ import (
 // The group as the plan saw it is the record the plan's refresh kept in
 // private state (group_seen); an update's plan, Terraform's re-plan during
 // apply and the apply itself compare the coordinator's group with it
-// (basisChanges). A new resource has no refresh: Terraform re-plans it during
-// apply from a fresh read and refuses values that differ from the saved
-// plan's, so its planned values leave out what churn moves (the version is
-// known only after apply), and the apply compares the planned
-// from_shard_count and affected_groups. Private bookkeeping (an unfinished
+// (basisChanges). A new resource has no refresh and no basis: Terraform
+// re-plans it during apply from a fresh read, so its preview is known after
+// apply and the apply scales from what it finds. Private bookkeeping (an unfinished
 // wait, a migration under way that the plan waits for) is checked the same
 // way: such a plan never sends a scale (scaler.waitOnly).
 
@@ -136,19 +134,11 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 	)
 }
 
-// plannedFrom is the from_shard_count a plan computes for group g heading to
-// target: its count, or where a migration already heading there started.
-func plannedFrom(g *client.Group, target int32) int32 {
-	if am := unfinishedMigration(g); am != nil && am.ToShardCount == target {
-		return am.FromShardCount
-	}
-	return g.ShardCount
-}
-
 // checkPlanBasis refuses, before any mutation, a plan whose basis changed on
 // the coordinator since it was made (plan_basis.go): seen is the group as the
-// plan's refresh recorded it (nil for a new resource, whose planned values
-// are the basis). A metadataVersion that only moved forward is no change.
+// plan's refresh recorded it (nil for a new resource, whose preview is known
+// only after apply: Terraform plans it again then, from a fresh read). A
+// metadataVersion that only moved forward is no change.
 func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
 	var planned reshardingModel
 	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
@@ -164,24 +154,6 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 			return false
 		}
 		if !refuseChangedBasis(s.diags, s.p, s.g, s.target, seen, group, changes, regressed) {
-			return false
-		}
-	} else {
-		basis := plan.MetadataVersion
-		if haveResharding {
-			basis = planned.BasisMetadataVersion
-		}
-		if !basis.IsNull() && !basis.IsUnknown() && !checkPlanBasis(s.diags, s.p, s.g, basis.ValueInt64(), group) {
-			return false
-		}
-		if haveResharding && !planned.FromShardCount.IsNull() && !planned.FromShardCount.IsUnknown() &&
-			int64(plannedFrom(group, s.target)) != planned.FromShardCount.ValueInt64() {
-			s.diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", s.p, s.g), fmt.Sprintf(
-				"The plan previewed stream prefix %q going from %d to %d shards. The coordinator now reports %d shards for group %q "+
-					"(metadataVersion %d, state %s)%s: someone changed the group between plan and apply. Applying the saved plan now "+
-					"would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-					staleBasisNext,
-				s.p, planned.FromShardCount.ValueInt64(), s.target, group.ShardCount, s.g, group.MetadataVersion, group.State, activeMigrationNote(group)))
 			return false
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -64,7 +65,7 @@ func TestAccPullRequestWorkflow_savedPlanSurvivesConsumerChurn(t *testing.T) {
 			steps = append(steps, resource.TestStep{
 				Config: config(8),
 				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
-					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(4)),
+					previewFrom(tc.existing, 4),
 					a.consumerChurnBeforeApply(t, p, g, &consumer),
 				}},
 				Check: a.migrationFinished(p, g, 8),
@@ -221,4 +222,14 @@ func TestBasisChanges(t *testing.T) {
 	if _, _, err := basisChanges(context.Background(), failing, grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil)); err == nil {
 		t.Error("a failed migration read must be an error, not a verdict")
 	}
+}
+
+// previewFrom checks a plan's resharding.from_shard_count: an update's is
+// the refresh's count, a new resource's preview is known after apply
+// (Terraform plans it again then, from a fresh read).
+func previewFrom(existing bool, from int64) plancheck.PlanCheck {
+	if !existing {
+		return plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding"))
+	}
+	return plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("from_shard_count"), knownvalue.Int64Exact(from))
 }
