@@ -450,3 +450,40 @@ func TestAccGroupRescale_newGroupAndShardCountInADrainedPrefix(t *testing.T) {
 		}},
 	})
 }
+
+// TestAccGroupRescale_newShardCountScalesFirst: as
+// TestAccGroupRescale_scaleFirst, with the shard count a new resource,
+// whose preview is known after apply, and g2's initial_shard_count the
+// prefix's count at plan time. What the scale changed is the prefix as the
+// apply first read it, so g2's create, planned again after the scale, sees
+// the siblings as the plan did and follows the prefix to 2, instead of
+// being refused ("Shard count differs") after its delete.
+func TestAccGroupRescale_newShardCountScalesFirst(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("rsnew")
+	config := func(n int, count string, g2DependsOn string) string {
+		return a.env.ProviderConfig() + groupHCL("anchor", p, "g1", "initial_shard_count = 4") +
+			groupHCL("test", p, "g2", `deletion_policy = "DELETE"`, "force_delete = true", "initial_shard_count = 4", replacedBy,
+				"depends_on = [redisstreamcoordinator_group.anchor"+g2DependsOn+"]") +
+			count + replaceTrigger(n)
+	}
+	after := config(2, shardCountHCL("count", p, "g1", 2, "depends_on = [redisstreamcoordinator_group.anchor]"),
+		", redisstreamcoordinator_group_shard_count.count")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(1, "", "")},
+			{
+				Config: after,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					plancheck.ExpectResourceAction(rescaleCountAddr, plancheck.ResourceActionCreate),
+					plancheck.ExpectUnknownValue(rescaleCountAddr, tfjsonpath.New("resharding")),
+				}},
+				Check: resource.ComposeTestCheckFunc(a.expectGroup(p, "g1", shardCountIs(2)), a.expectGroup(p, "g2", shardCountIs(2)),
+					createdAtPrefixCount(a, p, "CREATE_GROUP", "DELETE_GROUP", "SCALE_STREAM", "CREATE_GROUP")),
+			},
+			{Config: after, PlanOnly: true},
+		},
+	})
+}

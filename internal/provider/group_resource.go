@@ -374,9 +374,9 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	// change.
 	//
 	// Its migration under way and liveness are taken from the run's listing
-	// (deletedWithListed): a new shard count of the prefix, which has no
-	// refresh record of it, planned them from the listing, and its re-plan
-	// during apply puts the group back from this record (withDeletedInRun).
+	// (deletedWithListed): a shard count of the prefix with no refresh record
+	// of it planned them from the listing, and its re-plan during apply puts
+	// the group back from this record (withDeletedInRun).
 	r.pd.plans.registerDeleted(r.pd.deletedWithListed(ctx, deletedAsPlanned(ctx, req.Private, p, g, state)))
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteDelete(p)

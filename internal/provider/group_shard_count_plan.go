@@ -231,9 +231,7 @@ func dedupeSorted(names []string) []string {
 // that moved between the plan and the apply makes Terraform's re-plan
 // refuse the plan as stale, instead of differing from it. A sibling this
 // apply deleted before the re-plan is put back as that record has it
-// (withDeletedInRun). A new resource (seen nil) has no such record: its
-// preview is known after apply, and only the warning and the refusals come
-// from the read.
+// (withDeletedInRun). A new resource has no such record (below).
 func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
@@ -348,7 +346,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// plan's warning has it as read now: a saved plan applied after the
 		// prefix moved scales from the counts the apply finds.
 		r.warnAboutChange(ctx, snap, from, completes, blockedBy, nil, true, resp)
-		if am := snap.activeMigrationOfSelf(); !am.Finished() && am.ToShardCount == target {
+		if am := unfinishedMigration(snap.self); am != nil && am.ToShardCount == target {
 			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
 				fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
 					"over and sends no scale for it.", g, p, describeMigrationOf(am)))

@@ -48,11 +48,11 @@ const (
 
 func reshardingSchema() schema.SingleNestedAttribute {
 	return schema.SingleNestedAttribute{
-		MarkdownDescription: "The planned change's impact, kept in a saved plan and its [basis](../guides/how-it-works#saved-plans) (known after apply for a new resource); after apply, the last change's; null when nothing changes.",
+		MarkdownDescription: "The planned change's impact and a saved plan's [basis](../guides/how-it-works#saved-plans) (known after apply for a new resource); after apply, the last change's; null when nothing changes.",
 		Computed:            true,
 		Attributes: map[string]schema.Attribute{
 			"from_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The group's shard count before the change, as the plan read it (for a new resource, as the apply found it).",
+				MarkdownDescription: "The group's shard count before the change.",
 				Computed:            true,
 			},
 			"to_shard_count": schema.Int64Attribute{
@@ -81,7 +81,7 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"plan_check": schema.StringAttribute{
-				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (the group is created in the same apply), skipped (configuration unknown), or awaiting a migration under way.",
+				MarkdownDescription: "How the preview was obtained: read at plan time, partly deferred (its group is created in this apply), skipped (configuration unknown), awaiting a migration under way, or computed at apply.",
 				Computed:            true,
 			},
 		},
@@ -258,12 +258,12 @@ func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
 	return false
 }
 
-// reshardingAtApply fills in a preview the plan could not make (the provider
-// configuration was unknown, or the group was created in the same apply),
+// reshardingAtApply fills in a preview the plan could not make (a new
+// resource's, or one planned with the provider configuration unknown),
 // keeping every value the plan did know.
 func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
 	if planned.IsUnknown() && !out.changed() {
-		// A new resource whose group was at its count by the apply.
+		// Nothing was left to change by the apply.
 		return reshardingNull()
 	}
 	m := reshardingModel{

@@ -141,12 +141,3 @@ func (s prefixSnapshot) siblingsSinceRefresh(refreshed *prefix.Record, reg *plan
 	}
 	return refreshed.Changes(prefix.Record{Prefix: s.p, Groups: s.groups}, ours)
 }
-
-// activeMigrationOfSelf is the group's migration (nil when the group does
-// not exist yet).
-func (s prefixSnapshot) activeMigrationOfSelf() *client.Migration {
-	if s.self == nil {
-		return nil
-	}
-	return s.self.ActiveMigration
-}

@@ -134,7 +134,7 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
 			},
 			"previous_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The shard count before the last change (in an update's plan, read at plan time; known after apply for a new resource); null when none was needed.",
+				MarkdownDescription: "The shard count before the last change; null when none was needed.",
 				Computed:            true,
 				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
 			},

@@ -6,8 +6,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // The metadata guard: one mechanism for metadata durability (issue 11.7) and
@@ -27,7 +25,7 @@ import (
 //     survives consumer churn (metadata_guard_ack.go); once applied, it
 //     becomes the new baseline.
 //   - Create/Update re-read the group before any mutation and refuse when its
-//     version is lower than the plan's basis (checkPlanBasis: a regression).
+//     version is lower than the plan's basis (basisChanges: a regression).
 //     A higher version alone is no stale plan: the coordinator raises it on
 //     every change of the group's stored state, consumer churn included
 //     (CONTRACT §4). What makes a plan stale is a change of its basis: the
@@ -169,20 +167,4 @@ func hiddenByChurn(reg *metadataRegression) string {
 	}
 	return fmt.Sprintf("\n\nRecord it (`terraform apply -refresh-only`) before consumers rejoining lift metadataVersion back above %d: "+
 		"from then on the version alone no longer shows the regression.", reg.Seen)
-}
-
-// checkPlanBasis is the apply-time regression guard, before any mutation:
-// group is what the coordinator reports now; basisVersion is the
-// metadataVersion the plan was based on. A lower version is a regression; a
-// higher one is not a stale plan by itself, because the coordinator raises the
-// version on every change of the group's stored state, consumers joining and
-// leaving included (CONTRACT §4): what makes a plan stale is a change of its
-// basis (plan_basis.go). It returns false when the caller must stop (an error
-// was added).
-func checkPlanBasis(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) bool {
-	if group == nil || group.MetadataVersion >= basisVersion {
-		return true
-	}
-	addBasisRegression(diags, p, g, basisVersion, group)
-	return false
 }

@@ -121,25 +121,15 @@ func TestCheckMetadataRegression(t *testing.T) {
 	}
 }
 
-func TestCheckPlanBasis(t *testing.T) {
+// TestAddBasisRegression: the apply-time regression error. At apply time
+// the value to acknowledge is not yet known to be one the next plan accepts
+// (churn moves it on, the record is saved later): the error points to the
+// next plan's error, which names one that works.
+func TestAddBasisRegression(t *testing.T) {
 	var diags diag.Diagnostics
-	if !checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 3, ShardCount: 4}) || diags.HasError() {
-		t.Fatal("same basis must pass")
-	}
-	if !checkPlanBasis(&diags, "orders", "billing", 3, nil) || diags.HasError() {
-		t.Fatal("nil group must pass (nothing to compare)")
-	}
-	// The version rises with every change of the group's stored state,
-	// consumer churn included (CONTRACT §4): higher alone is no stale plan.
-	if !checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 5, ShardCount: 8, State: "STABLE"}) || diags.HasError() {
-		t.Fatal("a higher version alone must pass (the rest of the basis is plan_basis.go's)")
-	}
-	// At apply time the value to acknowledge is not yet known to be one the
-	// next plan accepts (churn moves it on, the record is saved later): the
-	// error points to the next plan's error, which names one that works.
-	diags = nil
-	if checkPlanBasis(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 1, ShardCount: 4}) {
-		t.Fatal("lower version must stop")
+	addBasisRegression(&diags, "orders", "billing", 3, &client.Group{MetadataVersion: 1, ShardCount: 4})
+	if len(diags) != 1 || !diags.HasError() {
+		t.Fatalf("want one error, got %v", diags)
 	}
 	if s := diags[0].Summary() + diags[0].Detail(); !strings.Contains(s, "regressed") || !strings.Contains(s, "acknowledged_metadata_version value that works") ||
 		strings.Contains(s, "acknowledged_metadata_version = 1") ||

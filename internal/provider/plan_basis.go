@@ -136,9 +136,8 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 
 // checkPlanBasis refuses, before any mutation, a plan whose basis changed on
 // the coordinator since it was made (plan_basis.go): seen is the group as the
-// plan's refresh recorded it (nil for a new resource, whose preview is known
-// only after apply: Terraform plans it again then, from a fresh read). A
-// metadataVersion that only moved forward is no change.
+// plan's refresh recorded it (nil for a new resource, which has no basis:
+// preview). A metadataVersion that only moved forward is no change.
 func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
 	var planned reshardingModel
 	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()

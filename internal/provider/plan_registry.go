@@ -261,15 +261,13 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 // deletedWithListed completes a group about to be deleted (deletedAsPlanned:
 // count and version only) with its migration under way and liveness as the
 // run's listing has them, read before the delete is sent. A shard count
-// planned as a new resource (no refresh record of the prefix) assessed
-// blocked_by and completes_by_itself from the listing, a sibling's
-// PREPARING migration included, and Terraform's re-plan during apply, after
-// this apply deleted the sibling (a rename or a removal with deletion_policy
-// DELETE), puts it back from the registry (withDeletedInRun): without them
-// the sibling came back with no migration, moving by itself, and the re-plan
-// would disagree with the saved plan (the rule: the apply's re-plan
-// reproduces the saved plan's values). Best effort: without a listing the
-// record stays as it is.
+// update whose refresh kept no record of the prefix (its listing failed)
+// assessed blocked_by from the plan's listing, a sibling's PREPARING
+// migration included, and Terraform's re-plan during apply, after this apply
+// deleted the sibling (a rename or a removal with deletion_policy DELETE),
+// puts it back from the registry (withDeletedInRun): without them the
+// sibling came back with no migration, and the re-plan would disagree with
+// the saved plan. Best effort: without a listing the record stays as it is.
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)
 	if err != nil {

@@ -32,8 +32,8 @@ def shard_count_change:
       "- **\(addr)** (\(verb)): stream `\($a.stream_prefix)` → \($a.shard_count | ornull("unknown")) shards; "
       + "the resharding preview is known only after apply"
       + (if .change.before == null or verb == "replace"
-         then " (a new resource: the apply scales from the counts it finds then; the plan job's log has the warning "
-              + "with the change as read at plan time)"
+         then " (a new resource: the apply scales from the counts it finds then; a change read at plan time is in "
+              + "the plan job's log, as a warning)"
          else "" end)
     elif $a.resharding == null and .change.before != null and .change.before.shard_count != $a.shard_count then
       "- **\(addr)** (\(verb)): stream `\($a.stream_prefix)` **\(.change.before.shard_count) → \($a.shard_count) shards**, "
