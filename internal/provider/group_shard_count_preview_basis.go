@@ -84,10 +84,11 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 // movesByItself lists the groups whose liveness or migration under way the
 // assessment (completes_by_itself, blocked_by) depends on, and which may
 // change by themselves before Terraform's apply-time re-plan. Every group
-// but this resource's own (its refresh recorded it) counts when it has a migration under way that moves by itself (ACTIVE or
-// DRAINING; a PREPARING one never does, CONTRACT §4.6), or, with none, when
-// the scale takes it out (its liveness decides whether the scale-out
-// completes: prefixSnapshot.assess).
+// but this resource's own (its refresh recorded it) counts when it has a
+// migration under way that moves by itself (ACTIVE or DRAINING; a PREPARING
+// one never does, CONTRACT §4.6), or, with none, when the scale takes it
+// out (its liveness decides whether the scale-out completes:
+// prefixSnapshot.assess).
 func (s prefixSnapshot) movesByItself() []string {
 	var names []string
 	for _, gi := range s.groups {

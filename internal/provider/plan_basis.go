@@ -36,9 +36,9 @@ import (
 // apply and the apply itself compare the coordinator's group with it
 // (basisChanges). A new resource has no refresh and no basis: Terraform
 // re-plans it during apply from a fresh read, so its preview is known after
-// apply and the apply scales from what it finds. Private bookkeeping (an unfinished
-// wait, a migration under way that the plan waits for) is checked the same
-// way: such a plan never sends a scale (scaler.waitOnly).
+// apply and the apply scales from what it finds. Private bookkeeping (an
+// unfinished wait, a migration under way that the plan waits for) is
+// checked the same way: such a plan never sends a scale (scaler.waitOnly).
 
 // migrationLookup reads one migration of a group.
 type migrationLookup func(ctx context.Context, p, g, id string) (*client.Migration, error)
