@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"testing"
 	"time"
 
 	tfjson "github.com/hashicorp/terraform-json"
@@ -35,6 +36,7 @@ var campaignInvariants = map[string]string{
 	"prefix_at_count_after_apply": "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
 	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
 	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
+	"no_destroy_then_refuse":      "an apply that refuses a plan (stale, or cannot succeed) sent no DELETE of a group the refusal names, and no rollback in a stream prefix it names, before refusing [43]",
 	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
 }
 
@@ -194,5 +196,81 @@ func (w *campaignRun) checkPrefixesAtCount() {
 				want, p, strings.Join(off, ", "), want, strings.Join(all, "; "))
 			return
 		}
+	}
+}
+
+// destroyedThenRefused is no_destroy_then_refuse for one apply: events are
+// what terraform sent during it; out is its output. A refusal is an error
+// that says nothing (more) was sent, the claim every refusal of the
+// provider ends with. It returns each DELETE of a group that the apply left
+// deleted although the configuration has it (left(p, g): the harm of a
+// stale replacement deleted, then refused), and each rollback in a prefix
+// whose refusal's title names it.
+func destroyedThenRefused(events []coordinator.AuditEvent, code int, out string, left func(p, g string) bool) []string {
+	if code == 0 {
+		return nil
+	}
+	var refusals []string
+	for _, b := range errorBlocks(out) {
+		if b = strings.Join(strings.Fields(b), " "); strings.Contains(b, "Nothing was sent") || strings.Contains(b, "Nothing more was sent") {
+			refusals = append(refusals, b)
+		}
+	}
+	var found []string
+	for _, e := range events {
+		if e.Outcome != coordinator.OutcomeSuccess || len(refusals) == 0 {
+			continue
+		}
+		p, g := e.StreamPrefix, deref(e.ConsumerGroup)
+		switch e.Action {
+		case coordinator.ActionDeleteGroup:
+			if left(p, g) {
+				found = append(found, fmt.Sprintf("DELETE of %s/%s (request id %s), which the configuration has, then the refusal %q", p, g, e.RequestID, firstLine(refusals[0])))
+			}
+		case coordinator.ActionRollbackMigration:
+			for _, r := range refusals {
+				if title, _, _ := strings.Cut(r, " with "); strings.Contains(title, fmt.Sprintf("%q", p)) {
+					found = append(found, fmt.Sprintf("rollback in %s/%s (request id %s), then the refusal %q", p, g, e.RequestID, firstLine(r)))
+					break
+				}
+			}
+		}
+	}
+	return found
+}
+
+// no_destroy_then_refuse names a DELETE that a refusal left deleted, or a
+// rollback in a prefix a refusal names, and nothing else.
+func TestDestroyedThenRefused(t *testing.T) {
+	str := func(s string) *string { return &s }
+	del := coordinator.AuditEvent{Action: coordinator.ActionDeleteGroup, Outcome: coordinator.OutcomeSuccess, StreamPrefix: "p", ConsumerGroup: str("g2"), RequestID: "terraform-1"}
+	del2 := coordinator.AuditEvent{Action: coordinator.ActionDeleteGroup, Outcome: coordinator.OutcomeSuccess, StreamPrefix: "p", ConsumerGroup: str("gone"), RequestID: "terraform-4"}
+	rb := coordinator.AuditEvent{Action: coordinator.ActionRollbackMigration, Outcome: coordinator.OutcomeSuccess, StreamPrefix: "p", ConsumerGroup: str("g1"), RequestID: "terraform-2"}
+	scale := coordinator.AuditEvent{Action: coordinator.ActionScaleStream, Outcome: coordinator.OutcomeSuccess, StreamPrefix: "p", RequestID: "terraform-3"}
+	stale := "\nError: Stale plan: the groups of stream prefix \"p\" changed since the plan was made\n\n  with x\n\nGroup \"g2\" went. Nothing was sent to the coordinator.\n"
+	other := "\nError: Stale plan: the groups of stream prefix \"q\" changed since the plan was made\n\nGroup \"g2\" went. Nothing was sent to the coordinator.\n"
+	failed := "\nError: Failed to scale stream prefix \"p\" to 4 shards\n\nGroup \"g2\".\n"
+	cases := []struct {
+		name   string
+		events []coordinator.AuditEvent
+		code   int
+		out    string
+		want   int
+	}{
+		{"a delete left deleted, then a refusal", []coordinator.AuditEvent{del}, 1, stale, 1},
+		{"a delete the configuration dropped, then a refusal", []coordinator.AuditEvent{del2}, 1, stale, 0},
+		{"a rollback, then a refusal naming the prefix", []coordinator.AuditEvent{rb}, 1, stale, 1},
+		{"a scale is not destructive", []coordinator.AuditEvent{scale}, 1, stale, 0},
+		{"a rollback, then a refusal of another prefix", []coordinator.AuditEvent{rb}, 1, other, 0},
+		{"an error that is not a refusal", []coordinator.AuditEvent{del}, 1, failed, 0},
+		{"a successful apply", []coordinator.AuditEvent{del}, 0, stale, 0},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			left := func(p, g string) bool { return p == "p" && g == "g2" }
+			if got := destroyedThenRefused(tc.events, tc.code, tc.out, left); len(got) != tc.want {
+				t.Errorf("got %d (%q), want %d", len(got), got, tc.want)
+			}
+		})
 	}
 }

@@ -187,13 +187,31 @@ func (w *campaignRun) runIn(tf *demo.Terraform, args ...string) (int, string) {
 	}
 	full = append(full, args[1:]...)
 	w.lastOut, w.lastTF, w.lastStart = "", tf, time.Now()
+	n := w.audited()
 	code, err := tf.Run(ctx, full...)
 	if err != nil {
 		w.t.Fatalf("campaign seed %d: terraform %s: %v", w.seed, strings.Join(args, " "), err)
 	}
 	w.lastOut = out.String()
 	w.record(args, code, out.String())
+	if args[0] == "apply" {
+		for _, v := range destroyedThenRefused(w.terraformEvents(n), code, out.String(), w.leftDeleted) {
+			w.violate("no_destroy_then_refuse", "terraform %s sent %s", strings.Join(args, " "), v)
+		}
+	}
 	return code, out.String()
+}
+
+// leftDeleted reports a group of the configuration that the coordinator
+// does not have.
+func (w *campaignRun) leftDeleted(p, g string) bool {
+	for _, cg := range w.m.inConfig(p) {
+		if cg.Name == g {
+			_, err := w.getGroup(p, g)
+			return client.IsNotFound(err)
+		}
+	}
+	return false
 }
 
 func (w *campaignRun) record(args []string, code int, out string) {
