@@ -43,8 +43,8 @@ const (
 	Adopt
 	// Rollback rolls back Group's ACTIVE Migration (rollback_on_revert).
 	Rollback
-	// WaitOthers waits for the migrations heading elsewhere (Blocking),
-	// then decides again from a fresh record.
+	// WaitOthers waits for the migrations heading elsewhere (its
+	// Blocking groups), then decides again from a fresh record.
 	WaitOthers
 )
 
@@ -58,6 +58,7 @@ type Step struct {
 	Group     string            // ScaleGroup, Adopt, Rollback
 	Migration *client.Migration // Adopt, Rollback; ScaleGroup with Resume
 	Resume    bool              // ScaleGroup of a PREPARING migration to the target
+	Blocking  []client.Group    // WaitOthers: the groups whose migrations head elsewhere
 }
 
 // Sends reports a step that sends a mutation.
@@ -79,6 +80,10 @@ const (
 	// WaitOnlyStale: the plan sends nothing, and a group is not where
 	// waiting brings it.
 	WaitOnlyStale
+	// StalledElsewhere: a migration heading elsewhere, which the change
+	// would wait for, is a scale-out whose group has no live consumer: it
+	// stays ACTIVE until one joins, so the wait could only time out.
+	StalledElsewhere
 )
 
 // Refusal is a decision to send nothing; Groups are the groups it names.
@@ -94,6 +99,12 @@ type Decision struct {
 	Refusal *Refusal
 	// Revert: the steps roll the prefix back to the target.
 	Revert bool
+	// NoConsumer are the groups below the target with nothing under way
+	// and no live consumer: the change scales them out, now or once what
+	// it waits for is done, and their migrations stay ACTIVE until a
+	// consumer joins, so it does not complete by itself (the plan's
+	// preview says so).
+	NoConsumer []string
 }
 
 // Done reports a decision with nothing to do.
@@ -115,13 +126,17 @@ func (d Decision) Sends() bool {
 //  1. A PREPARING migration to another count refuses everything: only its
 //     own target moves it.
 //  2. A migration that started at the target and heads elsewhere makes the
-//     change a revert: every unfinished migration is rolled back (all must
-//     be ACTIVE and from the target, and rollback_on_revert set, else the
-//     revert is refused), then every group at another count with nothing
-//     under way (one this apply created at the count the plan saw, or a
-//     split prefix's) is scaled to the target one by one.
+//     change a revert: every migration heading away from the target is
+//     rolled back (all must be ACTIVE and from the target, and
+//     rollback_on_revert set, else the revert is refused, naming them),
+//     one heading to the target (not PREPARING) is taken over, then every
+//     group at another count with nothing under way (one this apply
+//     created at the count the plan saw, or a split prefix's) is scaled to
+//     the target one by one.
 //  3. Migrations heading elsewhere (and not from the target) are waited
-//     for; the decision is then made again from a fresh record.
+//     for; the decision is then made again from a fresh record. One that
+//     is stalled (a scale-out with no live consumer) refuses: the wait
+//     would not end.
 //  4. With nothing under way, one stream scale brings every group there
 //     (the coordinator answers a noop for groups at the target); with every
 //     group at the target there is nothing to do.
@@ -133,6 +148,19 @@ func (d Decision) Sends() bool {
 //
 // A wait-only plan refuses any decision that sends (WaitOnlyStale).
 func Decide(in Input) Decision {
+	d := decide(in)
+	if d.Refusal != nil {
+		return d
+	}
+	for _, g := range in.Record.Groups {
+		if g.ShardCount < in.Target && g.State == client.GroupEmpty && Unfinished(&g) == nil {
+			d.NoConsumer = append(d.NoConsumer, g.ConsumerGroup)
+		}
+	}
+	return d
+}
+
+func decide(in Input) Decision {
 	r, target := in.Record, in.Target
 	var active []client.Group
 	for _, g := range r.Groups {
@@ -164,7 +192,16 @@ func Decide(in Input) Decision {
 		if in.WaitOnly {
 			return refuse(WaitOnlyStale, elsewhere[0])
 		}
-		return Decision{Steps: []Step{{Kind: WaitOthers}}}
+		var stalled []client.Group
+		for _, g := range elsewhere {
+			if Stalled(&g) {
+				stalled = append(stalled, g)
+			}
+		}
+		if len(stalled) > 0 {
+			return Decision{Refusal: &Refusal{Kind: StalledElsewhere, Groups: stalled}}
+		}
+		return Decision{Steps: []Step{{Kind: WaitOthers, Blocking: elsewhere}}}
 	}
 	var d Decision
 	var behind []client.Group
@@ -202,18 +239,43 @@ func Decide(in Input) Decision {
 	return d
 }
 
+// Stalled reports a migration under way that no one's waiting ends: a
+// scale-out (ACTIVE) of a group with no live consumer, which the
+// coordinator reports EMPTY exactly when it has no live member.
+func Stalled(g *client.Group) bool {
+	am := Unfinished(g)
+	return am != nil && am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && g.State == client.GroupEmpty
+}
+
 func decideRevert(in Input, active []client.Group) Decision {
 	if in.WaitOnly {
 		return refuse(WaitOnlyStale, active[0])
 	}
+	// The migrations reverted are those heading away from the target; one
+	// heading to it (ACTIVE or DRAINING) is taken over, as outside a revert.
+	var away []client.Group
+	refused := false
 	for _, g := range active {
-		if am := g.ActiveMigration; !in.RollbackOnRevert || am.State != client.MigrationActive || am.FromShardCount != in.Target {
-			return Decision{Refusal: &Refusal{Kind: RevertRefused, Groups: active}}
+		am := g.ActiveMigration
+		switch {
+		case am.ToShardCount == in.Target && am.State != client.MigrationPreparing:
+			continue
+		case !in.RollbackOnRevert || am.State != client.MigrationActive || am.FromShardCount != in.Target:
+			refused = true
 		}
+		away = append(away, g)
+	}
+	if refused {
+		return Decision{Refusal: &Refusal{Kind: RevertRefused, Groups: away}}
 	}
 	d := Decision{Revert: true}
-	for _, g := range active {
+	for _, g := range away {
 		d.Steps = append(d.Steps, Step{Kind: Rollback, Group: g.ConsumerGroup, Migration: g.ActiveMigration})
+	}
+	for _, g := range active {
+		if am := g.ActiveMigration; am.ToShardCount == in.Target && am.State != client.MigrationPreparing {
+			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: am})
+		}
 	}
 	for _, g := range in.Record.Groups {
 		if g.ShardCount != in.Target && Unfinished(&g) == nil {

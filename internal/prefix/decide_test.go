@@ -33,7 +33,7 @@ func summary(d Decision) string {
 		for _, g := range d.Refusal.Groups {
 			names = append(names, g.ConsumerGroup)
 		}
-		kind := map[RefusalKind]string{PreparingElsewhere: "preparing-elsewhere", RevertRefused: "revert-refused", WaitOnlyStale: "wait-only-stale"}[d.Refusal.Kind]
+		kind := map[RefusalKind]string{PreparingElsewhere: "preparing-elsewhere", RevertRefused: "revert-refused", WaitOnlyStale: "wait-only-stale", StalledElsewhere: "stalled-elsewhere"}[d.Refusal.Kind]
 		return "refuse " + kind + " " + strings.Join(names, ",")
 	}
 	if d.Done() {
@@ -80,6 +80,10 @@ func TestDecide(t *testing.T) {
 		{"PREPARING to another count refuses", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing), grp("b", 4)), Target: 6}, "refuse preparing-elsewhere a", false},
 		{"PREPARING elsewhere refuses even a count the group has", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing)), Target: 4}, "refuse preparing-elsewhere a", false},
 		{"heading elsewhere: wait for them first", Input{Record: rec(migrating("a", 4, 8, client.MigrationActive), grp("b", 4)), Target: 6}, "wait for other migrations", false},
+		{"heading elsewhere, a scale-out with no live consumer: the wait would not end", Input{Record: rec(empty(migrating("a", 4, 8, client.MigrationActive)), grp("b", 4)), Target: 6},
+			"refuse stalled-elsewhere a", false},
+		{"heading elsewhere, a scale-in with no live consumer is waited for", Input{Record: rec(empty(migrating("a", 8, 4, client.MigrationActive)), grp("b", 8)), Target: 6},
+			"wait for other migrations", false},
 		{"heading elsewhere, draining", Input{Record: rec(migrating("a", 8, 2, client.MigrationDraining), grp("b", 8)), Target: 6}, "wait for other migrations", false},
 		{"revert without rollback_on_revert refuses", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive)), Target: 4}, "refuse revert-refused a", false},
 		{"revert with rollback_on_revert", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationActive)), Target: 4, RollbackOnRevert: true},
@@ -88,6 +92,12 @@ func TestDecide(t *testing.T) {
 			"rollback a; per-group scale b; [revert]", true},
 		{"revert of a DRAINING migration is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationDraining)), Target: 4, RollbackOnRevert: true}, "refuse revert-refused a", false},
 		{"revert mixed with a migration elsewhere is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 8, 6, client.MigrationActive)), Target: 4, RollbackOnRevert: true},
+			"refuse revert-refused a,b", false},
+		{"revert beside a migration to the target takes it over", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationActive), grp("c", 6)), Target: 4, RollbackOnRevert: true},
+			"rollback a; adopt b; per-group scale c; [revert]", true},
+		{"revert beside a migration to the target, without rollback_on_revert, names only the one reverted", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationDraining)), Target: 4},
+			"refuse revert-refused a", false},
+		{"revert beside a PREPARING migration to the target is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationPreparing)), Target: 4, RollbackOnRevert: true},
 			"refuse revert-refused a,b", false},
 		{"wait-only: under way to the target", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6)), Target: 6, WaitOnly: true}, "adopt a", false},
 		{"wait-only: finished meanwhile", Input{Record: rec(grp("a", 6), grp("b", 6)), Target: 6, WaitOnly: true}, "done", false},
@@ -106,11 +116,44 @@ func TestDecide(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Decide(tc.in)
+			if len(d.NoConsumer) > 0 {
+				t.Errorf("NoConsumer = %v for groups with live consumers", d.NoConsumer)
+			}
 			if got := summary(d); got != tc.want {
 				t.Errorf("Decide = %q, want %q (record: %s)", got, tc.want, tc.in.Record)
 			}
 			if d.Sends() != tc.wantSend {
 				t.Errorf("Sends = %v, want %v", d.Sends(), tc.wantSend)
+			}
+		})
+	}
+}
+
+func empty(g client.Group) client.Group {
+	g.State = client.GroupEmpty
+	return g
+}
+
+// A scale-out of a group with no live consumer does not complete by itself;
+// a scale-in of one, or a group already at the target, is not named.
+func TestDecideNoConsumer(t *testing.T) {
+	cases := []struct {
+		name string
+		in   Input
+		want []string
+	}{
+		{"stream scale out", Input{Record: rec(empty(grp("a", 4)), grp("b", 4), empty(grp("c", 6))), Target: 6}, []string{"a"}},
+		{"stream scale in", Input{Record: rec(empty(grp("a", 8))), Target: 6}, nil},
+		{"per-group scale of a group behind", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), empty(grp("b", 4))), Target: 6}, []string{"b"}},
+		{"every group there", Input{Record: rec(empty(grp("a", 6))), Target: 6}, nil},
+		{"behind a migration elsewhere, which is waited for first", Input{Record: rec(migrating("a", 4, 8, client.MigrationActive), empty(grp("b", 4))), Target: 6}, []string{"b"}},
+		{"a revert's per-group scale", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), empty(grp("b", 2))), Target: 4, RollbackOnRevert: true}, []string{"b"}},
+		{"a refusal names none", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing), empty(grp("b", 4))), Target: 6}, nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Decide(tc.in).NoConsumer; strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("NoConsumer = %v, want %v", got, tc.want)
 			}
 		})
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/demo"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // The campaign's steps that need more than one terraform command, or a
@@ -125,7 +126,7 @@ func (w *campaignRun) resumeInterrupted() {
 		for _, g := range w.m.inConfig("") {
 			if cur, err := w.getGroup(g.Prefix, g.Name); err == nil && !cur.ActiveMigration.Finished() {
 				w.violate("interrupted_apply_resumes", "terraform apply after the interrupted one (wait_for COMPLETION) succeeded, but group %s/%s still has %s",
-					g.Prefix, g.Name, describeMigrationOf(cur.ActiveMigration))
+					g.Prefix, g.Name, prefix.Describe(cur.ActiveMigration))
 				return
 			}
 		}

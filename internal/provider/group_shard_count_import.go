@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // An import plans nothing but the import, whatever the group is in the
@@ -95,7 +96,7 @@ func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *r
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() {
 		return
 	}
-	if waitsForConsumer(seen, am) {
+	if prefix.Stalled(seen) {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a scale-out waits for a consumer", p), fmt.Sprintf(
 			"Group %q under stream prefix %q has migration %s (%d→%d shards), ACTIVE since %s, and no live consumer: a scale-out stays "+
 				"ACTIVE until a consumer of the group joins and converges, and blocks every other scale of the prefix until then. The "+

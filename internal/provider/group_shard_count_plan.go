@@ -325,9 +325,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		return
 	}
 	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
-	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
-	if fatal != "" {
-		previewFatal(&resp.Diagnostics, p, target, fatal)
+	v := snap.judge(plan.RollbackOnRevert.ValueBool())
+	completes, blockedBy := v.completes, v.blockedBy
+	if v.fatal != "" {
+		previewFatal(&resp.Diagnostics, p, target, v.fatal)
 		return
 	}
 	if snap.self == nil {
@@ -346,10 +347,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// plan's warning has it as read now: a saved plan applied after the
 		// prefix moved scales from the counts the apply finds.
 		r.warnAboutChange(ctx, snap, from, completes, blockedBy, nil, true, resp)
-		if am := unfinishedMigration(snap.self); am != nil && am.ToShardCount == target {
+		if am := prefix.Unfinished(snap.self); am != nil && am.ToShardCount == target {
 			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
 				fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
-					"over and sends no scale for it.", g, p, describeMigrationOf(am)))
+					"over and sends no scale for it.", g, p, prefix.Describe(am)))
 		}
 		return
 	}

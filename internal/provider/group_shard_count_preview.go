@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
@@ -151,35 +152,6 @@ func (s prefixSnapshot) activeMigrations() []client.Group {
 	return out
 }
 
-// migrationVerdict is what an active migration of the prefix means for a
-// scale to the target.
-type migrationVerdict int
-
-const (
-	verdictAdopt              migrationVerdict = iota // heading to the target: wait for it
-	verdictResume                                     // PREPARING to the target: a scale to it resumes it
-	verdictRollback                                   // ACTIVE from the target, rollback_on_revert set
-	verdictCannotRevert                               // from the target, but no rollback allowed
-	verdictPreparingElsewhere                         // PREPARING to another target: only that target moves it
-	verdictWaitFor                                    // heading elsewhere: the scale waits for it
-)
-
-func judgeMigration(am *client.Migration, target int32, rollbackOnRevert bool) migrationVerdict {
-	switch {
-	case am.ToShardCount == target && am.State == client.MigrationPreparing:
-		return verdictResume
-	case am.ToShardCount == target:
-		return verdictAdopt
-	case am.State == client.MigrationPreparing:
-		return verdictPreparingElsewhere
-	case am.FromShardCount == target && rollbackOnRevert && am.State == client.MigrationActive:
-		return verdictRollback
-	case am.FromShardCount == target:
-		return verdictCannotRevert
-	}
-	return verdictWaitFor
-}
-
 func describeMigration(gi client.Group) string {
 	am := gi.ActiveMigration
 	return fmt.Sprintf("migration %s of group %q (%d→%d shards, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State)
@@ -191,55 +163,54 @@ func describeMigration(gi client.Group) string {
 // a separate, more volatile members read.
 func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
-// assess decides, from the plan-time snapshot, whether the change can
-// complete by itself and what it waits for. A non-empty fatal means the
-// change is known to fail: the plan fails with it.
-func (s prefixSnapshot) assess(rollbackOnRevert bool) (completes bool, blockedBy string, fatal string) {
-	var waits []string
-	active := s.activeMigrations()
-	for _, gi := range active {
-		am := gi.ActiveMigration
-		switch judgeMigration(am, s.target, rollbackOnRevert) {
-		case verdictPreparingElsewhere:
-			return false, "", preparingElsewhereDetail(s.p, s.target, gi)
-		case verdictCannotRevert:
-			return false, "", revertRefusedDetail(s.p, s.target, rollbackOnRevert, active)
-		case verdictWaitFor:
-			if am.ToShardCount > am.FromShardCount && am.State == client.MigrationActive && !hasLiveConsumer(gi) {
-				return false, "", fmt.Sprintf("A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no "+
-					"live consumer: it stays ACTIVE until a consumer joins, so the apply would wait until it times out. Start a "+
-					"consumer of group %q, or roll the migration back (POST %s), "+
-					"then plan again.", s.p, s.target, describeMigration(gi), gi.ConsumerGroup, client.RollbackPath(s.p, gi.ConsumerGroup, am.ReshardingID))
-			}
-			waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
-		case verdictAdopt:
-			waits = append(waits, "takes over "+describeMigration(gi)+", already heading to the target")
-		case verdictResume:
-			waits = append(waits, "resumes "+describeMigration(gi)+" with its own target")
-		case verdictRollback:
-			waits = append(waits, "rolls back "+describeMigration(gi)+" (rollback_on_revert)")
-		}
-	}
-	completes = true
-	var noConsumer []string
-	for _, gi := range s.groups {
-		if gi.ShardCount >= s.target || !gi.ActiveMigration.Finished() {
-			continue
-		}
-		if !hasLiveConsumer(gi) {
-			noConsumer = append(noConsumer, fmt.Sprintf("%q", gi.ConsumerGroup))
-		}
-	}
-	if len(noConsumer) > 0 {
-		completes = false
-		waits = append(waits, fmt.Sprintf("scale-out of group(s) %s, which have no live consumer: their migrations stay ACTIVE "+
-			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
-			strings.Join(noConsumer, ", "), s.target))
-	}
-	return completes, strings.Join(waits, "; "), ""
+// verdict is prefix.Decide's decision for the prefix as the plan sees it,
+// told as the preview tells it: whether the change completes by itself,
+// what it waits for, and, when Decide refuses, why (fatal). The apply runs
+// the same decision's steps: there is no second judge.
+type verdict struct {
+	d         prefix.Decision
+	completes bool
+	blockedBy string
+	fatal     string
 }
 
-// previewDiags converts a fatal assessment into the plan's error.
+func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
+	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
+	v := verdict{d: prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert}), completes: true}
+	if v.d.Refusal != nil {
+		_, v.fatal = refusalText(s.p, s.target, rollbackOnRevert, v.d.Refusal)
+		return v
+	}
+	var waits []string
+	for _, st := range v.d.Steps {
+		switch {
+		case st.Kind == prefix.WaitOthers:
+			for _, gi := range st.Blocking {
+				waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
+			}
+		case st.Kind == prefix.Adopt:
+			waits = append(waits, "takes over "+describeMigration(*rec.Group(st.Group))+", already heading to the target")
+		case st.Resume:
+			waits = append(waits, "resumes "+describeMigration(*rec.Group(st.Group))+" with its own target")
+		case st.Kind == prefix.Rollback:
+			waits = append(waits, "rolls back "+describeMigration(*rec.Group(st.Group))+" (rollback_on_revert)")
+		}
+	}
+	if len(v.d.NoConsumer) > 0 {
+		v.completes = false
+		quoted := make([]string, len(v.d.NoConsumer))
+		for i, g := range v.d.NoConsumer {
+			quoted[i] = fmt.Sprintf("%q", g)
+		}
+		waits = append(waits, fmt.Sprintf("scale-out of group(s) %s, which have no live consumer: their migrations stay ACTIVE "+
+			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
+			strings.Join(quoted, ", "), s.target))
+	}
+	v.blockedBy = strings.Join(waits, "; ")
+	return v
+}
+
+// previewFatal is the plan's error for a change prefix.Decide refuses.
 func previewFatal(diags *diag.Diagnostics, p string, target int32, fatal string) {
 	diags.AddError(fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, target), fatal+
 		"\n\nNothing was sent to the coordinator.")

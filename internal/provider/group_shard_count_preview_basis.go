@@ -88,7 +88,7 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 // migration under way that moves by itself (ACTIVE or DRAINING; a PREPARING
 // one never does, CONTRACT §4.6), or, with none, when the scale takes it
 // out (its liveness decides whether the scale-out completes:
-// prefixSnapshot.assess).
+// prefix.Decision.NoConsumer).
 func (s prefixSnapshot) movesByItself() []string {
 	var names []string
 	for _, gi := range s.groups {

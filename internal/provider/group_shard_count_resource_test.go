@@ -253,6 +253,51 @@ func TestAccGroupShardCount_revertOfDrainingScaleIn(t *testing.T) {
 	})
 }
 
+// A revert beside a migration heading to the target from another count: the
+// plan shows, and the apply does, prefix.Decide's steps: the migration away
+// from the target is rolled back, the one heading to it is taken over, and
+// nothing else is sent. (The apply used to refuse the whole revert, after a
+// plan that showed it, with advice to roll back both.)
+func TestAccGroupShardCount_revertBesideAMigrationToTheTarget(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "reads the audit log")
+	p := acctest.RandomName("revertmix")
+	a.createGroupOutOfBand(t, p, "a", 3)
+	a.createGroupOutOfBand(t, p, "b", 3)
+	scaleGroup := func(g string, n int32) {
+		t.Helper()
+		if _, err := a.env.Client().ScaleGroup(ctxT(t), p, g, n, outOfBandMutation()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// b: 3 → 2 (a scale-in with no consumer completes), then 2 → 3, a
+	// scale-out with no consumer: ACTIVE, heading to 3 from 2.
+	scaleGroup("b", 2)
+	waitForMigrationDone(t, a, p, "b")
+	scaleGroup("b", 3)
+	// a: 3 → 6, ACTIVE: a change back to 3 is a revert.
+	scaleGroup("a", 6)
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, "rollback_on_revert = true")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: config,
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, "a", 3),
+				a.diags.ExpectWarning("Resharding stream prefix", `rolls back migration reshard-`, `of group "a" (3→6 shards, ACTIVE) (rollback_on_revert)`,
+					`takes over migration reshard-`, `of group "b" (2→3 shards, ACTIVE), already heading to the target`),
+				a.diags.ExpectWarning("Rolled back the resharding", `group "b"'s migration reshard-`, `taken over`),
+				func(*terraform.State) error {
+					sent := terraformMutations(c, p)
+					if len(sent) != 1 || sent[0].Action != "ROLLBACK_MIGRATION" || deref(sent[0].ConsumerGroup) != "a" {
+						return fmt.Errorf("want one rollback of group a, got %d mutations: %+v", len(sent), sent)
+					}
+					return nil
+				}),
+		}},
+	})
+}
+
 func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("revert")

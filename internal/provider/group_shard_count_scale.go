@@ -355,12 +355,12 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		case d.Done():
 			return newScaleOutcome()
 		case d.Steps[0].Kind == prefix.WaitOthers && !waited:
-			if !s.waitForOthers(ctx) {
+			if !s.waitForOthers(ctx, d.Steps[0].Blocking) {
 				return nil
 			}
 			continue
 		case d.Steps[0].Kind == prefix.WaitOthers:
-			s.refuseBlockedTakeOver(rec.Groups)
+			s.refuseBlockedTakeOver(d.Steps[0].Blocking)
 			return nil
 		case d.Steps[0].Kind == prefix.StreamScale:
 			if !s.basisHolds(rec) {
@@ -485,19 +485,14 @@ func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) pre
 
 // refused reports a decision to send nothing, with its diagnostic.
 func (s *scaler) refused(d prefix.Decision) bool {
-	if d.Refusal == nil {
+	switch {
+	case d.Refusal == nil:
 		return false
-	}
-	gi := d.Refusal.Groups[0]
-	switch d.Refusal.Kind {
-	case prefix.PreparingElsewhere:
-		s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
-			preparingElsewhereDetail(s.p, s.target, gi)+"\n\n"+s.nothingSent())
-	case prefix.RevertRefused:
-		s.diags.AddError(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", s.p, s.target),
-			revertRefusedDetail(s.p, s.target, s.rollbackOnRevert, d.Refusal.Groups))
-	case prefix.WaitOnlyStale:
-		s.refuseWaitOnly(&gi)
+	case d.Refusal.Kind == prefix.WaitOnlyStale:
+		s.refuseWaitOnly(&d.Refusal.Groups[0])
+	default:
+		summary, detail := refusalText(s.p, s.target, s.rollbackOnRevert, d.Refusal)
+		s.diags.AddError(summary, detail+"\n\n"+s.nothingSent())
 	}
 	return true
 }
@@ -517,9 +512,10 @@ func scaleErrorHint(err error) string {
 // one group at a time: it adopts migrations already heading to the target,
 // resumes a PREPARING one with the same target, and scales groups left
 // behind (a split prefix, a stream scale that failed part-way) with the
-// per-group endpoint. Migrations heading elsewhere refuse it before anything
-// is sent (refuseBlockedTakeOver): scaling the rest first would leave the
-// prefix at two counts. Under the lock it never sends a stream scale: what a
+// per-group endpoint: prefix.Decide's steps, decided under the lock. A
+// migration heading elsewhere refuses it before anything is sent
+// (blockingTakeOver): scaling the rest first would leave the prefix at two
+// counts. Under the lock it never sends a stream scale: what a
 // stream scale would do, it does group by group.
 //
 // It holds the prefix lock and journals each step (prefix.Run), as a stream
@@ -541,11 +537,12 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 	// the next plan waits for it or repairs the prefix.
 	landed := s.landedOutcome(rec, underWay)
 	refuse := func() *scaleOutcome { return landed }
-	if s.refuseBlockedTakeOver(rec.Groups) {
-		return refuse()
-	}
 	d := prefix.Decide(s.input(rec, underWay))
 	if s.refused(d) {
+		return refuse()
+	}
+	if blocking := blockingTakeOver(d, rec); blocking != nil {
+		s.refuseBlockedTakeOver(blocking)
 		return refuse()
 	}
 	steps := d.Steps
@@ -672,6 +669,12 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 			rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 			continue
 		}
+		if st.Kind == prefix.Adopt {
+			// Heading to the target already: waited for, not rolled back.
+			out.track(gi.ConsumerGroup, *st.Migration)
+			rolled = append(rolled, fmt.Sprintf("group %q's %s taken over", gi.ConsumerGroup, prefix.Describe(st.Migration)))
+			continue
+		}
 		m, err := s.scaleGroup(ctx, gi)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
@@ -784,6 +787,9 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 	defer done()
 	sends := 0
 	var lost error // the answer the read-back settles, for its warning
+	// landed: the migrations to the target a read-back found (the scale
+	// happened): the take-over adopts them.
+	var landed map[string]client.Migration
 	res, _, err := prefix.Settle(mctx, prefix.Mutation[*scaleOutcome]{
 		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
 		RequestID: m.RequestID,
@@ -815,20 +821,29 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			return out, nil
 		},
 		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
-			applied, adopted := s.readBackScale(ctx, m.RequestID, lost)
-			if adopted != nil {
-				// Applied, and what it started adopted, even when the
-				// take-over then refused to send more (basisHolds).
-				return adopted, true, nil
-			}
-			if s.diags.HasError() {
+			// It only reads: what the scale started is taken over below,
+			// once the scale is settled.
+			applied, underWay := s.readBackScale(ctx)
+			if !applied && s.diags.HasError() {
 				return nil, false, errDiagnosed
 			}
+			landed = underWay
 			return nil, applied, nil
 		},
 	})
 	var un *prefix.UnsettledError
 	switch {
+	case err == nil && landed != nil:
+		// A lost answer, read back as applied: adopt what it started, and
+		// bring any group it left behind there, from a fresh record.
+		adopted := s.takeOver(mctx, "read back after the scale's answer was lost", landed)
+		if adopted != nil {
+			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf(
+				"The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
+					"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
+					"waits for them, without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; ")))
+		}
+		return adopted
 	case err == nil:
 		return res
 	case errors.As(err, &un) && errors.Is(un.ReadBack, errDiagnosed):
@@ -871,17 +886,17 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 }
 
 // readBackScale reads the prefix's groups after a scale whose outcome is
-// unknown. applied: the scale happened (a group has a migration to the
-// target, or already has the target count), and the returned outcome adopts
-// it (nil after an error). Not applied: every group still has its count and
-// no migration to the target, so the caller sends the scale again.
-func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error) (bool, *scaleOutcome) {
+// unknown, and sends nothing. applied: the scale happened (a group has a
+// migration to the target, or a group that was behind has the target
+// count); underWay are the migrations to the target it found (not nil when
+// applied).
+func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[string]client.Migration) {
 	siblings, ok := s.prefixGroups(ctx, false)
 	if !ok {
 		return false, nil
 	}
 	var found []string
-	underWay := map[string]client.Migration{}
+	underWay = map[string]client.Migration{}
 	for _, gi := range siblings {
 		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
 			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
@@ -898,15 +913,7 @@ func (s *scaler) readBackScale(ctx context.Context, requestID string, lost error
 		return false, nil
 	}
 	s.landed = found
-	out := s.takeOver(ctx, "read back after the scale's answer was lost", underWay)
-	if out == nil {
-		return true, nil
-	}
-	s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf(
-		"The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
-			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
-			"waits for them, without sending a second scale.", s.p, s.target, requestID, lostAnswerCause(lost), strings.Join(found, "; ")))
-	return true, out
+	return true, underWay
 }
 
 // wasBehind reports a group that was not at the target when the stream
@@ -1046,28 +1053,30 @@ func provedNotApplied(err error) bool {
 	return false
 }
 
-// refuseBlockedTakeOver stops a take-over of a stream prefix where a
-// migration heads to another count, before anything is sent. Scaling the
-// groups before it one by one (the per-group endpoint) and only then
-// stopping at it would leave the prefix at two shard counts, which producers,
-// routing with one count per prefix, cannot follow. It reports whether it
-// refused.
-func (s *scaler) refuseBlockedTakeOver(siblings []client.Group) bool {
+// blockingTakeOver are the groups whose migrations head elsewhere when
+// the decision a take-over meets waits for them or reverts them (a
+// migration elsewhere appeared since the decision that led to the
+// take-over, which brings groups to the target only); nil otherwise.
+func blockingTakeOver(d prefix.Decision, rec prefix.Record) []client.Group {
 	var blocking []client.Group
-	for _, gi := range siblings {
-		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount != s.target {
-			blocking = append(blocking, gi)
+	for _, st := range d.Steps {
+		switch st.Kind {
+		case prefix.WaitOthers:
+			return st.Blocking
+		case prefix.Rollback:
+			blocking = append(blocking, *rec.Group(st.Group))
 		}
 	}
-	if len(blocking) == 0 {
-		return false
-	}
+	return blocking
+}
+
+// refuseBlockedTakeOver stops a take-over of a stream prefix where
+// migrations head to another count (blocking), before anything is sent.
+// Scaling the groups before them one by one (the per-group endpoint) and
+// only then stopping would leave the prefix at two shard counts, which
+// producers, routing with one count per prefix, cannot follow.
+func (s *scaler) refuseBlockedTakeOver(blocking []client.Group) {
 	detail := blockingMigrationsDetail(s.p, s.target, blocking)
-	for _, gi := range blocking {
-		if gi.ActiveMigration.State == client.MigrationPreparing {
-			detail += "\n\n" + preparingElsewhereDetail(s.p, s.target, gi)
-		}
-	}
 	if calls := rollbackCalls(s.p, blocking); calls != "" {
 		detail += "\n\nWait until they finish (a scale-out finishes once the group's consumers converge; a stalled consumer holds it " +
 			"until its lease expires), or roll them back:\n" + calls
@@ -1075,5 +1084,4 @@ func (s *scaler) refuseBlockedTakeOver(siblings []client.Group) bool {
 	s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p), detail+
 		"\n\n"+s.nothingSent()+" Scaling the other groups of the prefix before these would leave it at two "+
 		"shard counts. Run terraform apply again once they are finished.")
-	return true
 }

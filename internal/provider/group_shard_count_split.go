@@ -82,12 +82,8 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 			moved = pct
 		}
 	}
-	d := prefix.Decide(prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()})
-	snap := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}
-	completes, blockedBy, fatal := snap.assess(plan.RollbackOnRevert.ValueBool())
-	if d.Refusal != nil && fatal == "" {
-		fatal = "The coordinator refuses every scale that would bring them there."
-	}
+	v := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}.judge(plan.RollbackOnRevert.ValueBool())
+	d, completes, blockedBy, fatal := v.d, v.completes, v.blockedBy, v.fatal
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
 	if fatal != "" {
 		// shard_count cannot be reached: the plan fails, as a change of the

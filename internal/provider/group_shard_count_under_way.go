@@ -44,11 +44,6 @@ func underWayMigration(g *client.Group) *client.Migration {
 	return am
 }
 
-// waitsForConsumer: a scale-out that cannot complete until a consumer joins.
-func waitsForConsumer(g *client.Group, am *client.Migration) bool {
-	return am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount && !hasLiveConsumer(*g)
-}
-
 // The prefix as the refresh read it is recorded in private state:
 // read it: every group with its count, its migration under way and whether
 // it has a live consumer (prefixSeen, versioned). It is the basis of every
@@ -144,7 +139,7 @@ func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *cli
 // reports whether it planned such an update.
 func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, pending bool, resp *resource.ModifyPlanResponse) bool {
 	am := underWayMigration(seen)
-	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || waitsForConsumer(seen, am) {
+	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || prefix.Stalled(seen) {
 		return false
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()

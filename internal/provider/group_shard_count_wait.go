@@ -260,28 +260,15 @@ func (s *scaler) reportViolations(ctx context.Context, name string, seen map[str
 	}
 }
 
-// waitForOthers waits for migrations of the prefix that head to another
-// count, so a new scale can start after them.
-func (s *scaler) waitForOthers(ctx context.Context) bool {
-	siblings, ok := s.prefixGroups(ctx, false)
-	if !ok {
-		return false
-	}
+// waitForOthers waits for the migrations of the prefix that head to another
+// count (blocking, prefix.Decide's WaitOthers step), so a new scale can be
+// decided after them.
+func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) bool {
 	others := newScaleOutcome()
-	var active []client.Group
-	for _, gi := range siblings {
-		if am := gi.ActiveMigration; am != nil && !am.Finished() {
-			if am.State == client.MigrationPreparing && am.ToShardCount != s.target {
-				// It never moves by itself: waiting would only time out.
-				s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", s.p, s.target),
-					preparingElsewhereDetail(s.p, s.target, gi)+"\n\nNothing was sent to the coordinator.")
-				return false
-			}
-			others.track(gi.ConsumerGroup, *am)
-			active = append(active, gi)
-		}
+	for _, gi := range blocking {
+		others.track(gi.ConsumerGroup, *gi.ActiveMigration)
 	}
-	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(active)})
+	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(blocking)})
 	// The inner wait's own diagnostics describe the other migrations as if
 	// they were ours; this function reports them in its own words instead.
 	s.watcher() // shared with the inner wait and the scale's own wait after it
@@ -292,9 +279,9 @@ func (s *scaler) waitForOthers(ctx context.Context) bool {
 	if settled && !scratch.HasError() && len(others.waitingForConsumer) == 0 {
 		return true
 	}
-	detail := blockingMigrationsDetail(s.p, s.target, active)
+	detail := blockingMigrationsDetail(s.p, s.target, blocking)
 	if len(others.waitingForConsumer) > 0 {
-		detail += "\n\nA scale-out among them has no live consumer, so it will not finish by itself: start a consumer, or roll it back:\n" + rollbackCalls(s.p, active)
+		detail += "\n\nA scale-out among them has no live consumer, so it will not finish by itself: start a consumer, or roll it back:\n" + rollbackCalls(s.p, blocking)
 	} else if ctx.Err() != nil {
 		detail += "\n\nThey did not finish within the timeout. " + inner.describeUnfinished(others, nil)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // The plan basis of redisstreamcoordinator_group_shard_count (issue 23 §1).
@@ -43,18 +44,6 @@ import (
 // migrationLookup reads one migration of a group.
 type migrationLookup func(ctx context.Context, p, g, id string) (*client.Migration, error)
 
-// unfinishedMigration is the group's active migration while it is under way.
-func unfinishedMigration(g *client.Group) *client.Migration {
-	if g == nil || g.ActiveMigration.Finished() {
-		return nil
-	}
-	return g.ActiveMigration
-}
-
-func describeMigrationOf(am *client.Migration) string {
-	return fmt.Sprintf("migration %s (%d→%d shards, %s)", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
-}
-
 // basisChanges lists what changed in the group between seen (what the plan
 // was based on) and now. regressed reports a lower metadataVersion (the
 // metadata guard's to report). A nil list and false mean the plan stands,
@@ -66,21 +55,21 @@ func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client
 	if now.ShardCount != seen.ShardCount {
 		changes = append(changes, fmt.Sprintf("its shard count went from %d to %d", seen.ShardCount, now.ShardCount))
 	}
-	was, is := unfinishedMigration(seen), unfinishedMigration(now)
+	was, is := prefix.Unfinished(seen), prefix.Unfinished(now)
 	switch {
 	case was == nil && is != nil:
-		changes = append(changes, describeMigrationOf(is)+" started")
+		changes = append(changes, prefix.Describe(is)+" started")
 	case was != nil && is != nil && is.ReshardingID != was.ReshardingID:
-		changes = append(changes, fmt.Sprintf("%s, under way at plan time, was followed by %s", describeMigrationOf(was), describeMigrationOf(is)))
+		changes = append(changes, fmt.Sprintf("%s, under way at plan time, was followed by %s", prefix.Describe(was), prefix.Describe(is)))
 	case was != nil && is == nil:
 		m, err := lookup(ctx, seen.StreamPrefix, seen.ConsumerGroup, was.ReshardingID)
 		switch {
 		case client.IsNotFound(err):
-			changes = append(changes, fmt.Sprintf("%s, under way at plan time, is no longer known to the coordinator", describeMigrationOf(was)))
+			changes = append(changes, fmt.Sprintf("%s, under way at plan time, is no longer known to the coordinator", prefix.Describe(was)))
 		case err != nil:
 			return nil, false, err
 		case m.State != client.MigrationDeprecated:
-			changes = append(changes, fmt.Sprintf("%s, under way at plan time, is now %s", describeMigrationOf(was), m.State))
+			changes = append(changes, fmt.Sprintf("%s, under way at plan time, is now %s", prefix.Describe(was), m.State))
 		}
 	}
 	return changes, false, nil
@@ -98,7 +87,7 @@ func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen
 		return true
 	}
 	next := ""
-	if am := unfinishedMigration(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
+	if am := prefix.Unfinished(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
 		next = "\n\n" + preparingElsewhereDetail(p, target, *now)
 	}
 	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
@@ -113,8 +102,8 @@ func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen
 }
 
 func migrationClause(g *client.Group) string {
-	if am := unfinishedMigration(g); am != nil {
-		return ", with " + describeMigrationOf(am) + " under way"
+	if am := prefix.Unfinished(g); am != nil {
+		return ", with " + prefix.Describe(am) + " under way"
 	}
 	return ", with no migration under way"
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // Refusal texts of a shard count change: what blocks it, what to do next.
@@ -14,6 +15,29 @@ import (
 const staleBasisNext = "Run terraform plan again with a refresh (without -refresh=false: a plan without one compares with the " +
 	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
 	"the new resharding preview, and apply that plan."
+
+// refusalText is the summary and detail of prefix.Decide's refusal to send
+// anything, the same whether the plan or the apply meets it. (A wait-only
+// plan's refusal is the apply's alone: scaler.refuseWaitOnly.)
+func refusalText(p string, target int32, rollbackOnRevert bool, r *prefix.Refusal) (summary, detail string) {
+	gi := r.Groups[0]
+	switch r.Kind {
+	case prefix.PreparingElsewhere:
+		return fmt.Sprintf("Cannot scale stream prefix %q to %d shards: a PREPARING migration blocks it", p, target), preparingElsewhereDetail(p, target, gi)
+	case prefix.StalledElsewhere:
+		var migs, groups, calls []string
+		for _, gi := range r.Groups {
+			migs = append(migs, describeMigration(gi))
+			groups = append(groups, fmt.Sprintf("%q", gi.ConsumerGroup))
+			calls = append(calls, "POST "+client.RollbackPath(p, gi.ConsumerGroup, gi.ActiveMigration.ReshardingID))
+		}
+		return fmt.Sprintf("Cannot scale stream prefix %q to %d shards while another resharding is in progress", p, target), fmt.Sprintf(
+			"A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no live consumer: it stays ACTIVE "+
+				"until a consumer joins, so waiting could only time out. Start a consumer of group %s, or roll the migration back (%s), "+
+				"then plan again.", p, target, strings.Join(migs, " and "), strings.Join(groups, " and "), strings.Join(calls, "; "))
+	}
+	return fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", p, target), revertRefusedDetail(p, target, rollbackOnRevert, r.Groups)
+}
 
 // preparingElsewhereDetail explains a PREPARING migration that blocks every
 // scale of the prefix but one (CONTRACT §4.6).
