@@ -25,6 +25,12 @@ type Input struct {
 	// also ends the wait the plan resumed. Otherwise a group away from the
 	// target is behind, like any other.
 	Known map[string]client.Migration
+	// TakeOver: the decision brings the groups to the target group by
+	// group, under the prefix lock, after this run's stream scale landed
+	// or was refused (409): it sends no stream scale (a group behind gets
+	// a per-group scale), and a migration heading elsewhere, which it
+	// would wait for or revert, refuses it (BlockedElsewhere).
+	TakeOver bool
 }
 
 // StepKind is one thing an executor does.
@@ -84,6 +90,10 @@ const (
 	// would wait for, is a scale-out whose group has no live consumer: it
 	// stays ACTIVE until one joins, so the wait could only time out.
 	StalledElsewhere
+	// BlockedElsewhere: a take-over meets migrations heading elsewhere
+	// (Groups); scaling the other groups before them would leave the
+	// prefix at two counts.
+	BlockedElsewhere
 )
 
 // Refusal is a decision to send nothing; Groups are the groups it names.
@@ -99,9 +109,9 @@ type Decision struct {
 	Refusal *Refusal
 	// Revert: the steps roll the prefix back to the target.
 	Revert bool
-	// NoConsumer are the groups below the target with nothing under way
-	// and no live consumer: the change scales them out, now or once what
-	// it waits for is done, and their migrations stay ACTIVE until a
+	// NoConsumer are the groups with no live consumer that the change
+	// brings to the target by a scale-out (waitsForConsumer), now or once
+	// what it waits for is done: their migrations stay ACTIVE until a
 	// consumer joins, so it does not complete by itself (the plan's
 	// preview says so).
 	NoConsumer []string
@@ -129,7 +139,7 @@ func (d Decision) Sends() bool {
 //     change a revert: every migration heading away from the target is
 //     rolled back (all must be ACTIVE and from the target, and
 //     rollback_on_revert set, else the revert is refused, naming them),
-//     one heading to the target (not PREPARING) is taken over, then every
+//     one heading to the target is taken over (resumed if PREPARING), then every
 //     group at another count with nothing under way (one this apply
 //     created at the count the plan saw, or a split prefix's) is scaled to
 //     the target one by one.
@@ -146,17 +156,67 @@ func (d Decision) Sends() bool {
 //     scale would be refused (409) while any migration is under way. A known
 //     migration (Input.Known) of a group with none under way is adopted.
 //
-// A wait-only plan refuses any decision that sends (WaitOnlyStale).
+// A wait-only plan refuses any decision that sends (WaitOnlyStale); a
+// take-over's, any that waits, reverts or scales the stream
+// (Input.TakeOver).
 func Decide(in Input) Decision {
 	d := decide(in)
+	if in.TakeOver {
+		d = takeOver(in, d)
+	}
 	if d.Refusal != nil {
 		return d
 	}
 	for _, g := range in.Record.Groups {
-		if g.ShardCount < in.Target && g.State == client.GroupEmpty && Unfinished(&g) == nil {
+		if waitsForConsumer(&g, in.Target) {
 			d.NoConsumer = append(d.NoConsumer, g.ConsumerGroup)
 		}
 	}
+	return d
+}
+
+// waitsForConsumer reports a group with no live consumer that reaches the
+// target by a scale-out: scaled out from below it, or with a scale-out to
+// it under way (taken over, or resumed from PREPARING). Its migration stays
+// ACTIVE until a consumer joins.
+func waitsForConsumer(g *client.Group, target int32) bool {
+	if g.State != client.GroupEmpty {
+		return false
+	}
+	if am := Unfinished(g); am != nil {
+		return am.ToShardCount == target && am.ToShardCount > am.FromShardCount && am.State != client.MigrationDraining
+	}
+	return g.ShardCount < target
+}
+
+// takeOver is a decision made for a take-over (Input.TakeOver).
+func takeOver(in Input, d Decision) Decision {
+	if d.Refusal != nil {
+		return d
+	}
+	var blocking []client.Group
+	for _, st := range d.Steps {
+		switch st.Kind {
+		case WaitOthers:
+			blocking = st.Blocking
+		case Rollback:
+			blocking = append(blocking, *in.Record.Group(st.Group))
+		}
+	}
+	if len(blocking) > 0 {
+		return Decision{Refusal: &Refusal{Kind: BlockedElsewhere, Groups: blocking}}
+	}
+	if len(d.Steps) == 0 || d.Steps[0].Kind != StreamScale {
+		return d
+	}
+	// Nothing is under way: what the stream scale would do, group by group.
+	steps := d.Steps[1:]
+	for _, g := range in.Record.Groups {
+		if g.ShardCount != in.Target {
+			steps = append(steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup})
+		}
+	}
+	d.Steps = steps
 	return d
 }
 
@@ -252,13 +312,14 @@ func decideRevert(in Input, active []client.Group) Decision {
 		return refuse(WaitOnlyStale, active[0])
 	}
 	// The migrations reverted are those heading away from the target; one
-	// heading to it (ACTIVE or DRAINING) is taken over, as outside a revert.
+	// heading to it is taken over (a PREPARING one resumed), as outside a
+	// revert: a rollback concerns its own group only (CONTRACT §4.8).
 	var away []client.Group
 	refused := false
 	for _, g := range active {
 		am := g.ActiveMigration
 		switch {
-		case am.ToShardCount == in.Target && am.State != client.MigrationPreparing:
+		case am.ToShardCount == in.Target:
 			continue
 		case !in.RollbackOnRevert || am.State != client.MigrationActive || am.FromShardCount != in.Target:
 			refused = true
@@ -273,7 +334,10 @@ func decideRevert(in Input, active []client.Group) Decision {
 		d.Steps = append(d.Steps, Step{Kind: Rollback, Group: g.ConsumerGroup, Migration: g.ActiveMigration})
 	}
 	for _, g := range active {
-		if am := g.ActiveMigration; am.ToShardCount == in.Target && am.State != client.MigrationPreparing {
+		switch am := g.ActiveMigration; {
+		case am.ToShardCount == in.Target && am.State == client.MigrationPreparing:
+			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup, Migration: am, Resume: true})
+		case am.ToShardCount == in.Target:
 			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: am})
 		}
 	}

@@ -33,7 +33,7 @@ func summary(d Decision) string {
 		for _, g := range d.Refusal.Groups {
 			names = append(names, g.ConsumerGroup)
 		}
-		kind := map[RefusalKind]string{PreparingElsewhere: "preparing-elsewhere", RevertRefused: "revert-refused", WaitOnlyStale: "wait-only-stale", StalledElsewhere: "stalled-elsewhere"}[d.Refusal.Kind]
+		kind := map[RefusalKind]string{PreparingElsewhere: "preparing-elsewhere", RevertRefused: "revert-refused", WaitOnlyStale: "wait-only-stale", StalledElsewhere: "stalled-elsewhere", BlockedElsewhere: "blocked-elsewhere"}[d.Refusal.Kind]
 		return "refuse " + kind + " " + strings.Join(names, ",")
 	}
 	if d.Done() {
@@ -97,8 +97,8 @@ func TestDecide(t *testing.T) {
 			"rollback a; adopt b; per-group scale c; [revert]", true},
 		{"revert beside a migration to the target, without rollback_on_revert, names only the one reverted", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationDraining)), Target: 4},
 			"refuse revert-refused a", false},
-		{"revert beside a PREPARING migration to the target is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationPreparing)), Target: 4, RollbackOnRevert: true},
-			"refuse revert-refused a,b", false},
+		{"revert beside a PREPARING migration to the target resumes it", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationPreparing)), Target: 4, RollbackOnRevert: true},
+			"rollback a; per-group scale b (resume); [revert]", true},
 		{"wait-only: under way to the target", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6)), Target: 6, WaitOnly: true}, "adopt a", false},
 		{"wait-only: finished meanwhile", Input{Record: rec(grp("a", 6), grp("b", 6)), Target: 6, WaitOnly: true}, "done", false},
 		{"wait-only: a group behind is stale", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6, WaitOnly: true}, "refuse wait-only-stale b", false},
@@ -110,6 +110,16 @@ func TestDecide(t *testing.T) {
 			"adopt a; adopt b", false},
 		{"a known migration of a group away from the target: the group is behind", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6, Known: known},
 			"adopt a; per-group scale b", true},
+		{"take-over: adopt, resume and per-group scales", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationPreparing), grp("c", 4)), Target: 6, TakeOver: true},
+			"adopt a; per-group scale b (resume); per-group scale c", true},
+		{"take-over with nothing under way: per-group scales, no stream scale", Input{Record: rec(grp("a", 4), grp("b", 6), grp("c", 6)), Target: 6, TakeOver: true, Known: known},
+			"adopt b; per-group scale a", true},
+		{"take-over meeting a migration elsewhere is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 3, client.MigrationDraining)), Target: 6, TakeOver: true},
+			"refuse blocked-elsewhere b", false},
+		{"take-over meeting a revert is refused", Input{Record: rec(migrating("a", 6, 8, client.MigrationActive), grp("b", 6)), Target: 6, TakeOver: true, RollbackOnRevert: true},
+			"refuse blocked-elsewhere a", false},
+		{"take-over: the decision's own refusals stand", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing)), Target: 6, TakeOver: true},
+			"refuse preparing-elsewhere a", false},
 		{"with nothing under way a known finished one rides along the stream scale", Input{Record: rec(grp("a", 4), grp("b", 6)), Target: 6, Known: known},
 			"stream scale; adopt b", true},
 	}
@@ -148,6 +158,10 @@ func TestDecideNoConsumer(t *testing.T) {
 		{"every group there", Input{Record: rec(empty(grp("a", 6))), Target: 6}, nil},
 		{"behind a migration elsewhere, which is waited for first", Input{Record: rec(migrating("a", 4, 8, client.MigrationActive), empty(grp("b", 4))), Target: 6}, []string{"b"}},
 		{"a revert's per-group scale", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), empty(grp("b", 2))), Target: 4, RollbackOnRevert: true}, []string{"b"}},
+		{"a scale-out under way to the target, taken over", Input{Record: rec(empty(migrating("a", 4, 6, client.MigrationActive)), grp("b", 6)), Target: 6}, []string{"a"}},
+		{"a PREPARING scale-out to the target, resumed", Input{Record: rec(empty(migrating("a", 4, 6, client.MigrationPreparing)), grp("b", 6)), Target: 6}, []string{"a"}},
+		{"a draining scale-out needs no consumer", Input{Record: rec(empty(migrating("a", 4, 6, client.MigrationDraining))), Target: 6}, nil},
+		{"a scale-in under way", Input{Record: rec(empty(migrating("a", 8, 6, client.MigrationActive))), Target: 6}, nil},
 		{"a refusal names none", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing), empty(grp("b", 4))), Target: 6}, nil},
 	}
 	for _, tc := range cases {

@@ -36,7 +36,7 @@ var campaignInvariants = map[string]string{
 	"prefix_at_count_after_apply": "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
 	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
 	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
-	"no_destroy_then_refuse":      "an apply that refuses a plan (stale, or cannot succeed) sent no DELETE of a group the refusal names, and no rollback in a stream prefix it names, before refusing [43]",
+	"no_destroy_then_refuse":      "an apply that refuses a plan in a stream prefix (saying nothing was sent) sent no rollback in it, and left no group of it that the configuration has deleted by its own DELETE [43]",
 	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
 }
 
@@ -199,22 +199,30 @@ func (w *campaignRun) checkPrefixesAtCount() {
 	}
 }
 
+// campaignNothingSent is the claim a refusal of the provider makes.
+var campaignNothingSent = regexp.MustCompile(`(?i)nothing (more )?was sent`)
+
 // destroyedThenRefused is no_destroy_then_refuse for one apply: events are
 // what terraform sent during it; out is its output. A refusal is an error
-// that says nothing (more) was sent, the claim every refusal of the
-// provider ends with. It returns each DELETE of a group that the apply left
-// deleted although the configuration has it (left(p, g): the harm of a
-// stale replacement deleted, then refused), and each rollback in a prefix
-// whose refusal's title names it.
+// that says nothing (more) was sent. It returns each rollback in a prefix
+// whose refusal names it, and each DELETE of a group of such a prefix that
+// the apply left deleted although the configuration has it (left(p, g):
+// the harm of a stale replacement deleted, then refused).
 func destroyedThenRefused(events []coordinator.AuditEvent, code int, out string, left func(p, g string) bool) []string {
 	if code == 0 {
 		return nil
 	}
 	var refusals []string
 	for _, b := range errorBlocks(out) {
-		if b = strings.Join(strings.Fields(b), " "); strings.Contains(b, "Nothing was sent") || strings.Contains(b, "Nothing more was sent") {
+		if b = strings.Join(strings.Fields(b), " "); campaignNothingSent.MatchString(b) {
 			refusals = append(refusals, b)
 		}
+	}
+	// names reports a refusal (its title alone: the detail may list every
+	// group of the prefix) that names stream prefix p.
+	names := func(r, p string) bool {
+		title, _, _ := strings.Cut(r, " with ")
+		return strings.Contains(title, fmt.Sprintf("%q", p)) || strings.Contains(title, p+"/")
 	}
 	var found []string
 	for _, e := range events {
@@ -222,17 +230,13 @@ func destroyedThenRefused(events []coordinator.AuditEvent, code int, out string,
 			continue
 		}
 		p, g := e.StreamPrefix, deref(e.ConsumerGroup)
-		switch e.Action {
-		case coordinator.ActionDeleteGroup:
-			if left(p, g) {
-				found = append(found, fmt.Sprintf("DELETE of %s/%s (request id %s), which the configuration has, then the refusal %q", p, g, e.RequestID, firstLine(refusals[0])))
-			}
-		case coordinator.ActionRollbackMigration:
-			for _, r := range refusals {
-				if title, _, _ := strings.Cut(r, " with "); strings.Contains(title, fmt.Sprintf("%q", p)) {
-					found = append(found, fmt.Sprintf("rollback in %s/%s (request id %s), then the refusal %q", p, g, e.RequestID, firstLine(r)))
-					break
-				}
+		if e.Action != coordinator.ActionDeleteGroup && e.Action != coordinator.ActionRollbackMigration {
+			continue
+		}
+		for _, r := range refusals {
+			if names(r, p) && (e.Action == coordinator.ActionRollbackMigration || left(p, g)) {
+				found = append(found, fmt.Sprintf("%s of %s/%s (request id %s), then the refusal %q", e.Action, p, g, e.RequestID, firstLine(r)))
+				break
 			}
 		}
 	}

@@ -86,9 +86,9 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 // change by themselves before Terraform's apply-time re-plan. Every group
 // but this resource's own (its refresh recorded it) counts when it has a
 // migration under way that moves by itself (ACTIVE or DRAINING; a PREPARING
-// one never does, CONTRACT §4.6), or, with none, when the scale takes it
-// out (its liveness decides whether the scale-out completes:
-// prefix.Decision.NoConsumer).
+// one never does, CONTRACT §4.6), or one the change resumes (PREPARING to
+// the target), or, with none, when the scale takes it out (its liveness
+// decides whether the scale-out completes: prefix.Decision.NoConsumer).
 func (s prefixSnapshot) movesByItself() []string {
 	var names []string
 	for _, gi := range s.groups {
@@ -96,7 +96,7 @@ func (s prefixSnapshot) movesByItself() []string {
 			continue
 		}
 		am := gi.ActiveMigration
-		if (!am.Finished() && am.State != client.MigrationPreparing) || (am.Finished() && gi.ShardCount < s.target) {
+		if (!am.Finished() && (am.State != client.MigrationPreparing || am.ToShardCount == s.target)) || (am.Finished() && gi.ShardCount < s.target) {
 			names = append(names, fmt.Sprintf("%q", gi.ConsumerGroup))
 		}
 	}

@@ -117,7 +117,7 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 				Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
 			},
 			"rollback_on_revert": schema.BoolAttribute{
-				MarkdownDescription: "Setting `shard_count` back to its starting count while the migration is `ACTIVE` rolls it back on every group of the prefix, instead of failing; entries written to added shards are stranded. Defaults to `false`.",
+				MarkdownDescription: "Setting `shard_count` back to its starting count while the migration is `ACTIVE` rolls back every migration heading away from it, instead of failing; entries written to added shards are stranded. Defaults to `false`.",
 				Optional:            true,
 				Computed:            true,
 				Default:             booldefault.StaticBool(false),

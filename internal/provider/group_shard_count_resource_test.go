@@ -286,7 +286,7 @@ func TestAccGroupShardCount_revertBesideAMigrationToTheTarget(t *testing.T) {
 				a.migrationFinished(p, "a", 3),
 				a.diags.ExpectWarning("Resharding stream prefix", `rolls back migration reshard-`, `of group "a" (3→6 shards, ACTIVE) (rollback_on_revert)`,
 					`takes over migration reshard-`, `of group "b" (2→3 shards, ACTIVE), already heading to the target`),
-				a.diags.ExpectWarning("Rolled back the resharding", `group "b"'s migration reshard-`, `taken over`),
+				a.diags.ExpectWarning("Rolled back the resharding", `rolled back reshard-`, `of group "a" (3→6)`, `took over group "b"'s migration reshard-`),
 				func(*terraform.State) error {
 					sent := terraformMutations(c, p)
 					if len(sent) != 1 || sent[0].Action != "ROLLBACK_MIGRATION" || deref(sent[0].ConsumerGroup) != "a" {

@@ -360,7 +360,8 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			}
 			continue
 		case d.Steps[0].Kind == prefix.WaitOthers:
-			s.refuseBlockedTakeOver(d.Steps[0].Blocking)
+			// They are still under way after the wait.
+			s.refused(prefix.Decision{Refusal: &prefix.Refusal{Kind: prefix.BlockedElsewhere, Groups: d.Steps[0].Blocking}})
 			return nil
 		case d.Steps[0].Kind == prefix.StreamScale:
 			if !s.basisHolds(rec) {
@@ -430,16 +431,6 @@ func (s *scaler) nothingSent() string {
 	}
 	return fmt.Sprintf("The stream scale this apply sent had been applied, at least in part (%s): its migrations are recorded in "+
 		"state, and the next plan waits for them or repairs the prefix. Nothing more was sent.", strings.Join(s.landed, "; "))
-}
-
-// sends reports steps of which one sends a mutation (prefix.Step.Sends).
-func sends(steps []prefix.Step) bool {
-	for _, st := range steps {
-		if st.Sends() {
-			return true
-		}
-	}
-	return false
 }
 
 // basisHolds is the executor's basis rule for every record of the prefix
@@ -512,10 +503,10 @@ func scaleErrorHint(err error) string {
 // one group at a time: it adopts migrations already heading to the target,
 // resumes a PREPARING one with the same target, and scales groups left
 // behind (a split prefix, a stream scale that failed part-way) with the
-// per-group endpoint: prefix.Decide's steps, decided under the lock. A
-// migration heading elsewhere refuses it before anything is sent
-// (blockingTakeOver): scaling the rest first would leave the prefix at two
-// counts. Under the lock it never sends a stream scale: what a
+// per-group endpoint: prefix.Decide's steps for a take-over
+// (prefix.Input.TakeOver), decided under the lock. A migration heading
+// elsewhere refuses it before anything is sent: scaling the rest first
+// would leave the prefix at two counts. Under the lock it never sends a stream scale: what a
 // stream scale would do, it does group by group.
 //
 // It holds the prefix lock and journals each step (prefix.Run), as a stream
@@ -537,29 +528,15 @@ func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]
 	// the next plan waits for it or repairs the prefix.
 	landed := s.landedOutcome(rec, underWay)
 	refuse := func() *scaleOutcome { return landed }
-	d := prefix.Decide(s.input(rec, underWay))
-	if s.refused(d) {
-		return refuse()
-	}
-	if blocking := blockingTakeOver(d, rec); blocking != nil {
-		s.refuseBlockedTakeOver(blocking)
-		return refuse()
-	}
-	steps := d.Steps
-	if len(steps) > 0 && steps[0].Kind == prefix.StreamScale {
-		steps = steps[1:]
-		for _, gi := range rec.Groups {
-			if gi.ShardCount != s.target {
-				steps = append(steps, prefix.Step{Kind: prefix.ScaleGroup, Group: gi.ConsumerGroup})
-			}
-		}
-	}
-	if sends(steps) && !s.basisHolds(rec) {
+	in := s.input(rec, underWay)
+	in.TakeOver = true
+	d := prefix.Decide(in)
+	if s.refused(d) || (d.Sends() && !s.basisHolds(rec)) {
 		return refuse()
 	}
 	out := newScaleOutcome()
 	var done []string
-	for _, st := range steps {
+	for _, st := range d.Steps {
 		gi := *rec.Group(st.Group)
 		switch st.Kind {
 		case prefix.Adopt:
@@ -660,25 +637,25 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
-					"Rolled back so far: "+orNone(rolled)+".")
+					"Done so far: "+orNone(rolled)+".")
 				return partial()
 			}
 			to := am.ToShardCount
 			out.previous = &to
 			out.track(gi.ConsumerGroup, *m)
-			rolled = append(rolled, fmt.Sprintf("%s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
+			rolled = append(rolled, fmt.Sprintf("rolled back %s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 			continue
 		}
 		if st.Kind == prefix.Adopt {
 			// Heading to the target already: waited for, not rolled back.
 			out.track(gi.ConsumerGroup, *st.Migration)
-			rolled = append(rolled, fmt.Sprintf("group %q's %s taken over", gi.ConsumerGroup, prefix.Describe(st.Migration)))
+			rolled = append(rolled, fmt.Sprintf("took over group %q's %s", gi.ConsumerGroup, prefix.Describe(st.Migration)))
 			continue
 		}
 		m, err := s.scaleGroup(ctx, gi)
 		if err != nil {
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
-				fmt.Sprintf("The provider rolled the prefix back to %d (rolled back: %s) and scales group %q, at %d shards, to %d with the "+
+				fmt.Sprintf("The provider took the prefix back to %d (done: %s) and scales group %q, at %d shards, to %d with the "+
 					"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
 					"shows the split prefix and its apply sends this scale again.", s.target, orNone(rolled), gi.ConsumerGroup, gi.ShardCount, s.target))
 			return partial()
@@ -686,11 +663,11 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		// Its migration is the apply's to wait for, as any scale's
 		// (apply waits for the unfinished ones).
 		out.track(gi.ConsumerGroup, *m)
-		rolled = append(rolled, fmt.Sprintf("group %q, at %d shards, scaled to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
+		rolled = append(rolled, fmt.Sprintf("scaled group %q, at %d shards, to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
 	}
 	out.state = client.MigrationRolledBack
 	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
-		"rollback_on_revert is set and shard_count = %d is where the active migrations started, so they were rolled back: %s. "+
+		"rollback_on_revert is set and shard_count = %d is where the active migrations started, so the prefix was taken back: %s. "+
 			"Entries producers already wrote to shards that the rollback removes are stranded: the coordinator no longer assigns those shards.",
 		s.target, strings.Join(rolled, "; ")))
 	return out
@@ -1051,37 +1028,4 @@ func provedNotApplied(err error) bool {
 		return true
 	}
 	return false
-}
-
-// blockingTakeOver are the groups whose migrations head elsewhere when
-// the decision a take-over meets waits for them or reverts them (a
-// migration elsewhere appeared since the decision that led to the
-// take-over, which brings groups to the target only); nil otherwise.
-func blockingTakeOver(d prefix.Decision, rec prefix.Record) []client.Group {
-	var blocking []client.Group
-	for _, st := range d.Steps {
-		switch st.Kind {
-		case prefix.WaitOthers:
-			return st.Blocking
-		case prefix.Rollback:
-			blocking = append(blocking, *rec.Group(st.Group))
-		}
-	}
-	return blocking
-}
-
-// refuseBlockedTakeOver stops a take-over of a stream prefix where
-// migrations head to another count (blocking), before anything is sent.
-// Scaling the groups before them one by one (the per-group endpoint) and
-// only then stopping would leave the prefix at two shard counts, which
-// producers, routing with one count per prefix, cannot follow.
-func (s *scaler) refuseBlockedTakeOver(blocking []client.Group) {
-	detail := blockingMigrationsDetail(s.p, s.target, blocking)
-	if calls := rollbackCalls(s.p, blocking); calls != "" {
-		detail += "\n\nWait until they finish (a scale-out finishes once the group's consumers converge; a stalled consumer holds it " +
-			"until its lease expires), or roll them back:\n" + calls
-	}
-	s.diags.AddError(fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", s.p), detail+
-		"\n\n"+s.nothingSent()+" Scaling the other groups of the prefix before these would leave it at two "+
-		"shard counts. Run terraform apply again once they are finished.")
 }

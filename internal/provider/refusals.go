@@ -35,7 +35,16 @@ func refusalText(p string, target int32, rollbackOnRevert bool, r *prefix.Refusa
 			"A scale of stream prefix %q to %d shards must wait for %s, a scale-out whose group has no live consumer: it stays ACTIVE "+
 				"until a consumer joins, so waiting could only time out. Start a consumer of group %s, or roll the migration back (%s), "+
 				"then plan again.", p, target, strings.Join(migs, " and "), strings.Join(groups, " and "), strings.Join(calls, "; "))
+	case prefix.BlockedElsewhere:
+		detail := blockingMigrationsDetail(p, target, r.Groups)
+		if calls := rollbackCalls(p, r.Groups); calls != "" {
+			detail += "\n\nWait until they finish (a scale-out finishes once the group's consumers converge; a stalled consumer holds it " +
+				"until its lease expires), or roll them back:\n" + calls
+		}
+		return fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", p), detail + "\n\nScaling the other " +
+			"groups of the prefix before these would leave it at two shard counts. Run terraform apply again once they are finished."
 	}
+	// prefix.RevertRefused
 	return fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", p, target), revertRefusedDetail(p, target, rollbackOnRevert, r.Groups)
 }
 
