@@ -28,8 +28,8 @@ type Input struct {
 	// TakeOver: the decision brings the groups to the target group by
 	// group, under the prefix lock, after this run's stream scale landed
 	// or was refused (409): it sends no stream scale (a group behind gets
-	// a per-group scale), and a migration heading elsewhere, which it
-	// would wait for or revert, refuses it (BlockedElsewhere).
+	// a per-group scale), and where it would wait for migrations heading
+	// elsewhere, or roll them back, it refuses (BlockedElsewhere).
 	TakeOver bool
 }
 
@@ -90,8 +90,9 @@ const (
 	// would wait for, is a scale-out whose group has no live consumer: it
 	// stays ACTIVE until one joins, so the wait could only time out.
 	StalledElsewhere
-	// BlockedElsewhere: a take-over meets migrations heading elsewhere
-	// (Groups); scaling the other groups before them would leave the
+	// BlockedElsewhere: migrations heading elsewhere (Groups) stop a
+	// take-over, or a change that already waited for them once (the
+	// executor's); scaling the other groups before them would leave the
 	// prefix at two counts.
 	BlockedElsewhere
 )
@@ -146,7 +147,8 @@ func (d Decision) Sends() bool {
 //  3. Migrations heading elsewhere (and not from the target) are waited
 //     for; the decision is then made again from a fresh record. One that
 //     is stalled (a scale-out with no live consumer) refuses: the wait
-//     would not end.
+//     would not end. A take-over (Input.TakeOver) refuses instead of a
+//     wait, or of a revert's rollbacks (BlockedElsewhere).
 //  4. With nothing under way, one stream scale brings every group there
 //     (the coordinator answers a noop for groups at the target); with every
 //     group at the target there is nothing to do.
@@ -154,16 +156,15 @@ func (d Decision) Sends() bool {
 //     one is resumed with a per-group scale to the same target, and every
 //     group left behind (a split prefix) gets a per-group scale: a stream
 //     scale would be refused (409) while any migration is under way. A known
-//     migration (Input.Known) of a group with none under way is adopted.
+//     migration (Input.Known) of a group with none under way is adopted. A
+//     take-over scales the groups behind one by one even with nothing
+//     under way.
 //
-// A wait-only plan refuses any decision that sends (WaitOnlyStale); a
-// take-over's, any that waits, reverts or scales the stream
-// (Input.TakeOver).
+// NoConsumer names the groups the decision leaves waiting for a consumer.
+//
+// A wait-only plan refuses any decision that sends (WaitOnlyStale).
 func Decide(in Input) Decision {
 	d := decide(in)
-	if in.TakeOver {
-		d = takeOver(in, d)
-	}
 	if d.Refusal != nil {
 		return d
 	}
@@ -176,48 +177,25 @@ func Decide(in Input) Decision {
 }
 
 // waitsForConsumer reports a group with no live consumer that reaches the
-// target by a scale-out: scaled out from below it, or with a scale-out to
+// target by a scale-out: scaled out from below it (now, or once the
+// migration elsewhere it waits for ends below it), or with a scale-out to
 // it under way (taken over, or resumed from PREPARING). Its migration stays
 // ACTIVE until a consumer joins.
 func waitsForConsumer(g *client.Group, target int32) bool {
 	if g.State != client.GroupEmpty {
 		return false
 	}
-	if am := Unfinished(g); am != nil {
-		return am.ToShardCount == target && am.ToShardCount > am.FromShardCount && am.State != client.MigrationDraining
+	am := Unfinished(g)
+	switch {
+	case am == nil:
+		return g.ShardCount < target
+	case am.ToShardCount == target:
+		return am.ToShardCount > am.FromShardCount && am.State != client.MigrationDraining
+	case am.FromShardCount == target:
+		return false // rolled back to the target
 	}
-	return g.ShardCount < target
-}
-
-// takeOver is a decision made for a take-over (Input.TakeOver).
-func takeOver(in Input, d Decision) Decision {
-	if d.Refusal != nil {
-		return d
-	}
-	var blocking []client.Group
-	for _, st := range d.Steps {
-		switch st.Kind {
-		case WaitOthers:
-			blocking = st.Blocking
-		case Rollback:
-			blocking = append(blocking, *in.Record.Group(st.Group))
-		}
-	}
-	if len(blocking) > 0 {
-		return Decision{Refusal: &Refusal{Kind: BlockedElsewhere, Groups: blocking}}
-	}
-	if len(d.Steps) == 0 || d.Steps[0].Kind != StreamScale {
-		return d
-	}
-	// Nothing is under way: what the stream scale would do, group by group.
-	steps := d.Steps[1:]
-	for _, g := range in.Record.Groups {
-		if g.ShardCount != in.Target {
-			steps = append(steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup})
-		}
-	}
-	d.Steps = steps
-	return d
+	// Waited for, then scaled from where it ends.
+	return am.ToShardCount < target
 }
 
 func decide(in Input) Decision {
@@ -261,6 +239,9 @@ func decide(in Input) Decision {
 		if len(stalled) > 0 {
 			return Decision{Refusal: &Refusal{Kind: StalledElsewhere, Groups: stalled}}
 		}
+		if in.TakeOver {
+			return Decision{Refusal: &Refusal{Kind: BlockedElsewhere, Groups: elsewhere}}
+		}
 		return Decision{Steps: []Step{{Kind: WaitOthers, Blocking: elsewhere}}}
 	}
 	var d Decision
@@ -281,7 +262,7 @@ func decide(in Input) Decision {
 			behind = append(behind, g)
 		}
 	}
-	if len(active) == 0 && len(behind) > 0 {
+	if len(active) == 0 && len(behind) > 0 && !in.TakeOver {
 		// One stream scale instead of per-group scales: the coordinator
 		// allows it with nothing under way, and answers a noop for the
 		// groups already at the target.
@@ -329,15 +310,23 @@ func decideRevert(in Input, active []client.Group) Decision {
 	if refused {
 		return Decision{Refusal: &Refusal{Kind: RevertRefused, Groups: away}}
 	}
+	if in.TakeOver {
+		return Decision{Refusal: &Refusal{Kind: BlockedElsewhere, Groups: away}}
+	}
+	// A resume first: it is the step that failed before (provisioning),
+	// and failing again it leaves the prefix as it was, where a rollback
+	// already done would have stranded entries.
 	d := Decision{Revert: true}
+	for _, g := range active {
+		if am := g.ActiveMigration; am.ToShardCount == in.Target && am.State == client.MigrationPreparing {
+			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup, Migration: am, Resume: true})
+		}
+	}
 	for _, g := range away {
 		d.Steps = append(d.Steps, Step{Kind: Rollback, Group: g.ConsumerGroup, Migration: g.ActiveMigration})
 	}
 	for _, g := range active {
-		switch am := g.ActiveMigration; {
-		case am.ToShardCount == in.Target && am.State == client.MigrationPreparing:
-			d.Steps = append(d.Steps, Step{Kind: ScaleGroup, Group: g.ConsumerGroup, Migration: am, Resume: true})
-		case am.ToShardCount == in.Target:
+		if am := g.ActiveMigration; am.ToShardCount == in.Target && am.State != client.MigrationPreparing {
 			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: am})
 		}
 	}

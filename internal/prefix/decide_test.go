@@ -98,7 +98,7 @@ func TestDecide(t *testing.T) {
 		{"revert beside a migration to the target, without rollback_on_revert, names only the one reverted", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationDraining)), Target: 4},
 			"refuse revert-refused a", false},
 		{"revert beside a PREPARING migration to the target resumes it", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 2, 4, client.MigrationPreparing)), Target: 4, RollbackOnRevert: true},
-			"rollback a; per-group scale b (resume); [revert]", true},
+			"per-group scale b (resume); rollback a; [revert]", true},
 		{"wait-only: under way to the target", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 6)), Target: 6, WaitOnly: true}, "adopt a", false},
 		{"wait-only: finished meanwhile", Input{Record: rec(grp("a", 6), grp("b", 6)), Target: 6, WaitOnly: true}, "done", false},
 		{"wait-only: a group behind is stale", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Target: 6, WaitOnly: true}, "refuse wait-only-stale b", false},
@@ -113,7 +113,7 @@ func TestDecide(t *testing.T) {
 		{"take-over: adopt, resume and per-group scales", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationPreparing), grp("c", 4)), Target: 6, TakeOver: true},
 			"adopt a; per-group scale b (resume); per-group scale c", true},
 		{"take-over with nothing under way: per-group scales, no stream scale", Input{Record: rec(grp("a", 4), grp("b", 6), grp("c", 6)), Target: 6, TakeOver: true, Known: known},
-			"adopt b; per-group scale a", true},
+			"per-group scale a; adopt b", true},
 		{"take-over meeting a migration elsewhere is refused", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 3, client.MigrationDraining)), Target: 6, TakeOver: true},
 			"refuse blocked-elsewhere b", false},
 		{"take-over meeting a revert is refused", Input{Record: rec(migrating("a", 6, 8, client.MigrationActive), grp("b", 6)), Target: 6, TakeOver: true, RollbackOnRevert: true},
@@ -126,7 +126,11 @@ func TestDecide(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			d := Decide(tc.in)
-			if len(d.NoConsumer) > 0 {
+			live := true
+			for _, g := range tc.in.Record.Groups {
+				live = live && g.State != client.GroupEmpty
+			}
+			if live && len(d.NoConsumer) > 0 {
 				t.Errorf("NoConsumer = %v for groups with live consumers", d.NoConsumer)
 			}
 			if got := summary(d); got != tc.want {
@@ -162,6 +166,8 @@ func TestDecideNoConsumer(t *testing.T) {
 		{"a PREPARING scale-out to the target, resumed", Input{Record: rec(empty(migrating("a", 4, 6, client.MigrationPreparing)), grp("b", 6)), Target: 6}, []string{"a"}},
 		{"a draining scale-out needs no consumer", Input{Record: rec(empty(migrating("a", 4, 6, client.MigrationDraining))), Target: 6}, nil},
 		{"a scale-in under way", Input{Record: rec(empty(migrating("a", 8, 6, client.MigrationActive))), Target: 6}, nil},
+		{"waited for, then scaled out from below", Input{Record: rec(empty(migrating("a", 4, 3, client.MigrationDraining)), grp("b", 4)), Target: 6}, []string{"a"}},
+		{"waited for, ending above", Input{Record: rec(empty(migrating("a", 4, 8, client.MigrationDraining)), grp("b", 4)), Target: 6}, nil},
 		{"a refusal names none", Input{Record: rec(migrating("a", 4, 8, client.MigrationPreparing), empty(grp("b", 4))), Target: 6}, nil},
 	}
 	for _, tc := range cases {

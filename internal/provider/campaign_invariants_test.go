@@ -218,11 +218,14 @@ func destroyedThenRefused(events []coordinator.AuditEvent, code int, out string,
 			refusals = append(refusals, b)
 		}
 	}
-	// names reports a refusal (its title alone: the detail may list every
-	// group of the prefix) that names stream prefix p.
-	names := func(r, p string) bool {
-		title, _, _ := strings.Cut(r, " with ")
-		return strings.Contains(title, fmt.Sprintf("%q", p)) || strings.Contains(title, p+"/")
+	// names reports a refusal that names stream prefix p: in its title
+	// (the detail may list every group of the prefix), or anywhere when
+	// the group is left deleted, which no refusal excuses.
+	names := func(r, p string, anywhere bool) bool {
+		if !anywhere {
+			r, _, _ = strings.Cut(r, " with ")
+		}
+		return strings.Contains(r, fmt.Sprintf("%q", p)) || strings.Contains(r, p+"/")
 	}
 	var found []string
 	for _, e := range events {
@@ -234,7 +237,8 @@ func destroyedThenRefused(events []coordinator.AuditEvent, code int, out string,
 			continue
 		}
 		for _, r := range refusals {
-			if names(r, p) && (e.Action == coordinator.ActionRollbackMigration || left(p, g)) {
+			deleted := e.Action == coordinator.ActionDeleteGroup
+			if names(r, p, deleted) && (!deleted || left(p, g)) {
 				found = append(found, fmt.Sprintf("%s of %s/%s (request id %s), then the refusal %q", e.Action, p, g, e.RequestID, firstLine(r)))
 				break
 			}
@@ -262,6 +266,8 @@ func TestDestroyedThenRefused(t *testing.T) {
 		want   int
 	}{
 		{"a delete left deleted, then a refusal", []coordinator.AuditEvent{del}, 1, stale, 1},
+		{"a delete left deleted, then a create refused naming the prefix in its detail", []coordinator.AuditEvent{del}, 1,
+			"\nError: Shard count differs from the other groups of the stream prefix\n\n  with x\n\nThis apply already deleted group \"g2\" of \"p\". Nothing was sent to the coordinator.\n", 1},
 		{"a delete the configuration dropped, then a refusal", []coordinator.AuditEvent{del2}, 1, stale, 0},
 		{"a rollback, then a refusal naming the prefix", []coordinator.AuditEvent{rb}, 1, stale, 1},
 		{"a scale is not destructive", []coordinator.AuditEvent{scale}, 1, stale, 0},

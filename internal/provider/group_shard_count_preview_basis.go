@@ -86,8 +86,8 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 // change by themselves before Terraform's apply-time re-plan. Every group
 // but this resource's own (its refresh recorded it) counts when it has a
 // migration under way that moves by itself (ACTIVE or DRAINING; a PREPARING
-// one never does, CONTRACT §4.6), or one the change resumes (PREPARING to
-// the target), or, with none, when the scale takes it out (its liveness
+// one never does, CONTRACT §4.6), or a scale-out the change resumes
+// (PREPARING to the target), or, with none, when the scale takes it out (its liveness
 // decides whether the scale-out completes: prefix.Decision.NoConsumer).
 func (s prefixSnapshot) movesByItself() []string {
 	var names []string
@@ -96,7 +96,8 @@ func (s prefixSnapshot) movesByItself() []string {
 			continue
 		}
 		am := gi.ActiveMigration
-		if (!am.Finished() && (am.State != client.MigrationPreparing || am.ToShardCount == s.target)) || (am.Finished() && gi.ShardCount < s.target) {
+		resumed := !am.Finished() && am.ToShardCount == s.target && am.ToShardCount > am.FromShardCount
+		if (!am.Finished() && (am.State != client.MigrationPreparing || resumed)) || (am.Finished() && gi.ShardCount < s.target) {
 			names = append(names, fmt.Sprintf("%q", gi.ConsumerGroup))
 		}
 	}

@@ -334,7 +334,8 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 // lets prefix.Decide turn that record into steps, and runs them. One stream
 // scale when nothing is under way; otherwise, under the prefix lock, the
 // take-over (adopt, resume, per-group scales of the groups left behind: a
-// split prefix is repaired the same way) or the revert (rollbacks). Other
+// split prefix is repaired the same way) or the revert (rollbacks, then the
+// take-over of what heads to the target). Other
 // groups' migrations heading elsewhere are waited for once, then the prefix
 // is read and decided again.
 func (s *scaler) execute(ctx context.Context) *scaleOutcome {
@@ -595,13 +596,15 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 }
 
 // revert runs a revert decision: the desired count is where the active
-// migrations started, and rollback_on_revert allows rolling them back
-// (prefix.Decide refuses otherwise, naming the calls to make).
+// migrations started, and rollback_on_revert allows rolling back those
+// heading away (prefix.Decide refuses otherwise, naming the calls to make).
 //
-// Like takeOver it holds the prefix lock and journals each step; a group at another count with nothing under way (one this
+// Like takeOver it holds the prefix lock and journals each step. After the
+// rollbacks, a migration heading to the target is adopted (a PREPARING one
+// resumed), and a group at another count with nothing under way (one this
 // apply created with the count the prefix had at plan time, or a split
-// prefix's) is brought to the target with the per-group scale once the
-// rollbacks are done, so the prefix keeps one count.
+// prefix's) is brought to the target with the per-group scale, so the
+// prefix keeps one count.
 func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	rec, ok := s.record(ctx)
@@ -619,7 +622,7 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 		return nil
 	}
 	out := newScaleOutcome()
-	var rolled []string
+	var did []string
 	// partial is what a failed step leaves: the rollbacks and scales done
 	// before it, which state records (apply) so that the next plan does
 	// not take them for another actor's.
@@ -637,19 +640,19 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
-					"Done so far: "+orNone(rolled)+".")
+					"Done so far: "+orNone(did)+".")
 				return partial()
 			}
 			to := am.ToShardCount
 			out.previous = &to
 			out.track(gi.ConsumerGroup, *m)
-			rolled = append(rolled, fmt.Sprintf("rolled back %s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
+			did = append(did, fmt.Sprintf("rolled back %s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 			continue
 		}
 		if st.Kind == prefix.Adopt {
 			// Heading to the target already: waited for, not rolled back.
 			out.track(gi.ConsumerGroup, *st.Migration)
-			rolled = append(rolled, fmt.Sprintf("took over group %q's %s", gi.ConsumerGroup, prefix.Describe(st.Migration)))
+			did = append(did, fmt.Sprintf("took over group %q's %s", gi.ConsumerGroup, prefix.Describe(st.Migration)))
 			continue
 		}
 		m, err := s.scaleGroup(ctx, gi)
@@ -657,19 +660,23 @@ func (s *scaler) revert(ctx context.Context) *scaleOutcome {
 			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
 				fmt.Sprintf("The provider took the prefix back to %d (done: %s) and scales group %q, at %d shards, to %d with the "+
 					"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
-					"shows the split prefix and its apply sends this scale again.", s.target, orNone(rolled), gi.ConsumerGroup, gi.ShardCount, s.target))
+					"shows the split prefix and its apply sends this scale again.", s.target, orNone(did), gi.ConsumerGroup, gi.ShardCount, s.target))
 			return partial()
 		}
 		// Its migration is the apply's to wait for, as any scale's
 		// (apply waits for the unfinished ones).
 		out.track(gi.ConsumerGroup, *m)
-		rolled = append(rolled, fmt.Sprintf("scaled group %q, at %d shards, to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
+		if st.Resume {
+			did = append(did, fmt.Sprintf("resumed group %q's PREPARING migration with the same target (%s)", gi.ConsumerGroup, m.ReshardingID))
+		} else {
+			did = append(did, fmt.Sprintf("scaled group %q, at %d shards, to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
+		}
 	}
 	out.state = client.MigrationRolledBack
 	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
 		"rollback_on_revert is set and shard_count = %d is where the active migrations started, so the prefix was taken back: %s. "+
 			"Entries producers already wrote to shards that the rollback removes are stranded: the coordinator no longer assigns those shards.",
-		s.target, strings.Join(rolled, "; ")))
+		s.target, strings.Join(did, "; ")))
 	return out
 }
 
