@@ -326,7 +326,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
 	v := snap.judge(plan.RollbackOnRevert.ValueBool())
-	completes, blockedBy := v.completes, v.blockedBy
+	completes, blockedBy := v.completes(), v.blockedBy
 	if v.fatal != "" {
 		previewFatal(&resp.Diagnostics, p, target, v.fatal)
 		return

@@ -158,9 +158,8 @@ func describeMigration(gi client.Group) string {
 }
 
 // hasLiveConsumer reads liveness from the group record itself: the
-// coordinator reports EMPTY exactly when a group has no live member. The
-// record is what the plan's basis captured, so the preview does not depend on
-// a separate, more volatile members read.
+// coordinator reports EMPTY exactly when a group has no live member (the
+// prefix model reads it the same way: prefix.Stalled, Decision.NoConsumer).
 func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
 // verdict is prefix.Decide's decision for the prefix as the plan sees it,
@@ -169,14 +168,16 @@ func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpt
 // the same decision's steps: there is no second judge.
 type verdict struct {
 	d         prefix.Decision
-	completes bool
 	blockedBy string
 	fatal     string
 }
 
+// completes: no group the change scales out waits for a consumer.
+func (v verdict) completes() bool { return len(v.d.NoConsumer) == 0 }
+
 func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
 	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
-	v := verdict{d: prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert}), completes: true}
+	v := verdict{d: prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert})}
 	if v.d.Refusal != nil {
 		_, v.fatal = refusalText(s.p, s.target, rollbackOnRevert, v.d.Refusal)
 		return v
@@ -196,8 +197,7 @@ func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
 			waits = append(waits, "rolls back "+describeMigration(*rec.Group(st.Group))+" (rollback_on_revert)")
 		}
 	}
-	if len(v.d.NoConsumer) > 0 {
-		v.completes = false
+	if !v.completes() {
 		quoted := make([]string, len(v.d.NoConsumer))
 		for i, g := range v.d.NoConsumer {
 			quoted[i] = fmt.Sprintf("%q", g)

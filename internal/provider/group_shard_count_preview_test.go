@@ -44,8 +44,8 @@ func TestJudge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := prefixSnapshot{p: "p", g: "a", target: tc.target, groups: tc.groups}.judge(tc.rollback)
-			if (v.fatal != "") != tc.fatal || (!tc.fatal && v.completes != tc.completes) {
-				t.Fatalf("fatal %q, completes %v; want fatal %v, completes %v", v.fatal, v.completes, tc.fatal, tc.completes)
+			if (v.fatal != "") != tc.fatal || (!tc.fatal && v.completes() != tc.completes) {
+				t.Fatalf("fatal %q, completes %v; want fatal %v, completes %v", v.fatal, v.completes(), tc.fatal, tc.completes)
 			}
 			text := v.blockedBy + v.fatal
 			for _, want := range tc.blocked {

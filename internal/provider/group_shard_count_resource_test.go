@@ -298,6 +298,56 @@ func TestAccGroupShardCount_revertBesideAMigrationToTheTarget(t *testing.T) {
 	})
 }
 
+// A revert beside a PREPARING migration to the target: the apply resumes
+// it first (the step that failed before: failing again, it leaves the
+// prefix as it was), then rolls back the migration heading away. A
+// rollback concerns its own group only (CONTRACT §4.8). (It used to be
+// refused, naming the PREPARING migration as "resharded away".)
+func TestAccGroupShardCount_revertResumesAPreparingMigrationToTheTarget(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "fails a per-group scale's provisioning, which leaves its migration PREPARING")
+	p := acctest.RandomName("revertprep")
+	a.createGroupOutOfBand(t, p, "a", 3)
+	a.createGroupOutOfBand(t, p, "b", 3)
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "b", 2, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	waitForMigrationDone(t, a, p, "b")
+	// b: 2 → 3, its provisioning failed: PREPARING, still at 2.
+	noRetries, err := a.noRetriesClient()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FailProvisioning(coordinator.ProvisioningFault{StreamPrefix: p, ConsumerGroup: "b", Operation: coordinator.ProvisionScale})
+	if _, err := noRetries.ScaleGroup(ctxT(t), p, "b", 3, outOfBandMutation()); err == nil {
+		t.Fatal("the armed provisioning failure did not fail the scale of b")
+	}
+	// a: 3 → 6, ACTIVE: a change back to 3 is a revert.
+	if _, err := a.env.Client().ScaleGroup(ctxT(t), p, "a", 6, outOfBandMutation()); err != nil {
+		t.Fatal(err)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config: a.env.ProviderConfig() + shardCountHCL("test", p, "a", 3, "rollback_on_revert = true"),
+			Check: resource.ComposeTestCheckFunc(
+				a.migrationFinished(p, "a", 3),
+				a.diags.ExpectWarning("Resharding stream prefix", `resumes migration reshard-`, `of group "b" (2→3 shards, PREPARING) with its own target`,
+					`rolls back migration reshard-`, `of group "a" (3→6 shards, ACTIVE)`),
+				a.diags.ExpectWarning("Rolled back the resharding", `resumed group "b"'s PREPARING migration`, `rolled back reshard-`),
+				func(*terraform.State) error {
+					sent := terraformMutations(c, p)
+					if len(sent) != 2 || sent[0].Action != "SCALE_GROUP" || deref(sent[0].ConsumerGroup) != "b" ||
+						sent[1].Action != "ROLLBACK_MIGRATION" || deref(sent[1].ConsumerGroup) != "a" {
+						return fmt.Errorf("want b's resume, then a's rollback, got %d mutations: %+v", len(sent), sent)
+					}
+					return nil
+				},
+				a.expectGroup(p, "b", shardCountIs(3))),
+		}},
+	})
+}
+
 func TestAccGroupShardCount_revertWithAndWithoutRollback(t *testing.T) {
 	a := newAccTest(t, acctest.Options{})
 	p := acctest.RandomName("revert")

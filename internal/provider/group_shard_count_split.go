@@ -83,7 +83,7 @@ func (r *groupShardCountResource) planSplit(ctx context.Context, plan *groupShar
 		}
 	}
 	v := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}.judge(plan.RollbackOnRevert.ValueBool())
-	d, completes, blockedBy, fatal := v.d, v.completes, v.blockedBy, v.fatal
+	d, completes, blockedBy, fatal := v.d, v.completes(), v.blockedBy, v.fatal
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
 	if fatal != "" {
 		// shard_count cannot be reached: the plan fails, as a change of the
