@@ -31,6 +31,9 @@ type Input struct {
 	// a per-group scale), and where it would wait for migrations heading
 	// elsewhere, or roll them back, it refuses (BlockedElsewhere).
 	TakeOver bool
+	// Waited: the executor already waited once for the migrations heading
+	// elsewhere; where it would wait again, it refuses (BlockedElsewhere).
+	Waited bool
 }
 
 // StepKind is one thing an executor does.
@@ -148,7 +151,9 @@ func (d Decision) Sends() bool {
 //     for; the decision is then made again from a fresh record. One that
 //     is stalled (a scale-out with no live consumer) refuses: the wait
 //     would not end. A take-over (Input.TakeOver) refuses instead of a
-//     wait, or of a revert's rollbacks (BlockedElsewhere).
+//     wait, or of a revert's rollbacks, and so does a change that already
+//     waited once (Input.Waited) instead of a second wait
+//     (BlockedElsewhere).
 //  4. With nothing under way, one stream scale brings every group there
 //     (the coordinator answers a noop for groups at the target); with every
 //     group at the target there is nothing to do.
@@ -239,7 +244,7 @@ func decide(in Input) Decision {
 		if len(stalled) > 0 {
 			return Decision{Refusal: &Refusal{Kind: StalledElsewhere, Groups: stalled}}
 		}
-		if in.TakeOver {
+		if in.TakeOver || in.Waited {
 			return Decision{Refusal: &Refusal{Kind: BlockedElsewhere, Groups: elsewhere}}
 		}
 		return Decision{Steps: []Step{{Kind: WaitOthers, Blocking: elsewhere}}}
@@ -336,6 +341,21 @@ func decideRevert(in Input, active []client.Group) Decision {
 		}
 	}
 	return d
+}
+
+// ResumedWait is Input.Known for a wait-only decision that resumes an
+// unfinished wait (resumed: group → migration id): a group of the wait now
+// away from the target with nothing under way ended its migration
+// elsewhere (rolled back), and the wait adopts it to report how it ended.
+// The plan of the wait and its apply both take Known from here.
+func ResumedWait(rec Record, target int32, resumed map[string]string) map[string]client.Migration {
+	known := map[string]client.Migration{}
+	for name, id := range resumed {
+		if g := rec.Group(name); g != nil && g.ShardCount != target && Unfinished(g) == nil {
+			known[name] = client.Migration{ReshardingID: id, ToShardCount: target, FromShardCount: g.ShardCount, State: client.MigrationActive}
+		}
+	}
+	return known
 }
 
 func refuse(k RefusalKind, g client.Group) Decision {

@@ -414,7 +414,7 @@ func (w *campaignRun) revertRefused() bool {
 	if err != nil || w.m.Counts[p] != n {
 		return false
 	}
-	title := fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, n)
+	title := fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", p, n)
 	for _, e := range campaignErrorTitle.FindAllStringSubmatch(w.lastOut, -1) {
 		if strings.TrimSpace(e[1]) != title {
 			return false

@@ -91,11 +91,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
 		} else if !r.pd.unconfigured() && known {
-			siblings, d := readSiblingsSeen(ctx, req.Private)
-			resp.Diagnostics.Append(d...)
-			resumed := resumedIDs(ctx, pending, state)
-			underWay := seen != nil && !splitBeyondWait(ctx, req.Private, seen, int32(plan.ShardCount.ValueInt64()), resumed)
-			if (underWay && r.planUnderWay(ctx, &plan, seen, siblings, pending, resp)) || r.planSplit(ctx, &plan, seen, resumed, req.Private, resp) {
+			if seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), req.Private, resp) {
 				resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 				return
 			}
@@ -298,10 +294,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			extra[g] = from
 		}
 	}
-	split := prefix.Record{Prefix: p, Groups: snap.groups}.Split(target)
-	if from == target && len(split) == 0 && (snap.self == nil || snap.self.ActiveMigration.Finished()) {
-		// The prefix already has the count, and so has the group (or the
-		// group created in this apply): nothing will be sent. (Siblings at
+	v := snap.judge(plan.RollbackOnRevert.ValueBool())
+	if from == target && (snap.self == nil || snap.self.ActiveMigration.Finished()) && adoptsOnly(v.d) {
+		// The group (or the group created in this apply) has the count, and
+		// prefix.Decide sends nothing: nothing will be sent. (Siblings at
 		// another count, a drained prefix's included, are scaled to it: the
 		// preview below shows them, or the apply's result would differ from
 		// the plan.) A sibling's migration to the count still under way is
@@ -315,7 +311,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
 		plan.MigrationState = types.StringNull()
-		if len(snap.activeMigrations()) > 0 {
+		if len(v.d.Steps) > 0 {
 			plan.MigrationIDs = types.MapUnknown(types.StringType)
 			plan.MigrationState = types.StringUnknown()
 		}
@@ -325,10 +321,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		return
 	}
 	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
-	v := snap.judge(plan.RollbackOnRevert.ValueBool())
 	completes, blockedBy := v.completes(), v.blockedBy
-	if v.fatal != "" {
-		previewFatal(&resp.Diagnostics, p, target, v.fatal)
+	if v.d.Refusal != nil {
+		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, "")
 		return
 	}
 	if snap.self == nil {
@@ -375,7 +370,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	if from == target {
 		// A split prefix: this group has the count, others move.
 		moved := 0.0
-		for _, gi := range split {
+		for _, gi := range (prefix.Record{Prefix: p, Groups: snap.groups}).Split(target) {
 			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, target))
 		}
 		m.MovedKeyPercent = types.Float64Value(moved)
@@ -388,6 +383,20 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	plan.Resharding = m.object()
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
+}
+
+// adoptsOnly reports a decision that only takes over migrations already
+// heading to the target (or has nothing to do): it sends nothing.
+func adoptsOnly(d prefix.Decision) bool {
+	if d.Refusal != nil {
+		return false
+	}
+	for _, st := range d.Steps {
+		if st.Kind != prefix.Adopt {
+			return false
+		}
+	}
+	return true
 }
 
 func joinClauses(a, b string) string {

@@ -391,7 +391,7 @@ func TestAccGroupShardCount_scaleBlockedByAStuckScaleOutFailsThePlan(t *testing.
 		Steps: []resource.TestStep{{
 			Config:   a.env.ProviderConfig() + shardCountHCL("test", p, g, 6),
 			PlanOnly: true,
-			ExpectError: diagRe("cannot succeed", "must wait for migration reshard-", `of group "Legacy svc" (2→4 shards, ACTIVE)`, "no live consumer", "Start a consumer",
+			ExpectError: diagRe("Cannot scale stream prefix", "while another resharding is in progress", "must wait for migration reshard-", `of group "Legacy svc" (2→4 shards, ACTIVE)`, "no live consumer", "Start a consumer",
 				"POST /coord/v1/streams/"+p+"/groups/Legacy%20svc/migrations/reshard-", "/rollback"),
 		}},
 	})

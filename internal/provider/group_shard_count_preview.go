@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -141,17 +142,6 @@ func (s prefixSnapshot) affectedGroups(extra map[string]int32) types.Map {
 	return types.MapValueMust(types.Int64Type, counts)
 }
 
-// activeMigrations are the prefix's unfinished migrations, in group order.
-func (s prefixSnapshot) activeMigrations() []client.Group {
-	var out []client.Group
-	for _, gi := range s.groups {
-		if !gi.ActiveMigration.Finished() {
-			out = append(out, gi)
-		}
-	}
-	return out
-}
-
 func describeMigration(gi client.Group) string {
 	am := gi.ActiveMigration
 	return fmt.Sprintf("migration %s of group %q (%d→%d shards, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State)
@@ -163,13 +153,12 @@ func describeMigration(gi client.Group) string {
 func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
 // verdict is prefix.Decide's decision for the prefix as the plan sees it,
-// told as the preview tells it: whether the change completes by itself,
-// what it waits for, and, when Decide refuses, why (fatal). The apply runs
+// told as the preview tells it: whether the change completes by itself and
+// what it waits for (a refusal is told by previewFatal). The apply runs
 // the same decision's steps: there is no second judge.
 type verdict struct {
 	d         prefix.Decision
 	blockedBy string
-	fatal     string
 }
 
 // completes: no group the change scales out waits for a consumer.
@@ -179,7 +168,6 @@ func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
 	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
 	v := verdict{d: prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert})}
 	if v.d.Refusal != nil {
-		_, v.fatal = refusalText(s.p, s.target, rollbackOnRevert, v.d.Refusal)
 		return v
 	}
 	var waits []string
@@ -210,10 +198,12 @@ func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
 	return v
 }
 
-// previewFatal is the plan's error for a change prefix.Decide refuses.
-func previewFatal(diags *diag.Diagnostics, p string, target int32, fatal string) {
-	diags.AddError(fmt.Sprintf("The shard count change of stream prefix %q to %d cannot succeed", p, target), fatal+
-		"\n\nNothing was sent to the coordinator.")
+// previewFatal is the plan's error for a change prefix.Decide refuses, in
+// the words the apply gives the same refusal (refusalText); before is what
+// the plan read, when the refusal alone does not say it.
+func previewFatal(diags *diag.Diagnostics, p string, target int32, rollbackOnRevert bool, r *prefix.Refusal, before string) {
+	summary, detail := refusalText(p, target, rollbackOnRevert, r)
+	diags.AddAttributeError(path.Root("shard_count"), summary, before+detail+"\n\nNothing was sent to the coordinator.")
 }
 
 // reshardingHasUnknowns reports a planned preview with values left for apply.

@@ -44,10 +44,13 @@ func TestJudge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			v := prefixSnapshot{p: "p", g: "a", target: tc.target, groups: tc.groups}.judge(tc.rollback)
-			if (v.fatal != "") != tc.fatal || (!tc.fatal && v.completes() != tc.completes) {
-				t.Fatalf("fatal %q, completes %v; want fatal %v, completes %v", v.fatal, v.completes(), tc.fatal, tc.completes)
+			text := v.blockedBy
+			if v.d.Refusal != nil {
+				_, text = refusalText("p", tc.target, tc.rollback, v.d.Refusal)
 			}
-			text := v.blockedBy + v.fatal
+			if (v.d.Refusal != nil) != tc.fatal || (!tc.fatal && v.completes() != tc.completes) {
+				t.Fatalf("refusal %q, completes %v; want a refusal %v, completes %v", text, v.completes(), tc.fatal, tc.completes)
+			}
 			for _, want := range tc.blocked {
 				if !strings.Contains(text, want) {
 					t.Errorf("%q lacks %q", text, want)

@@ -194,7 +194,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	// count (group_shard_count_split.go).
 	// (A plan that keeps the last change's values, that change a repair
 	// included, carries its resharding record with the migrations it
-	// tracked: planSplit leaves migration_ids unknown.)
+	// tracked: planRepair leaves migration_ids unknown.)
 	repair := isSplitRepair(plan.Resharding) && plan.MigrationIDs.IsUnknown()
 	pending = pending || repair
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {

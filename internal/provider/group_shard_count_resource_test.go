@@ -229,7 +229,7 @@ func TestAccGroupShardCount_revertOfDrainingScaleIn(t *testing.T) {
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			Config: config,
-			ExpectError: regexp.MustCompile(`(?s)cannot succeed.*being resharded away from 3 shards.*group "a": migration reshard-\S+, 3→2 shards, state DRAINING.*` +
+			ExpectError: regexp.MustCompile(`(?s)Stream prefix "` + p + `" is being resharded away from 3 shards.*group "a": migration reshard-\S+, 3→2 shards, state DRAINING.*` +
 				`They\s+cannot\s+be\s+rolled\s+back:\s+migration\s+reshard-\S+\s+of\s+group\s+"a"\s+\(3→2\s+shards,\s+DRAINING\)\s+is\s+DRAINING.*only\s+while\s+it\s+is\s+ACTIVE.*` +
 				`may\s+not\s+end.*removed\s+shards\s+are\s+drained.*Nothing was sent to the coordinator`),
 		}, {

@@ -348,22 +348,20 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		} else if rec, ok = s.record(ctx); !ok {
 			return nil
 		}
-		d := prefix.Decide(s.input(rec, nil))
+		in := s.input(rec, nil)
+		in.Waited = waited
+		d := prefix.Decide(in)
 		if s.refused(d) {
 			return nil
 		}
 		switch {
 		case d.Done():
 			return newScaleOutcome()
-		case d.Steps[0].Kind == prefix.WaitOthers && !waited:
+		case d.Steps[0].Kind == prefix.WaitOthers:
 			if !s.waitForOthers(ctx, d.Steps[0].Blocking) {
 				return nil
 			}
 			continue
-		case d.Steps[0].Kind == prefix.WaitOthers:
-			// They are still under way after the wait.
-			s.refused(prefix.Decision{Refusal: &prefix.Refusal{Kind: prefix.BlockedElsewhere, Groups: d.Steps[0].Blocking}})
-			return nil
 		case d.Steps[0].Kind == prefix.StreamScale:
 			if !s.basisHolds(rec) {
 				return nil
@@ -465,12 +463,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 // target (the wait reads how they ended).
 func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
 	if s.waitOnly && known == nil {
-		known = map[string]client.Migration{}
-		for name, id := range s.resumed {
-			if g := rec.Group(name); g != nil && g.ShardCount != s.target && prefix.Unfinished(g) == nil {
-				known[name] = client.Migration{ReshardingID: id, ToShardCount: s.target, FromShardCount: g.ShardCount, State: client.MigrationActive}
-			}
-		}
+		known = prefix.ResumedWait(rec, s.target, s.resumed)
 	}
 	return prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly, Known: known}
 }

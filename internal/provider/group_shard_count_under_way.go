@@ -5,30 +5,18 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// A refresh never reports an unfinished resharding as done (issue 20). When
-// the group has a migration under way to its count (ACTIVE or DRAINING: the
-// count switches when the coordinator accepts the scale), whoever started
-// it, Read records the migration and its state, and a plan whose shard_count
-// is that count is not empty: it is an update that waits for the migration,
-// through the same pending wait an apply that timed out or was interrupted
-// after the 202 leaves behind. Applying it adopts the migration and sends no
-// scale.
-//
-// Two kinds of migration are recorded but not waited on: a scale-out whose
-// group has no live consumer (it completes only once one joins; the
-// resharding preview says so, and the next plan would otherwise never be
-// empty), and any migration with wait_for = "ACCEPTED".
+// Read's record of a migration under way and of the prefix: what a plan
+// that keeps the count decides from (group_shard_count_keep.go).
 
-// planCheckUnderWay is resharding.plan_check of such a plan.
+// planCheckUnderWay is resharding.plan_check of a plan that waits for a
+// migration under way to the count (planWait).
 const planCheckUnderWay = "a migration to this count is already under way (read from the coordinator at plan time): applying waits for it and sends no scale"
 
 // underWayMigration returns the group's migration under way to its own
@@ -44,10 +32,9 @@ func underWayMigration(g *client.Group) *client.Migration {
 	return am
 }
 
-// The prefix as the refresh read it is recorded in private state:
-// read it: every group with its count, its migration under way and whether
+// The prefix as the refresh read it is recorded in private state: every group with its count, its migration under way and whether
 // it has a live consumer (prefixSeen, versioned). It is the basis of every
-// plan of the prefix: planUnderWay's siblings and planSplit's record, so
+// plan of the prefix: planKeep's record, so
 // that Terraform's re-plan during apply, which has no refresh, computes the
 // same values however the prefix moved since; and what a change's preview
 // checks the prefix against (siblingsSinceRefresh), so that a sibling that
@@ -105,14 +92,6 @@ func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefi
 	return out, true, diags
 }
 
-func readSiblingsSeen(ctx context.Context, private privateGetter) (map[string]int32, diag.Diagnostics) {
-	rec, ok, diags := readPrefixSeen(ctx, private, "")
-	if !ok {
-		return nil, diags
-	}
-	return rec.Counts(), diags
-}
-
 // recordUnderWay is Read's part: state tracks the migration under way.
 func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
 	am := underWayMigration(group)
@@ -130,66 +109,6 @@ func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *cli
 		state.PreviousShardCount = types.Int64Value(int64(am.FromShardCount))
 	}
 	state.MigrationState = types.StringValue(string(am.State))
-}
-
-// planUnderWay is ModifyPlan's part, for a plan that keeps the count: when
-// the group as the refresh saw it has a migration under way to that count,
-// the plan becomes an update that waits for it (the pending wait is set in
-// the planned private state), with a resharding preview that says so. It
-// reports whether it planned such an update.
-func (r *groupShardCountResource) planUnderWay(ctx context.Context, plan *groupShardCountModel, seen *client.Group, siblings map[string]int32, pending bool, resp *resource.ModifyPlanResponse) bool {
-	am := underWayMigration(seen)
-	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || prefix.Stalled(seen) {
-		return false
-	}
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	affected := map[string]attr.Value{g: types.Int64Value(int64(seen.ShardCount))}
-	if siblings != nil {
-		// The prefix as the refresh that saw the migration under way read
-		// it: Terraform's re-plan during apply computes the same values.
-		for name, c := range siblings {
-			if name != g {
-				affected[name] = types.Int64Value(int64(c))
-			}
-		}
-	} else if all, err := r.pd.groupsForPlan(ctx); err == nil {
-		for _, gi := range newPrefixSnapshot(all, p, g, am.ToShardCount).groups {
-			if gi.ConsumerGroup != g {
-				affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
-			}
-		}
-	} else {
-		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
-			"The plan reads the prefix's groups to describe the resharding already under way. Fix the cause above and plan again.")
-		return false
-	}
-	since := underWaySince(am)
-	waitsFor := underWayWaitsFor(p, seen, am)
-	m := reshardingModel{
-		FromShardCount:       types.Int64Value(int64(am.FromShardCount)),
-		ToShardCount:         types.Int64Value(int64(am.ToShardCount)),
-		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
-		MovedKeyPercent:      types.Float64Value(movedKeyPercent(am.FromShardCount, am.ToShardCount)),
-		CompletesByItself:    types.BoolValue(true),
-		BlockedBy:            types.StringValue(fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)),
-		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
-		PlanCheck:            types.StringValue(planCheckUnderWay),
-	}
-	plan.Resharding = m.object()
-	plan.MigrationIDs = types.MapUnknown(types.StringType)
-	plan.MigrationState = types.StringUnknown()
-	plan.MetadataVersion = types.Int64Unknown()
-	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, true)...)
-	summary := fmt.Sprintf("A resharding of stream prefix %q is already under way", p)
-	if pending {
-		summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
-	}
-	resp.Diagnostics.AddWarning(summary, fmt.Sprintf(
-		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
-			"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
-			"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
-			"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor, am.ToShardCount))
-	return true
 }
 
 func underWaySince(am *client.Migration) string {

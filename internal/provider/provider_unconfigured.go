@@ -63,7 +63,7 @@ func skipRefreshUnconfigured(pd *providerData, diags *diag.Diagnostics, importin
 // planUnderWayUnconfigured is the shard count's plan, keeping its count,
 // when the provider is unconfigured and the last refresh saw a migration
 // under way to that count: a configured plan would be an update that waits
-// for it (planUnderWay), and Terraform plans again with the configured
+// for it (planWait), and Terraform plans again with the configured
 // provider during apply, so what that plan may set is left unknown here,
 // where the coordinator cannot be read to decide. It reports whether it did.
 func planUnderWayUnconfigured(pd *providerData, plan *groupShardCountModel, seen *client.Group, diags *diag.Diagnostics) bool {
