@@ -452,6 +452,66 @@ func (w *campaignRun) secondWorkspace(s campaignStep) {
 	w.afterSecond(s, code)
 }
 
+// secondReplaceWhileWaiting: the main workspace applies a count change of
+// the prefix; the first GET after its stream scale (its read-back, or its
+// wait's first poll round) is held while the second workspace replaces its
+// group of the prefix (-replace: DELETE, then create with the siblings'
+// count), then served. The delete ends the second group's migration that the
+// main apply tracks (CONTRACT §4.4): its wait must say who ended it, never
+// blame the coordinator (wait_names_the_cause), and an apply that succeeds
+// leaves the prefix at the count (prefix_at_count_after_apply).
+func (w *campaignRun) secondReplaceWhileWaiting(s campaignStep) {
+	w.applyChange(s)
+	w.writeSecond(s)
+	var held, released atomic.Bool
+	replaced := make(chan struct{})
+	replace := func() {
+		defer close(replaced)
+		defer released.Store(true)
+		w.consumersOf(s.Prefix, campaignSecondGroup, 0)
+		code, _ := w.runIn(w.second, "apply", "-auto-approve", "-replace=redisstreamcoordinator_group."+strings.ReplaceAll(s.Prefix, "-", "_")+"_second")
+		w.join(s.Prefix, campaignSecondGroup)
+		w.note("second workspace: replaced %s/%s while the main workspace's apply waited: exit %d", s.Prefix, campaignSecondGroup, code)
+	}
+	hold := coordinator.Fault{Method: http.MethodGet, Kind: coordinator.FaultDelay, Delay: 2 * time.Minute, Until: released.Load,
+		OnMatch: func() {
+			if held.CompareAndSwap(false, true) {
+				go replace()
+			}
+		}}
+	w.c.InjectFault(coordinator.Fault{Method: http.MethodPost, Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
+		OnMatch: func() { w.c.InjectFault(hold) }})
+	var out strings.Builder
+	w.tf.Stdout, w.tf.Stderr = &out, &out
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	n := w.audited()
+	code, err := w.tf.Run(ctx, "apply", "-auto-approve", "-no-color", "-input=false")
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if held.Load() {
+		<-replaced
+	}
+	w.c.ClearFaults()
+	w.lastOut, w.lastTF = out.String(), w.tf
+	w.record([]string{"apply", "-auto-approve", "(the second workspace replaces its group of " + s.Prefix + " while this apply waits)"}, code, out.String())
+	for _, v := range destroyedThenRefused(w.terraformEvents(n), code, out.String(), w.leftDeleted) {
+		w.violate("no_destroy_then_refuse", "terraform apply sent %s", v)
+	}
+	if campaignBlamesCoordinator.MatchString(out.String()) {
+		w.violate("wait_names_the_cause", "the apply blamed the coordinator's availability for a group another workspace replaced while it waited (exit %d)", code)
+	}
+	if code == 0 {
+		w.checkPrefixesAtCount()
+	}
+	w.clean = false
+}
+
+// campaignBlamesCoordinator are the words of an apply that took another
+// actor's change for an outage.
+var campaignBlamesCoordinator = regexp.MustCompile(`stayed\s+unavailable|max_retries`)
+
 // secondSavedPlan: the second workspace makes a saved plan of its change,
 // then the main workspace adds a group to the prefix and applies (another
 // group appears in the prefix, and the prefix's count may move), then the
@@ -488,7 +548,7 @@ func (w *campaignRun) writeSecond(s campaignStep) {
 		}
 	}
 	key := s.Prefix + "/" + campaignSecondGroup
-	create := s.Other == "create"
+	create := s.Other != "delete"
 	if create && len(w.consumers[key]) == 0 {
 		w.join(s.Prefix, campaignSecondGroup)
 	}
@@ -506,7 +566,7 @@ func (w *campaignRun) writeSecond(s campaignStep) {
 
 func (w *campaignRun) afterSecond(s campaignStep, code int) {
 	key := s.Prefix + "/" + campaignSecondGroup
-	if s.Other != "create" {
+	if s.Other == "delete" {
 		w.consumersOf(s.Prefix, campaignSecondGroup, 0)
 	}
 	w.note("second workspace: %s %s exited %d; stream prefix %s is at %v", s.Other, key, code, s.Prefix, w.prefixCounts(s.Prefix))

@@ -67,10 +67,12 @@ func (w *campaignRun) execStep(s campaignStep) {
 	case "provision_fault_scale":
 		w.provisionFaultScale(s)
 	case "second_workspace":
-		switch s.Variant {
-		case 1:
+		switch {
+		case s.Other == "replace":
+			w.secondReplaceWhileWaiting(s)
+		case s.Variant == 1:
 			w.savedPlan(s, anchor(s.Prefix))
-		case 2:
+		case s.Variant == 2:
 			w.secondSavedPlan(s)
 		default:
 			w.secondWorkspace(s)
@@ -193,9 +195,24 @@ func (w *campaignRun) consumersOf(p, g string, keep int) {
 
 // savedPlan: plan -out, something in between, apply of the saved plan.
 func (w *campaignRun) savedPlan(s campaignStep, anchorName string) {
-	wasClean := w.mustSucceed()
-	w.applyChange(s)
-	code, _ := w.run("plan", "-out=tfplan")
+	// A replacement must succeed only when it deletes the old group, as the
+	// rename and replace steps' (one that abandons it may find the name
+	// taken, or the old group left at another count beside the new one).
+	wasClean := w.mustSucceed() && ((s.Change != "replace" && s.Change != "rename") || w.m.Deletion == "DELETE")
+	args := []string{"plan", "-out=tfplan"}
+	switch s.Change {
+	case "rename":
+		g := w.m.group(s.Addr)
+		w.consumersOf(g.Prefix, g.Name, 0)
+		w.applyChange(s)
+		w.join(g.Prefix, g.Name)
+	case "replace":
+		w.applyChange(s)
+		args = append(args, "-replace=redisstreamcoordinator_group."+s.Addr)
+	default:
+		w.applyChange(s)
+	}
+	code, _ := w.run(args...)
 	if code != 0 {
 		if wasClean {
 			w.violate("clean_apply_succeeds", "terraform plan -out of a configuration change exited %d, with nothing changed out of band since the last successful apply", code)

@@ -37,6 +37,7 @@ var campaignInvariants = map[string]string{
 	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
 	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
 	"no_destroy_then_refuse":      "an apply that refuses a plan in a stream prefix (saying nothing was sent) sent no rollback in it, and left no group of it that the configuration has deleted by its own DELETE [43]",
+	"wait_names_the_cause":        "an apply whose wait meets a sibling group that another workspace replaced says so, and never blames the coordinator's availability or points at max_retries [43.5]",
 	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
 }
 

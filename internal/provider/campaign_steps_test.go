@@ -260,6 +260,7 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 		if kind == "saved_plan" {
 			s.Between = pick(r, "none", "join", "leave", "restart", "expire", "stall", "join", "restart",
 				"oob_scale", "oob_rollback", "oob_delete", "oob_restore")
+			savedReplacement(&s, m)
 		}
 		if kind == "fault_apply" {
 			s.Fault = pick(r, "respond_502", "respond_504", "reset_before", "reset_after", "garble", "hang")
@@ -304,6 +305,13 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 		if s.Variant == 2 {
 			s.Change = "add"
 		}
+		if s.Variant == 0 && s.Other == "delete" && m.WaitFor == "COMPLETION" {
+			// Issue 43: its group is replaced instead, while the main
+			// workspace's apply of a count change of the prefix waits
+			// (secondReplaceWhileWaiting). Nothing is drawn: the fixed
+			// seeds' workflows keep their steps.
+			s.Other, s.Change, s.Count = "replace", "count", m.Counts[s.Prefix]%5+1
+		}
 		if s.Variant == 1 {
 			s.Change = pick(r, "count", "count", "none", "add")
 			if s.Change == "count" {
@@ -340,6 +348,27 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 
 // applyStepToModel changes the configuration model as the step does; the
 // generator and the runner both call it.
+// savedReplacement makes a saved plan that changes nothing in the
+// configuration the replacement of a group instead (issue 43: a saved plan of
+// every planned action, applied after each kind of out-of-band change): a
+// rename of the first group that is not an anchor when there is one and the
+// step's in-between is even in campaignBetween's order, else a -replace of
+// the prefix's anchor. It draws nothing from the generator: the fixed seeds'
+// workflows keep their steps.
+func savedReplacement(s *campaignStep, m *campaignModel) {
+	if s.Change != "none" {
+		return
+	}
+	if others := m.nonAnchors(); len(others) > 0 && slices.Index(campaignBetween, s.Between)%2 == 0 {
+		s.Change, s.Addr, s.Prefix = "rename", others[0].Addr, others[0].Prefix
+		return
+	}
+	s.Change, s.Addr = "replace", m.inConfig(s.Prefix)[0].Addr
+}
+
+// campaignBetween are what a saved plan's step may do between plan and apply.
+var campaignBetween = []string{"none", "join", "leave", "restart", "expire", "stall", "oob_scale", "oob_rollback", "oob_delete", "oob_restore"}
+
 func applyStepToModel(m *campaignModel, s campaignStep) {
 	switch s.Change {
 	case "count":
@@ -349,9 +378,13 @@ func applyStepToModel(m *campaignModel, s campaignStep) {
 	case "remove":
 		m.group(s.Addr).InConfig = false
 	}
-	switch s.Kind {
+	kind := s.Kind
+	if s.Change == "rename" || s.Change == "replace" {
+		kind = s.Change // a saved plan's (savedReplacement)
+	}
+	switch kind {
 	case "second_workspace":
-		m.Second[s.Prefix] = s.Other == "create"
+		m.Second[s.Prefix] = s.Other != "delete"
 	case "rename", "replace":
 		// The replacement is created with the prefix's count: omitted
 		// (the siblings'), or set for a prefix's only group. The second
@@ -363,7 +396,7 @@ func applyStepToModel(m *campaignModel, s campaignStep) {
 		if m.groupsOfPrefix(g.Prefix) == 1 {
 			g.Initial = m.Counts[g.Prefix]
 		}
-		if s.Kind == "rename" {
+		if kind == "rename" {
 			g.Name = m.newName(g.Prefix)
 		}
 	case "churn":
