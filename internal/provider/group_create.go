@@ -55,7 +55,8 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
 		return
 	}
-	r.pd.plans.registerCreated(p, g, group.ShardCount)
+	created := group.ShardCount
+	r.pd.plans.note(p, g, func(rg *runGroup) { rg.created = &created })
 	if ctx.Err() != nil {
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+

@@ -152,12 +152,13 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	// A -replace plans the create of the same group next: with DELETE the
 	// old group is deleted first, so it existing now is no conflict.
-	r.pd.plans.registerManaged(p, g, state.DeletionPolicy.ValueString() == deletionPolicyDelete)
+	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
+	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace = deletes })
 	if state.DeletionPolicy.ValueString() == deletionPolicyDelete &&
 		(!plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)) {
 		// A rename: the create of the new name is planned next, and the
 		// apply deletes this group first.
-		r.pd.plans.registerReplaced(p, g)
+		r.pd.plans.note(p, g, func(rg *runGroup) { rg.renamedAway = true })
 	}
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
@@ -226,7 +227,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if vanished == nil {
-		vanished = r.pd.plans.vanishedInRun(p, g)
+		vanished = r.pd.plans.of(p, g).vanished
 	}
 	if !vanished.of(p, g) {
 		vanished = nil
@@ -280,7 +281,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, &r.pd.run, groups, p, g)
 	self, selfExists := prefix[g]
 	delete(prefix, g)
-	replacedSelf := deletedSelf || (selfExists && r.pd.plans.deletedBeforeCreate(p, g))
+	replacedSelf := deletedSelf || (selfExists && r.pd.plans.of(p, g).deletesOnReplace)
 	if selfExists && !replacedSelf {
 		// The create would fail with 409 GROUP_ALREADY_EXISTS.
 		resp.Diagnostics.AddError("Group already exists",

@@ -27,7 +27,7 @@ func TestResolveInitialShardCountSaysWhatTheApplySent(t *testing.T) {
 	if d := detail(); !strings.Contains(d, "Nothing was sent to the coordinator.") {
 		t.Errorf("before any delete: %s", d)
 	}
-	reg.registerDeleted(client.Group{StreamPrefix: "p", ConsumerGroup: "g2", ShardCount: 4})
+	reg.note("p", "g2", func(rg *runGroup) { rg.deleted = &client.Group{StreamPrefix: "p", ConsumerGroup: "g2", ShardCount: 4} })
 	if d := detail(); strings.Contains(d, "Nothing was sent to the coordinator") || !strings.Contains(d, `already deleted group "g2"`) {
 		t.Errorf("after the replacement's delete: %s", d)
 	}

@@ -33,7 +33,7 @@ func (r *groupResource) checkPrefixKeptByReplacement(ctx context.Context, p, g s
 	selfGoing bool, diags *diag.Diagnostics) bool {
 	var gone []client.Group
 	for _, grp := range basis {
-		if !r.pd.plans.renamedAway(p, grp.ConsumerGroup) {
+		if !r.pd.plans.of(p, grp.ConsumerGroup).renamedAway {
 			return true // a group that stays keeps the prefix
 		}
 		gone = append(gone, grp)

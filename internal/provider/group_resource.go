@@ -338,7 +338,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	resp.Diagnostics.Append(diags...)
 	if vanished != nil {
 		// Already gone from the coordinator: nothing to delete or abandon.
-		r.pd.plans.registerVanished(p, g, vanished)
+		r.pd.plans.note(p, g, func(rg *runGroup) { rg.vanished = vanished })
 		return
 	}
 	if !r.refuseStaleReplacement(ctx, req.Private, p, g, &resp.Diagnostics) {
@@ -377,7 +377,8 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	// (deletedWithListed): a shard count of the prefix with no refresh record
 	// of it planned them from the listing, and its re-plan during apply puts
 	// the group back from this record (withDeletedInRun).
-	r.pd.plans.registerDeleted(r.pd.deletedWithListed(ctx, deletedAsPlanned(ctx, req.Private, p, g, state)))
+	deleted := r.pd.deletedWithListed(ctx, deletedAsPlanned(ctx, req.Private, p, g, state))
+	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deleted = &deleted })
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
 	r.pd.noteDelete(p)
 	switch {

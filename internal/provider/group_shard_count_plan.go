@@ -244,8 +244,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	// Groups it deleted are put back: they existed while planning
 	// (group_shard_count_preview_basis.go).
 	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans, refreshed)
-	created, createdHere := r.pd.plans.plannedGroupCreate(p, g)
-	if seen != nil && !createdHere && !r.pd.plans.deletedInRun(p, g) {
+	run := r.pd.plans.of(p, g)
+	createdHere := run.create != nil
+	if seen != nil && !createdHere && run.deleted == nil {
 		// (A group this run replaces is described as created, below: the
 		// refresh's record is the old group's, which Terraform's re-plan
 		// during apply no longer finds.)
@@ -289,8 +290,8 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 		check = planCheckGroupCreated
-		if created.InitialShardCount != nil {
-			from = int32(*created.InitialShardCount)
+		if run.create.InitialShardCount != nil {
+			from = int32(*run.create.InitialShardCount)
 			extra[g] = from
 		}
 	}

@@ -327,8 +327,9 @@ func (s prefixSnapshot) withoutPlannedCreates(reg *planRegistry) prefixSnapshot 
 		if gi.ConsumerGroup == s.g {
 			continue
 		}
-		_, planned := reg.plannedGroupCreate(s.p, gi.ConsumerGroup)
-		replacedLater := reg.deletedBeforeCreate(s.p, gi.ConsumerGroup) && !reg.deletedInRun(s.p, gi.ConsumerGroup)
+		run := reg.of(s.p, gi.ConsumerGroup)
+		planned := run.create != nil
+		replacedLater := run.deletesOnReplace && run.deleted == nil
 		if planned && !replacedLater {
 			out = out.without(gi.ConsumerGroup)
 		}

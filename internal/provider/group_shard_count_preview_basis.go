@@ -43,19 +43,15 @@ import (
 // re-plan during apply after a rename deleted the sibling, and the two plans
 // disagreed.
 func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
-	reg.mu.Lock()
 	var back []client.Group
-	for k, grp := range reg.deleted {
-		if k.prefix == s.p && k.group != s.g {
-			if refreshed != nil {
-				if was := refreshed.Group(k.group); was != nil {
-					grp.ActiveMigration, grp.State = was.ActiveMigration, was.State
-				}
+	for _, grp := range reg.withDeleted(prefix.Record{Prefix: s.p}).Without(s.g).Groups {
+		if refreshed != nil {
+			if was := refreshed.Group(grp.ConsumerGroup); was != nil {
+				grp.ActiveMigration, grp.State = was.ActiveMigration, was.State
 			}
-			back = append(back, grp)
 		}
+		back = append(back, grp)
 	}
-	reg.mu.Unlock()
 	if len(back) == 0 {
 		return s
 	}
@@ -139,7 +135,7 @@ func (s prefixSnapshot) siblingsSinceRefresh(refreshed *prefix.Record, reg *plan
 		return nil // no record: the plan lists for itself
 	}
 	ours := func(name string) bool {
-		return name == s.g || reg.ownInRun(s.p, name)
+		return name == s.g || reg.of(s.p, name).own()
 	}
 	return refreshed.Changes(prefix.Record{Prefix: s.p, Groups: s.groups}, ours)
 }

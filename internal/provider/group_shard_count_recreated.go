@@ -23,8 +23,9 @@ import (
 // attributes, so it is applied after the create). Nothing is sent to the
 // coordinator.
 
-// privateRecord.GroupRecreated marks, in the planned private state, such an
-// update.
+// Update recognises such an update by the same record of the run's creates
+// (Terraform plans the shard count again during apply, in the process that
+// applies it).
 
 // planGroupRecreated is ModifyPlan's part: it reports whether it planned the
 // update.
@@ -33,8 +34,8 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	if !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 		return false
 	}
-	created, recreated := r.pd.plans.plannedGroupCreate(p, g)
-	if !recreated {
+	created := r.pd.plans.of(p, g).create
+	if created == nil {
 		return false
 	}
 	plan.MetadataVersion = types.Int64Unknown()
@@ -42,14 +43,13 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	// is cleared at apply, so no later refresh looks one up and takes the
 	// 404 for a restore (group_part_not_found.go).
 	plan.MigrationState = types.StringUnknown()
-	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.GroupRecreated = true })...)
 	target := int32(plan.ShardCount.ValueInt64())
 	then := "Nothing is sent to the coordinator for it: it is created with shard_count = %d, and the prefix has it."
 	pending, diags := readPendingWait(ctx, private)
 	resp.Diagnostics.Append(diags...)
 	// A pending wait was for the old group's migrations: the record of
 	// the last change is the executor's to settle afresh.
-	if pending || r.recreatedMayScale(ctx, p, g, target, created, private) {
+	if pending || r.recreatedMayScale(ctx, p, g, target, *created, private) {
 		// The new group may be created with another count, or the prefix
 		// is split: the apply brings every group to shard_count, as the
 		// repair of a split prefix does, and its record is known after
@@ -90,13 +90,11 @@ func (r *groupShardCountResource) recreatedMayScale(ctx context.Context, p, g st
 
 // applyGroupRecreated is Update's part: the group as it exists now is the new
 // baseline. It reports whether it handled the update.
-func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req resource.UpdateRequest, plan groupShardCountModel, resp *resource.UpdateResponse) bool {
-	rec, diags := readPrivateRecord(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if !rec.GroupRecreated {
+func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req resource.UpdateRequest, plan, state groupShardCountModel, resp *resource.UpdateResponse) bool {
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	if !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup) || r.pd.plans.of(p, g).create == nil {
 		return false
 	}
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	group, err := r.pd.api.GetGroup(ctx, p, g)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
@@ -140,6 +138,5 @@ func recordNewLifecycle(ctx context.Context, private privateSetter, group *clien
 	diags.Append(setGroupSeen(ctx, private, group)...)
 	mark := markOf(group)
 	diags.Append(setEpochsSeen(ctx, private, &mark)...)
-	diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupRecreated = false })...)
 	return diags
 }

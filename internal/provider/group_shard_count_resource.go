@@ -205,7 +205,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	}
 	// A group this apply re-created, a pending wait's included: the wait
 	// was for the old group's migrations (planGroupRecreated).
-	if plan.ShardCount.Equal(state.ShardCount) && !repair && r.applyGroupRecreated(ctx, req, plan, resp) {
+	if plan.ShardCount.Equal(state.ShardCount) && !repair && r.applyGroupRecreated(ctx, req, plan, state, resp) {
 		return
 	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
@@ -242,7 +242,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.pd.plans.deletedInRun(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()) {
+	if r.pd.plans.of(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()).deleted != nil {
 		// This apply replaced the group (a -replace with deletion_policy
 		// DELETE): the refresh's record is the old group's, and the plan,
 		// which described the group as created, is the new one's basis.

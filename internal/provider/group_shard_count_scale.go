@@ -151,7 +151,7 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 // deletedInRun reports a group of the prefix this run deleted (a
 // replacement's delete, or a destroy, in the same apply).
 func (s *scaler) deletedInRun(g string) bool {
-	return s.plans != nil && s.plans.deletedInRun(s.p, g)
+	return s.plans != nil && s.plans.of(s.p, g).deleted != nil
 }
 
 // scaleOutcome is what the scaler started or adopted: one migration per
@@ -369,9 +369,9 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			s.before = &rec
 			return s.scaleStream(ctx, newScaleOutcome())
 		case d.Revert:
-			return s.revert(ctx)
+			return s.runSteps(ctx, "", nil)
 		}
-		return s.takeOver(ctx, "adopted", nil)
+		return s.runSteps(ctx, "adopted", nil)
 	}
 }
 
@@ -446,7 +446,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool { return s.plans != nil && s.plans.ownInRun(s.p, g) }
+	ours := func(g string) bool { return s.plans != nil && s.plans.of(s.p, g).own() }
 	moved := s.first.Moved(rec, s.target, ours)
 	if len(moved) == 0 {
 		return true
@@ -493,76 +493,128 @@ func scaleErrorHint(err error) string {
 	return ""
 }
 
-// takeOver reads every group of the prefix and runs the decision's steps
-// one group at a time: it adopts migrations already heading to the target,
-// resumes a PREPARING one with the same target, and scales groups left
-// behind (a split prefix, a stream scale that failed part-way) with the
-// per-group endpoint: prefix.Decide's steps for a take-over
-// (prefix.Input.TakeOver), decided under the lock. A migration heading
-// elsewhere refuses it before anything is sent: scaling the rest first
-// would leave the prefix at two counts. Under the lock it never sends a stream scale: what a
-// stream scale would do, it does group by group.
+// runSteps runs prefix.Decide's per-group steps one group at a time, under
+// the prefix lock and from a record read under it, journaling each step
+// (prefix.Run) as a stream scale does: a create of the prefix in this apply
+// comes before it, or after it and brings itself to the target. Under the
+// lock it never sends a stream scale. verb says which decision it runs:
+//   - a take-over (verb names why; prefix.Input.TakeOver): it adopts
+//     migrations already heading to the target, resumes a PREPARING one with
+//     the same target, and scales the groups left behind (a split prefix, a
+//     stream scale that failed part-way) with the per-group endpoint; a
+//     migration heading elsewhere refuses it before anything is sent.
+//     underWay are the migrations to the target that an earlier read saw
+//     under way (the read-back of a scale whose answer was lost):
+//     prefix.Input.Known. What this apply's own stream scale started
+//     (landedOutcome) is recorded whatever stops it: it already happened,
+//     and the next plan waits for it or repairs the prefix;
+//   - a revert (verb ""; Decision.Revert): the desired count is where the
+//     active migrations started, and rollback_on_revert allows rolling back
+//     those heading away. A PREPARING migration to the target is resumed
+//     first, then the rollbacks, then what heads to the target is adopted,
+//     and a group at another count with nothing under way is scaled, so the
+//     prefix keeps one count.
 //
-// It holds the prefix lock and journals each step (prefix.Run), as a stream
-// scale does: a create of the prefix in this apply comes before it, or
-// after it and brings itself to the target.
-//
-// underWay are the migrations to the target that an earlier read of the
-// prefix saw under way (the read-back of a scale whose answer was lost):
-// prefix.Input.Known. The group itself is recorded as this read has it
-// (s.self), not as the earlier read did.
-func (s *scaler) takeOver(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
+// The group itself is recorded as this read has it (s.self).
+func (s *scaler) runSteps(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
+	revert := verb == ""
 	rec, ok := s.record(ctx)
-	if !ok {
+	if !ok || (revert && !s.basisHolds(rec)) {
 		return nil
 	}
-	// What this apply's own stream scale started (landedOutcome) is
-	// recorded whatever stops the take-over: it already happened, and
-	// the next plan waits for it or repairs the prefix.
-	landed := s.landedOutcome(rec, underWay)
-	refuse := func() *scaleOutcome { return landed }
+	var landed *scaleOutcome
+	if !revert {
+		landed = s.landedOutcome(rec, underWay)
+	}
 	in := s.input(rec, underWay)
-	in.TakeOver = true
+	in.TakeOver = !revert
 	d := prefix.Decide(in)
-	if s.refused(d) || (d.Sends() && !s.basisHolds(rec)) {
-		return refuse()
+	if s.refused(d) || (!revert && d.Sends() && !s.basisHolds(rec)) {
+		return landed
+	}
+	if revert && !d.Revert {
+		// The prefix moved between the two reads: decided with the lock held.
+		s.diags.AddError(fmt.Sprintf("Stream prefix %q changed while this apply was reverting it to %d shards", s.p, s.target), fmt.Sprintf(
+			"The groups of the prefix are now: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, rec))
+		return nil
 	}
 	out := newScaleOutcome()
-	var done []string
+	var did []string
+	// stopped is what a failed step leaves: what this apply's stream scale
+	// started, and the steps done before it, which state records (apply)
+	// so that the next plan does not take them for another actor's.
+	stopped := func() *scaleOutcome {
+		switch {
+		case !revert:
+			return merged(landed, out)
+		case !out.changed():
+			return nil
+		}
+		out.state = client.MigrationRolledBack
+		return out
+	}
 	for _, st := range d.Steps {
 		gi := *rec.Group(st.Group)
+		am := st.Migration
 		switch st.Kind {
 		case prefix.Adopt:
 			s.note(prefix.Adopt, gi.ConsumerGroup, "")
-			out.track(gi.ConsumerGroup, *st.Migration)
-			if prefix.Unfinished(&gi) == nil {
-				done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", st.Migration.ReshardingID, gi.ConsumerGroup, st.Migration.FromShardCount, st.Migration.ToShardCount))
-			} else {
-				am := st.Migration
-				done = append(done, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
+			out.track(gi.ConsumerGroup, *am)
+			switch {
+			case revert:
+				did = append(did, fmt.Sprintf("took over group %q's %s", gi.ConsumerGroup, prefix.Describe(am)))
+			case prefix.Unfinished(&gi) == nil:
+				did = append(did, fmt.Sprintf("adopted migration %s of group %q (%d→%d), no longer active since the read-back", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
+			default:
+				did = append(did, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
 			}
+		case prefix.Rollback:
+			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
+			if err != nil {
+				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
+					"Done so far: "+orNone(did)+".")
+				return stopped()
+			}
+			to := am.ToShardCount
+			out.previous = &to
+			out.track(gi.ConsumerGroup, *m)
+			did = append(did, fmt.Sprintf("rolled back %s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
 		case prefix.ScaleGroup:
-			action := "scaled group %q with the per-group scale endpoint (%s)"
-			if st.Resume {
-				action = "resumed group %q's PREPARING migration with the same target (%s)"
-			}
 			m, err := s.scaleGroup(ctx, gi)
 			if err != nil {
-				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
-					"Groups finished so far: "+orNone(done)+". Run terraform apply again to continue.")
-				// What it adopted and scaled so far, and what this apply's
-				// stream scale started, are recorded (apply).
-				return merged(landed, out)
+				next := "Groups finished so far: " + orNone(did) + ". Run terraform apply again to continue."
+				if revert {
+					next = fmt.Sprintf("The provider took the prefix back to %d (done: %s) and scales group %q, at %d shards, to %d with the "+
+						"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
+						"shows the split prefix and its apply sends this scale again.", s.target, orNone(did), gi.ConsumerGroup, gi.ShardCount, s.target)
+				}
+				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err, next)
+				return stopped()
 			}
+			// Its migration is the apply's to wait for, as any scale's.
 			out.track(gi.ConsumerGroup, *m)
-			done = append(done, fmt.Sprintf(action, gi.ConsumerGroup, m.ReshardingID))
+			switch {
+			case st.Resume:
+				did = append(did, fmt.Sprintf("resumed group %q's PREPARING migration with the same target (%s)", gi.ConsumerGroup, m.ReshardingID))
+			case revert:
+				did = append(did, fmt.Sprintf("scaled group %q, at %d shards, to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
+			default:
+				did = append(did, fmt.Sprintf("scaled group %q with the per-group scale endpoint (%s)", gi.ConsumerGroup, m.ReshardingID))
+			}
 		}
 	}
-	if len(done) > 0 {
+	switch {
+	case revert:
+		out.state = client.MigrationRolledBack
+		s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
+			"rollback_on_revert is set and shard_count = %d is where the active migrations started, so the prefix was taken back: %s. "+
+				"Entries producers already wrote to shards that the rollback removes are stranded: the coordinator no longer assigns those shards.",
+			s.target, strings.Join(did, "; ")))
+	case len(did) > 0:
 		s.diags.AddWarning(fmt.Sprintf("Took over the resharding of stream prefix %q (%s)", s.p, verb), fmt.Sprintf(
 			"A stream-level scale to %d shards could not simply be started, so the provider read every group of the prefix and: %s.",
-			s.target, strings.Join(done, "; ")))
+			s.target, strings.Join(did, "; ")))
 	}
 	return out
 }
@@ -585,91 +637,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 	if !out.changed() {
 		return nil
 	}
-	return out
-}
-
-// revert runs a revert decision: the desired count is where the active
-// migrations started, and rollback_on_revert allows rolling back those
-// heading away (prefix.Decide refuses otherwise, naming the calls to make).
-//
-// Like takeOver it holds the prefix lock and journals each step. After the
-// rollbacks, a migration heading to the target is adopted (a PREPARING one
-// resumed), and a group at another count with nothing under way (one this
-// apply created with the count the prefix had at plan time, or a split
-// prefix's) is brought to the target with the per-group scale, so the
-// prefix keeps one count.
-func (s *scaler) revert(ctx context.Context) *scaleOutcome {
-	defer s.locks.Lock(s.p)()
-	rec, ok := s.record(ctx)
-	if !ok || !s.basisHolds(rec) {
-		return nil
-	}
-	d := prefix.Decide(s.input(rec, nil))
-	if s.refused(d) {
-		return nil
-	}
-	if !d.Revert {
-		// The prefix moved between the two reads: decide with the lock held.
-		s.diags.AddError(fmt.Sprintf("Stream prefix %q changed while this apply was reverting it to %d shards", s.p, s.target), fmt.Sprintf(
-			"The groups of the prefix are now: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, rec))
-		return nil
-	}
-	out := newScaleOutcome()
-	var did []string
-	// partial is what a failed step leaves: the rollbacks and scales done
-	// before it, which state records (apply) so that the next plan does
-	// not take them for another actor's.
-	partial := func() *scaleOutcome {
-		if !out.changed() {
-			return nil
-		}
-		out.state = client.MigrationRolledBack
-		return out
-	}
-	for _, st := range d.Steps {
-		gi := *rec.Group(st.Group)
-		if st.Kind == prefix.Rollback {
-			am := st.Migration
-			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
-			if err != nil {
-				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
-					"Done so far: "+orNone(did)+".")
-				return partial()
-			}
-			to := am.ToShardCount
-			out.previous = &to
-			out.track(gi.ConsumerGroup, *m)
-			did = append(did, fmt.Sprintf("rolled back %s of group %q (%d→%d)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount))
-			continue
-		}
-		if st.Kind == prefix.Adopt {
-			// Heading to the target already: waited for, not rolled back.
-			out.track(gi.ConsumerGroup, *st.Migration)
-			did = append(did, fmt.Sprintf("took over group %q's %s", gi.ConsumerGroup, prefix.Describe(st.Migration)))
-			continue
-		}
-		m, err := s.scaleGroup(ctx, gi)
-		if err != nil {
-			addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err,
-				fmt.Sprintf("The provider took the prefix back to %d (done: %s) and scales group %q, at %d shards, to %d with the "+
-					"per-group scale, and that did not take effect: the prefix routes with two shard counts until it does. The next plan "+
-					"shows the split prefix and its apply sends this scale again.", s.target, orNone(did), gi.ConsumerGroup, gi.ShardCount, s.target))
-			return partial()
-		}
-		// Its migration is the apply's to wait for, as any scale's
-		// (apply waits for the unfinished ones).
-		out.track(gi.ConsumerGroup, *m)
-		if st.Resume {
-			did = append(did, fmt.Sprintf("resumed group %q's PREPARING migration with the same target (%s)", gi.ConsumerGroup, m.ReshardingID))
-		} else {
-			did = append(did, fmt.Sprintf("scaled group %q, at %d shards, to %d (%s)", gi.ConsumerGroup, gi.ShardCount, s.target, m.ReshardingID))
-		}
-	}
-	out.state = client.MigrationRolledBack
-	s.diags.AddWarning(fmt.Sprintf("Rolled back the resharding of stream prefix %q", s.p), fmt.Sprintf(
-		"rollback_on_revert is set and shard_count = %d is where the active migrations started, so the prefix was taken back: %s. "+
-			"Entries producers already wrote to shards that the rollback removes are stranded: the coordinator no longer assigns those shards.",
-		s.target, strings.Join(did, "; ")))
 	return out
 }
 
@@ -813,7 +780,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 	case err == nil && landed != nil:
 		// A lost answer, read back as applied: adopt what it started, and
 		// bring any group it left behind there, from a fresh record.
-		adopted := s.takeOver(mctx, "read back after the scale's answer was lost", landed)
+		adopted := s.runSteps(mctx, "read back after the scale's answer was lost", landed)
 		if adopted != nil {
 			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf(
 				"The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
@@ -855,7 +822,7 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 			s.redecided = true
 			return s.execute(ctx)
 		}
-		return s.takeOver(mctx, "recovered", nil)
+		return s.runSteps(mctx, "recovered", nil)
 	default:
 		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
 		return nil

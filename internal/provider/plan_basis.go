@@ -158,43 +158,25 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	// part of what was reviewed.
 	want := map[string]int64{}
 	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
-	var siblings []client.Group
+	reviewed := prefix.Record{Prefix: s.p, CountsOnly: true}
+	for name, c := range want {
+		reviewed.Groups = append(reviewed.Groups, client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: int32(c)})
+	}
+	now := prefix.Record{Prefix: s.p}
 	if s.basis != nil {
-		siblings = s.basis.Groups
+		now = *s.basis
 	} else if groups, ok := s.prefixGroups(ctx, false); ok {
-		siblings = groups
+		now.Groups = groups
 	} else {
 		return false
 	}
-	var changed []string
-	now := map[string]int32{}
-	for _, gi := range siblings {
-		now[gi.ConsumerGroup] = gi.ShardCount
-	}
-	for _, name := range sortedKeys(want) {
-		c, exists := now[name]
-		switch {
-		case !exists && name != s.g && r.pd.plans.deletedInRun(s.p, name):
-			// Deleted by this apply (the plan saw it, and its re-plan puts
-			// it back): not a change behind the plan's back.
-		case !exists && name != s.g:
-			changed = append(changed, fmt.Sprintf("group %q (%d shards at plan time) no longer exists", name, want[name]))
-		case exists && int64(c) != want[name] && r.replacedInRun(s.p, name):
-			// Deleted and created again by this apply (a replacement): it
-			// has the count its own create planned, which its plan checked
-			// against the prefix.
-		case exists && int64(c) != want[name]:
-			changed = append(changed, fmt.Sprintf("group %q went from %d to %d shards", name, want[name], c))
-		}
-	}
-	for _, name := range sortedKeys(now) {
-		if _, createdHere := r.pd.plans.plannedGroupCreate(s.p, name); createdHere {
-			continue // created by this apply: not part of the reviewed basis
-		}
-		if _, planned := want[name]; !planned {
-			changed = append(changed, fmt.Sprintf("group %q (%d shards) appeared", name, now[name]))
-		}
-	}
+	// What this apply deletes (and creates again: a replacement) and the
+	// groups it creates are its own, not changes behind the plan's back;
+	// the group itself was compared above.
+	changed := reviewed.Changes(now, func(g string) bool {
+		run := r.pd.plans.of(s.p, g)
+		return g == s.g || run.deleted != nil || (run.create != nil && reviewed.Group(g) == nil)
+	})
 	if len(changed) == 0 {
 		return true
 	}
@@ -210,11 +192,4 @@ func activeMigrationNote(g *client.Group) string {
 		return fmt.Sprintf(", with migration %s (%d→%d shards) %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
 	}
 	return ""
-}
-
-// replacedInRun reports a group of prefix p this apply deleted and created
-// again.
-func (r *groupShardCountResource) replacedInRun(p, g string) bool {
-	_, created := r.pd.plans.createdInRun(p)[g]
-	return created && r.pd.plans.deletedInRun(p, g)
 }

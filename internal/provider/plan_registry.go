@@ -9,129 +9,70 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// planRegistry records what the resources of one provider configuration plan
-// during one Terraform operation. Terraform serves every resource of a
-// provider configuration from one provider process per walk, so it sees each
-// plan of the run: a shard count can tell that its group is created by this
-// configuration, and two shard counts of one stream prefix see each other.
+// planRegistry is what one run does to each group: the provider
+// configuration's resources are served by one provider process per
+// Terraform operation, which sees each of the run's plans and applies.
+// Terraform plans again during apply, after some of the run's creates and
+// deletes, and a plan made then must give the values the first one gave: it
+// reads here what the run itself did. Besides, the shard count resources
+// planned per stream prefix, so that two of one prefix see each other.
 type planRegistry struct {
-	mu           sync.Mutex
-	groupCreates map[groupKey]plannedGroupCreate
-	shardCounts  map[string]map[string]int // stream prefix → consumer group → shard-count plans
-	// managed are groups in state planned in this run, true when destroying
-	// them deletes them on the coordinator (deletion_policy DELETE).
-	managed map[groupKey]bool
-	// replaced are groups in state that this run's plan renames (another
-	// consumer group or prefix) with deletion_policy DELETE: Terraform
-	// deletes them before it creates the new name (destroy-then-create).
-	replaced map[groupKey]bool
-	// created and deleted are the groups this provider created and deleted
-	// in this run (deleted with the shard count it had), so that an
-	// apply-time plan reconstructs what the plan saw.
-	created map[groupKey]int32 // with the count created
-	deleted map[groupKey]client.Group
-	// vanished are the vanished groups whose no-op delete ran: Terraform
+	mu          sync.Mutex
+	groups      map[groupKey]*runGroup
+	shardCounts map[string]map[string]int // stream prefix → consumer group → shard-count plans
+}
+
+// runGroup is what the run does to one group.
+type runGroup struct {
+	// create is the run's planned create of the group; nil when none.
+	create *plannedGroupCreate
+	// deletesOnReplace: the group is in state, planned in this run, with
+	// deletion_policy DELETE: replacing it deletes it before creating it.
+	deletesOnReplace bool
+	// renamedAway: this run renames the group (another consumer group or
+	// prefix) with deletion_policy DELETE: Terraform deletes it first.
+	renamedAway bool
+	// created is the count this provider created the group with in this
+	// run; nil when it did not.
+	created *int32
+	// deleted is the group as the run's plan saw it, once this provider
+	// deleted it in this run; nil when it did not.
+	deleted *client.Group
+	// vanished is the vanished group whose no-op delete ran: Terraform
 	// plans the create of a -/+ again during apply, after the delete, with
 	// no private state, and that plan must keep the saved plan's recreation.
-	vanished map[groupKey]*groupVanished
+	vanished *groupVanished
 }
 
-func (r *planRegistry) registerVanished(p, g string, v *groupVanished) {
+// own reports a group the run creates (planned or done) or deletes: a
+// change of it is the run's own, not a change behind the plan's back.
+func (rg runGroup) own() bool { return rg.create != nil || rg.created != nil || rg.deleted != nil }
+
+type groupKey struct{ prefix, group string }
+
+// note records something the run does to group {p, g}.
+func (r *planRegistry) note(p, g string, f func(*runGroup)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.vanished == nil {
-		r.vanished = map[groupKey]*groupVanished{}
+	if r.groups == nil {
+		r.groups = map[groupKey]*runGroup{}
 	}
-	r.vanished[groupKey{p, g}] = v
-}
-
-func (r *planRegistry) vanishedInRun(p, g string) *groupVanished {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.vanished[groupKey{p, g}]
-}
-
-// registerManaged notes a group in state that this run plans.
-func (r *planRegistry) registerManaged(p, g string, deletes bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.managed == nil {
-		r.managed = map[groupKey]bool{}
+	k := groupKey{p, g}
+	if r.groups[k] == nil {
+		r.groups[k] = &runGroup{}
 	}
-	r.managed[groupKey{p, g}] = deletes
+	f(r.groups[k])
 }
 
-// registerReplaced notes a group in state that this run replaces and whose
-// replacement deletes it.
-func (r *planRegistry) registerReplaced(p, g string) {
+// of is what the run does to group {p, g} (among the resources planned or
+// applied so far: a resource that references a group comes after it).
+func (r *planRegistry) of(p, g string) runGroup {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.replaced == nil {
-		r.replaced = map[groupKey]bool{}
+	if rg := r.groups[groupKey{p, g}]; rg != nil {
+		return *rg
 	}
-	r.replaced[groupKey{p, g}] = true
-}
-
-// registerDeleted notes a group this provider deletes in this run, as the
-// refresh before the delete saw it, before the delete is sent.
-func (r *planRegistry) registerDeleted(grp client.Group) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.deleted == nil {
-		r.deleted = map[groupKey]client.Group{}
-	}
-	r.deleted[groupKey{grp.StreamPrefix, grp.ConsumerGroup}] = grp
-}
-
-// registerCreated notes a group this provider created in this run, with its
-// shard count.
-func (r *planRegistry) registerCreated(p, g string, shardCount int32) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.created == nil {
-		r.created = map[groupKey]int32{}
-	}
-	r.created[groupKey{p, g}] = shardCount
-}
-
-// createdInRun is the groups of prefix p this provider created in this run,
-// with their counts.
-func (r *planRegistry) createdInRun(p string) map[string]int32 {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := map[string]int32{}
-	for k, c := range r.created {
-		if k.prefix == p {
-			out[k.group] = c
-		}
-	}
-	return out
-}
-
-// ownInRun reports a group of prefix p this run creates (planned or done),
-// deletes or replaces: a change of it is the run's own, not a change behind
-// the plan's back.
-func (r *planRegistry) ownInRun(p, g string) bool {
-	_, created := r.createdInRun(p)[g]
-	_, planned := r.plannedGroupCreate(p, g)
-	return created || planned || r.deletedInRun(p, g)
-}
-
-// deletedInRun reports a group this provider deleted in this run (or is
-// deleting: consulted only for a group found gone).
-func (r *planRegistry) deletedInRun(p, g string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	_, ok := r.deleted[groupKey{p, g}]
-	return ok
-}
-
-// renamedAway reports a group this run's plan renames with deletion_policy
-// DELETE (registerReplaced).
-func (r *planRegistry) renamedAway(p, g string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.replaced[groupKey{p, g}]
+	return runGroup{}
 }
 
 // planBasisOfPrefix is prefix p's groups as the coordinator had them when
@@ -145,28 +86,18 @@ func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, 
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
-		if _, createdHere := r.created[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && !createdHere {
+		if rg := r.groups[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && (rg == nil || rg.created == nil) {
 			out[grp.ConsumerGroup] = run.AsPlanned(grp)
 		}
 	}
-	_, deletedSelf := r.deleted[groupKey{p, g}]
-	for k, grp := range r.deleted {
-		if k.prefix == p {
-			out[k.group] = grp
+	for k, rg := range r.groups {
+		if k.prefix == p && rg.deleted != nil {
+			out[k.group] = *rg.deleted
 		}
 	}
-	return out, deletedSelf
+	rg := r.groups[groupKey{p, g}]
+	return out, rg != nil && rg.deleted != nil
 }
-
-// deletedBeforeCreate reports a group in state whose replacement deletes it
-// before creating it again.
-func (r *planRegistry) deletedBeforeCreate(p, g string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.managed[groupKey{p, g}]
-}
-
-type groupKey struct{ prefix, group string }
 
 // plannedGroupCreate is a group this run plans to create; InitialShardCount
 // is nil when the count is not known at plan time.
@@ -179,43 +110,30 @@ type plannedGroupCreate struct {
 
 // registerGroupCreate notes that this run plans to create group {p, g}.
 func (r *planRegistry) registerGroupCreate(p, g string, initial *int64) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.groupCreates == nil {
-		r.groupCreates = map[groupKey]plannedGroupCreate{}
-	}
-	c := r.groupCreates[groupKey{p, g}]
-	c.InitialShardCount = initial
-	r.groupCreates[groupKey{p, g}] = c
+	r.note(p, g, func(rg *runGroup) {
+		c := plannedGroupCreate{}
+		if rg.create != nil {
+			c = *rg.create
+		}
+		c.InitialShardCount = initial
+		rg.create = &c
+	})
 }
 
 // registerGroupCreateOfPrefix notes the planned create of group {p, g} and,
 // in the same step, returns the other creates of prefix p planned so far:
 // of two creates planned at once, the later one always sees the earlier.
 func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCreate) map[string]plannedGroupCreate {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.groupCreates == nil {
-		r.groupCreates = map[groupKey]plannedGroupCreate{}
-	}
-	r.groupCreates[groupKey{p, g}] = c
 	out := map[string]plannedGroupCreate{}
-	for k, o := range r.groupCreates {
-		if k.prefix == p && k.group != g {
-			out[k.group] = o
+	r.note(p, g, func(rg *runGroup) {
+		rg.create = &c
+		for k, o := range r.groups {
+			if k.prefix == p && k.group != g && o.create != nil {
+				out[k.group] = *o.create
+			}
 		}
-	}
+	})
 	return out
-}
-
-// plannedGroupCreate reports whether this run plans to create group {p, g}
-// (among the resources planned so far: a resource that references the group
-// is planned after it).
-func (r *planRegistry) plannedGroupCreate(p, g string) (plannedGroupCreate, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	c, ok := r.groupCreates[groupKey{p, g}]
-	return c, ok
 }
 
 // registerShardCount notes a shard-count plan for group {p, g} and returns
@@ -289,9 +207,9 @@ func (r *planRegistry) withDeleted(rec prefix.Record) prefix.Record {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	all := append([]client.Group(nil), rec.Groups...)
-	for k, grp := range r.deleted {
-		if k.prefix == rec.Prefix && rec.Group(k.group) == nil {
-			all = append(all, grp)
+	for k, rg := range r.groups {
+		if k.prefix == rec.Prefix && rg.deleted != nil && rec.Group(k.group) == nil {
+			all = append(all, *rg.deleted)
 		}
 	}
 	return prefix.FromListing(all, rec.Prefix)

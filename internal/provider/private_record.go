@@ -66,13 +66,14 @@ type privateRecord struct {
 	// the last refresh (or apply) read them, the basis of the next plan
 	// (group_shard_count_under_way.go, group_shard_count_preview.go); an
 	// unfinished wait (group_shard_count_resource.go); the provider instance
-	// whose import refresh wrote this state (group_shard_count_import.go);
-	// a planned update for a re-created group (group_shard_count_recreated.go).
-	PrefixSeen     *prefixSeen   `json:"prefix_seen,omitempty"`
-	GroupSeen      *client.Group `json:"group_seen,omitempty"`
-	PendingWait    bool          `json:"pending_wait,omitempty"`
-	ImportRead     string        `json:"import_read,omitempty"`
-	GroupRecreated bool          `json:"group_recreated,omitempty"`
+	// whose import refresh wrote this state (group_shard_count_import.go).
+	// (Earlier builds also marked a planned update for a re-created group,
+	// "group_recreated": the run's own record of its creates says it now,
+	// group_shard_count_recreated.go; the field is ignored when read.)
+	PrefixSeen  *prefixSeen   `json:"prefix_seen,omitempty"`
+	GroupSeen   *client.Group `json:"group_seen,omitempty"`
+	PendingWait bool          `json:"pending_wait,omitempty"`
+	ImportRead  string        `json:"import_read,omitempty"`
 }
 
 // prefixSeen is every group of the prefix as a refresh listed it.
@@ -297,7 +298,6 @@ func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecor
 			rec.ImportRead = s
 		}
 	}
-	rec.GroupRecreated = string(get(legacyGroupRecreated)) == "true"
 	if why != "" {
 		rec = privateRecord{V: privateRecordVersion}
 	}

@@ -78,7 +78,6 @@ func TestPrivateRecordReadsLegacyKeys(t *testing.T) {
 	want(rec.GroupSeen != nil && rec.GroupSeen.ShardCount == 4, "group_seen")
 	want(rec.PendingWait, "pending_wait")
 	want(rec.ImportRead == "instance-1", "import_read")
-	want(rec.GroupRecreated, "group_recreated")
 
 	if d := setPendingWait(ctx, priv, false); d.HasError() {
 		t.Fatal(d)
