@@ -19,26 +19,27 @@ import (
 // failure reports and what CAMPAIGN_INVARIANTS_OFF takes. The issue items
 // each one holds the provider to are in brackets.
 var campaignInvariants = map[string]string{
-	"no_crash":                    "no crash (\"Plugin did not respond\", panic), no \"inconsistent result\" or \"inconsistent final plan\" [23.1, 24.3, 24.5]",
-	"error_names_request":         "every error about a coordinator answer or a lost one names the errorCode (when the coordinator sent one) and the request id [provider rules]",
-	"saved_plan_sends_shown":      "the apply of a saved plan sends only what the plan showed [23.1]",
-	"saved_plan_not_refused":      "a saved plan is refused only when something it showed changed: consumer churn alone never makes it refused [23.1]",
-	"clean_apply_succeeds":        "from a state with no out-of-band change, an apply of a configuration change succeeds, whatever consumers do meanwhile [23.1, 24.3, 24.7]",
-	"empty_after_apply":           "after a successful apply with no out-of-band change (consumer churn aside), the next plan is empty [23.1]",
-	"refresh_never_fails":         "a refresh never fails on a state the coordinator can be in (deleted, created again, restored, rolled back, scaled) [24.2]",
-	"state_matches":               "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
-	"nothing_after_sigint":        "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
-	"interrupted_apply_resumes":   "from a state with no out-of-band change, the apply after an interrupted one finishes what it started (an unfinished wait resumed, finished or not by then; what was not sent, sent), with only consumer churn between [24.4, 23.1]",
-	"import_never_creates":        "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
-	"import_plan_only_once":       "only an import's own plan reports what the import found (a migration under way is reported, not waited on); a later plan, -refresh=false included, plans from state [24.1, 24.7]",
-	"query_plans":                 "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
-	"no_split_prefix":             "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one (a group it created in a drained prefix aside: the coordinator creates at 1 shard or more, the plan warns, and the scale after the create repairs it) [24.6]",
-	"prefix_at_count_after_apply": "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
-	"acknowledge_recovers":        "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
-	"lost_answer_settles":         "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
-	"no_destroy_then_refuse":      "an apply that refuses a plan in a stream prefix (saying nothing was sent) sent no rollback in it, and left no group of it that the configuration has deleted by its own DELETE [43]",
-	"wait_names_the_cause":        "an apply whose wait meets a sibling group that another workspace replaced says so, and never blames the coordinator's availability or points at max_retries [43.5]",
-	"unknown_provider_plans":      "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
+	"no_crash":                      "no crash (\"Plugin did not respond\", panic), no \"inconsistent result\" or \"inconsistent final plan\" [23.1, 24.3, 24.5]",
+	"error_names_request":           "every error about a coordinator answer or a lost one names the errorCode (when the coordinator sent one) and the request id [provider rules]",
+	"saved_plan_sends_shown":        "the apply of a saved plan sends only what the plan showed [23.1]",
+	"saved_plan_not_refused":        "a saved plan is refused only when something it showed changed: consumer churn alone never makes it refused [23.1]",
+	"clean_apply_succeeds":          "from a state with no out-of-band change, an apply of a configuration change succeeds, whatever consumers do meanwhile [23.1, 24.3, 24.7]",
+	"empty_after_apply":             "after a successful apply with no out-of-band change (consumer churn aside), the next plan is empty [23.1]",
+	"refresh_never_fails":           "a refresh never fails on a state the coordinator can be in (deleted, created again, restored, rolled back, scaled) [24.2]",
+	"state_matches":                 "right after a successful apply or refresh, state never claims a group or a count the coordinator lacks [24.1, 24.3]",
+	"nothing_after_sigint":          "nothing new is sent after an interrupt: only the request already in flight completes [24.4]",
+	"interrupted_apply_resumes":     "from a state with no out-of-band change, the apply after an interrupted one finishes what it started (an unfinished wait resumed, finished or not by then; what was not sent, sent), with only consumer churn between [24.4, 23.1]",
+	"import_never_creates":          "an import never creates: an import of a group the coordinator lacks fails, and nothing is created [24.1]",
+	"import_plan_only_once":         "only an import's own plan reports what the import found (a migration under way is reported, not waited on); a later plan, -refresh=false included, plans from state [24.1, 24.7]",
+	"query_plans":                   "what terraform query generates validates and plans as imports only, with no create [24.1, 24.7]",
+	"no_split_prefix":               "no terraform command (an action, an apply, an interrupted or failed one) leaves a stream prefix at two shard counts when it was at one (a group it created in a drained prefix aside: the coordinator creates at 1 shard or more, the plan warns, and the scale after the create repairs it) [24.6]",
+	"prefix_at_count_after_apply":   "after a successful apply (exit 0), every group of a stream prefix whose shard count resource the workspace manages (its own, another workspace's, one it abandoned) is at the configured shard_count or has a migration under way to it that is not PREPARING: a split prefix is repaired, not left to producers [30]",
+	"acknowledge_recovers":          "acknowledging a metadata regression as the runbook says makes the plan pass, consumers rejoining or not [23.2]",
+	"lost_answer_settles":           "a mutation whose answer a gateway lost (502/504 after forwarding, a reset before or after, a garbled 2xx, an answer that never comes) is settled by reading back: the apply succeeds [23.2, 24.8, the coordinator-failures guide]",
+	"no_destroy_then_refuse":        "an apply that refuses a plan in a stream prefix (saying nothing was sent) sent no rollback in it, and left no group of it that the configuration has deleted by its own DELETE [43]",
+	"wait_names_the_cause":          "an apply whose wait meets a sibling group that another workspace replaced says so, and never blames the coordinator's availability or points at max_retries [43.5]",
+	"state_agrees_with_diagnostics": "the state a successful apply leaves never contradicts its own diagnostics: a scale-out it warned waits for a consumer is not recorded as completing by itself, and a preview that does not complete by itself says what it waits for [43.7]",
+	"unknown_provider_plans":        "a plan with a provider configuration unknown at plan time does not fail, unless the metadata guard fails it closed on a regression recorded in state and not acknowledged, as it fails every plan [24.5, 23.2]",
 }
 
 // campaignCrash are terraform's words for a provider that crashed or broke
@@ -283,5 +284,21 @@ func TestDestroyedThenRefused(t *testing.T) {
 				t.Errorf("got %d (%q), want %d", len(got), got, tc.want)
 			}
 		})
+	}
+}
+
+// The warning state_agrees_with_diagnostics reads, as terraform prints it:
+// the resource's lines between title and detail, the detail wrapped.
+func TestCampaignWaitsForConsumerWarning(t *testing.T) {
+	out := "╷\n│ Warning: Scale-out of group \"camp_a_1\" waits for a consumer\n│ \n│   with redisstreamcoordinator_group_shard_count.camp_a,\n" +
+		"│   on main.tf line 30, in resource \"redisstreamcoordinator_group_shard_count\" \"camp_a\":\n│   30: resource \"redisstreamcoordinator_group_shard_count\" \"camp_a\" {\n│ \n" +
+		"│ Group \"camp_a_1\" under stream\n│ prefix \"camp-a\" has no live consumer, and a scale-out only completes once\n╵\n" +
+		"╷\n│ Warning: Resharding stream prefix \"camp-b\"\n╵\n"
+	var got []string
+	for _, m := range campaignWaitsForConsumer.FindAllStringSubmatch(out, -1) {
+		got = append(got, m[1])
+	}
+	if len(got) != 1 || got[0] != "camp-a" {
+		t.Fatalf("prefixes read from the warning: %v, want [camp-a]", got)
 	}
 }

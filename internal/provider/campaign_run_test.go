@@ -317,11 +317,50 @@ func (w *campaignRun) showPlan(tf *demo.Terraform, file string) *tfjson.Plan {
 func (w *campaignRun) afterApply(cleanNow bool) {
 	w.clean = cleanNow
 	w.checkStateMatches()
+	w.checkStateAgreesWithDiagnostics()
 	w.checkPrefixesAtCount()
 	for _, g := range w.m.Groups {
 		if b, ok := w.c.BackupGroup(g.Prefix, g.Name); ok {
 			k := g.Prefix + "/" + g.Name
 			w.backups[k] = append(w.backups[k], b)
+		}
+	}
+}
+
+// campaignWaitsForConsumer is the warning of an apply that left a scale-out
+// waiting for a consumer, with the prefix its detail names (after the
+// resource's address and source lines; terraform wraps the detail, with its
+// box-drawing margin, anywhere between words).
+var campaignWaitsForConsumer = regexp.MustCompile(`(?s)Warning: Scale-out of group "[^"]+" waits for a consumer.{0,800}?under[\s│]+stream[\s│]+prefix[\s│]+"([^"]+)"`)
+
+// checkStateAgreesWithDiagnostics: the state a successful apply of the
+// main workspace leaves never contradicts that apply's own diagnostics
+// (issue 43.7): a scale-out it warned waits for a consumer is not recorded
+// as completing by itself, and a preview that does not complete by itself
+// says what it waits for.
+func (w *campaignRun) checkStateAgreesWithDiagnostics() {
+	if w.lastTF != w.tf {
+		return
+	}
+	waiting := map[string]bool{}
+	for _, m := range campaignWaitsForConsumer.FindAllStringSubmatch(w.lastOut, -1) {
+		waiting[m[1]] = true
+	}
+	for addr, attrs := range w.state() {
+		if !strings.HasPrefix(addr, "redisstreamcoordinator_group_shard_count.") {
+			continue
+		}
+		p := fmt.Sprint(attrs["stream_prefix"])
+		resharding, _ := attrs["resharding"].(map[string]any)
+		if resharding == nil {
+			continue
+		}
+		completes, known := resharding["completes_by_itself"].(bool)
+		switch {
+		case known && completes && waiting[p]:
+			w.violate("state_agrees_with_diagnostics", "the apply warned that a scale-out of stream prefix %s waits for a consumer, and state records %s with resharding.completes_by_itself = true", p, addr)
+		case known && !completes && resharding["blocked_by"] == nil:
+			w.violate("state_agrees_with_diagnostics", "state records %s with resharding.completes_by_itself = false and no blocked_by", addr)
 		}
 	}
 }
