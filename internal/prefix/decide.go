@@ -124,6 +124,21 @@ type Decision struct {
 // Done reports a decision with nothing to do.
 func (d Decision) Done() bool { return d.Refusal == nil && len(d.Steps) == 0 }
 
+// AdoptsOnly reports a decision that only takes over migrations already
+// heading to the target, or has nothing to do: it sends nothing and waits
+// for nothing heading elsewhere.
+func (d Decision) AdoptsOnly() bool {
+	if d.Refusal != nil {
+		return false
+	}
+	for _, s := range d.Steps {
+		if s.Kind != Adopt {
+			return false
+		}
+	}
+	return true
+}
+
 // Sends reports whether any step sends a mutation.
 func (d Decision) Sends() bool {
 	for _, s := range d.Steps {
@@ -179,6 +194,18 @@ func Decide(in Input) Decision {
 		}
 	}
 	return d
+}
+
+// Keep is the decision for a count the configuration already has (a plan
+// that keeps it): a wait (Input.WaitOnly, with Known) when waiting brings the
+// prefix there (wait), else the decision that repairs it, or its refusal.
+func Keep(in Input) (d Decision, wait bool) {
+	in.WaitOnly = true
+	if d = Decide(in); d.Refusal == nil || d.Refusal.Kind != WaitOnlyStale {
+		return d, d.Refusal == nil
+	}
+	in.WaitOnly, in.Known = false, nil
+	return Decide(in), false
 }
 
 // waitsForConsumer reports a group with no live consumer that reaches the

@@ -401,3 +401,49 @@ func TestRecordMoved(t *testing.T) {
 		t.Errorf("groups the run creates or deletes are not moves: %q", got)
 	}
 }
+
+func TestDecisionAdoptsOnly(t *testing.T) {
+	cases := []struct {
+		name string
+		in   Input
+		want bool
+	}{
+		{"nothing to do", Input{Record: rec(grp("a", 6)), Target: 6}, true},
+		{"a sibling under way to the target is taken over", Input{Record: rec(grp("a", 6), migrating("b", 4, 6, client.MigrationActive)), Self: "a", Target: 6}, true},
+		{"a sibling behind is scaled", Input{Record: rec(grp("a", 6), grp("b", 4)), Self: "a", Target: 6}, false},
+		{"a migration elsewhere is waited for", Input{Record: rec(grp("a", 6), migrating("b", 6, 3, client.MigrationDraining)), Self: "a", Target: 6}, false},
+		{"a PREPARING migration elsewhere refuses", Input{Record: rec(grp("a", 6), migrating("b", 6, 8, client.MigrationPreparing)), Self: "a", Target: 6}, false},
+	}
+	for _, tc := range cases {
+		if got := Decide(tc.in).AdoptsOnly(); got != tc.want {
+			t.Errorf("%s: AdoptsOnly = %v, want %v (%s)", tc.name, got, tc.want, summary(Decide(tc.in)))
+		}
+	}
+}
+
+func TestKeep(t *testing.T) {
+	known := map[string]client.Migration{"b": {ReshardingID: "reshard-old-b", FromShardCount: 6, ToShardCount: 4, State: client.MigrationActive}}
+	cases := []struct {
+		name string
+		in   Input
+		want string
+		wait bool
+	}{
+		{"at the count: nothing to do", Input{Record: rec(grp("a", 6), grp("b", 6)), Self: "a", Target: 6}, "done", true},
+		{"its own migration under way: a wait", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), migrating("b", 4, 6, client.MigrationDraining)), Self: "a", Target: 6},
+			"adopt a; adopt b", true},
+		{"a resumed wait's migration that ended away is adopted by the wait", Input{Record: rec(grp("a", 4), grp("b", 6)), Self: "a", Target: 4, Known: known},
+			"adopt b", true},
+		{"a sibling behind: the repair", Input{Record: rec(migrating("a", 4, 6, client.MigrationActive), grp("b", 4)), Self: "a", Target: 6},
+			"adopt a; per-group scale b", false},
+		{"a split prefix with nothing under way: one stream scale", Input{Record: rec(grp("a", 6), grp("b", 4)), Self: "a", Target: 6}, "stream scale", false},
+		{"a PREPARING migration elsewhere refuses", Input{Record: rec(grp("a", 6), migrating("b", 6, 8, client.MigrationPreparing)), Self: "a", Target: 6},
+			"refuse preparing-elsewhere b", false},
+	}
+	for _, tc := range cases {
+		d, wait := Keep(tc.in)
+		if got := summary(d); got != tc.want || wait != tc.wait {
+			t.Errorf("%s: Keep = %q, wait %v; want %q, wait %v", tc.name, got, wait, tc.want, tc.wait)
+		}
+	}
+}

@@ -346,21 +346,22 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 	return s
 }
 
-// applyStepToModel changes the configuration model as the step does; the
-// generator and the runner both call it.
-// savedReplacement makes a saved plan that changes nothing in the
-// configuration the replacement of a group instead (issue 43: a saved plan of
-// every planned action, applied after each kind of out-of-band change): a
-// rename of the first group that is not an anchor when there is one and the
-// step's in-between is even in campaignBetween's order, else a -replace of
-// the prefix's anchor. It draws nothing from the generator: the fixed seeds'
-// workflows keep their steps.
+// savedReplacement makes two thirds of the saved plans that change nothing
+// in the configuration (by the step's in-between, in campaignBetween's
+// order) the replacement of a group instead, so that a saved plan of every
+// planned action is applied after each kind of out-of-band change (issue
+// 43): a rename of the first group that is not an anchor, when there is
+// one, or a -replace of the prefix's anchor. The rest stay saved plans of
+// what the refresh finds (a wait, a split prefix's repair). It draws nothing
+// from the generator: the workflows' other steps are unchanged.
 func savedReplacement(s *campaignStep, m *campaignModel) {
-	if s.Change != "none" {
+	i := slices.Index(campaignBetween, s.Between)
+	switch {
+	case s.Change != "none" || i%3 == 0:
 		return
-	}
-	if others := m.nonAnchors(); len(others) > 0 && slices.Index(campaignBetween, s.Between)%2 == 0 {
-		s.Change, s.Addr, s.Prefix = "rename", others[0].Addr, others[0].Prefix
+	case i%3 == 1 && len(m.nonAnchors()) > 0:
+		g := m.nonAnchors()[0]
+		s.Change, s.Addr, s.Prefix = "rename", g.Addr, g.Prefix
 		return
 	}
 	s.Change, s.Addr = "replace", m.inConfig(s.Prefix)[0].Addr
@@ -369,6 +370,8 @@ func savedReplacement(s *campaignStep, m *campaignModel) {
 // campaignBetween are what a saved plan's step may do between plan and apply.
 var campaignBetween = []string{"none", "join", "leave", "restart", "expire", "stall", "oob_scale", "oob_rollback", "oob_delete", "oob_restore"}
 
+// applyStepToModel changes the configuration model as the step does; the
+// generator and the runner both call it.
 func applyStepToModel(m *campaignModel, s campaignStep) {
 	switch s.Change {
 	case "count":

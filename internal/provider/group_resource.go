@@ -290,7 +290,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 
 // Update changes only Terraform-side settings: no group field can be changed
 // through the coordinator's API. (A group left at another count than its
-// prefix is the shard count resource's to repair: group_shard_count_split.go.)
+// prefix is the shard count resource's to repair: group_shard_count_keep.go.)
 func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)

@@ -14,28 +14,15 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// A plan that keeps the count is still a change when the prefix is not at
-// it, and prefix.Decide says which, from the prefix as the refresh
-// recorded it (prefixSeen, with the group as the refresh read it): the same
-// record in Terraform's re-plan during apply, however the prefix moved
-// since. The decision is asked first as a wait (Input.WaitOnly, with the
-// unfinished wait's migrations the plan resumes, prefix.ResumedWait):
-//   - when waiting brings the prefix there and the group's own migration to
-//     the count is under way (issue 20: a refresh never reports an
-//     unfinished resharding as done), the plan is an update that waits for
-//     it and sends no scale (the pending wait, planCheckUnderWay);
-//   - when waiting does not (WaitOnlyStale: a split prefix, issue 30 §1: a
-//     group at another count, a migration heading elsewhere, one to revert),
-//     the plan is an update that runs the decision's steps (a repair,
-//     planCheckSplit), and its apply checks the prefix is still as the plan
-//     saw it;
-//   - a refusal fails the plan in the words the apply would use.
-//
-// A scale-out whose group has no live consumer, and any migration with
-// wait_for = "ACCEPTED", are recorded but not waited on: the next plan would
-// otherwise never be empty. A PREPARING migration elsewhere in a prefix at
-// the count blocks the next change of the count, not this plan: there is
-// nothing to repair (prefix.Record.Split).
+// A plan that keeps the count is a change while the prefix is not at it:
+// prefix.Keep, on the prefix as the refresh recorded it (the same record in
+// Terraform's re-plan during apply). When waiting
+// is enough, the plan waits for the group's own migration to the count (a
+// refresh never reports an unfinished resharding as done), unless it is a
+// scale-out with no live consumer or wait_for is "ACCEPTED"; when it is not,
+// the plan repairs the split prefix with the decision's steps; a refusal
+// fails the plan. A PREPARING migration elsewhere beside groups at the count
+// blocks the next change of the count, not this plan: nothing to repair.
 
 // planCheckSplit is resharding.plan_check of a plan that repairs a split
 // prefix; Update recognises the repair by it.
@@ -65,20 +52,27 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 		rec = prefix.Record{Prefix: p}
 	}
 	rec = prefix.FromListing(append(rec.Without(g).Groups, *seen), p)
-	in := prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool(),
-		WaitOnly: true, Known: prefix.ResumedWait(rec, target, resumed)}
-	d := prefix.Decide(in)
+	d, wait := prefix.Keep(prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool(),
+		Known: prefix.ResumedWait(rec, target, resumed)})
 	switch {
-	case d.Refusal == nil:
-		return r.planWait(ctx, plan, seen, rec, pending, resp)
-	case d.Refusal.Kind != prefix.WaitOnlyStale && len(rec.Split(target)) == 0:
+	case wait:
+		return r.planWait(ctx, plan, seen, rec, d, pending, resp)
+	case !ok:
+		// Without the refresh's record the plan cannot show what a repair
+		// would send to the other groups.
+		return false
+	case d.Refusal != nil && len(rec.Split(target)) == 0:
+		summary, detail := refusalText(p, target, plan.RollbackOnRevert.ValueBool(), d.Refusal)
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail+
+			"\n\nEvery group of the prefix is at shard_count, so this plan changes nothing; the next change of the count is refused until then.")
 		return false
 	}
-	return r.planRepair(plan, seen, rec, resp)
+	return r.planRepair(plan, seen, rec, d, resp)
 }
 
-// planWait plans the wait for the group's own migration to the count.
-func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, pending bool, resp *resource.ModifyPlanResponse) bool {
+// planWait plans the wait for the group's own migration to the count; d is
+// the wait's decision.
+func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, pending bool, resp *resource.ModifyPlanResponse) bool {
 	am := underWayMigration(seen)
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || prefix.Stalled(seen) {
 		return false
@@ -90,15 +84,22 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 	}
 	since := underWaySince(am)
 	waitsFor := underWayWaitsFor(p, seen, am)
+	blockedBy := fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)
 	m := reshardingModel{
 		FromShardCount:       types.Int64Value(int64(am.FromShardCount)),
 		ToShardCount:         types.Int64Value(int64(am.ToShardCount)),
 		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
 		MovedKeyPercent:      types.Float64Value(movedKeyPercent(am.FromShardCount, am.ToShardCount)),
 		CompletesByItself:    types.BoolValue(true),
-		BlockedBy:            types.StringValue(fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)),
+		BlockedBy:            types.StringValue(blockedBy),
 		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
 		PlanCheck:            types.StringValue(planCheckUnderWay),
+	}
+	// The siblings' migrations and liveness move by themselves: whether the
+	// wait completes by itself is the apply's to record, as for a change.
+	moving := prefixSnapshot{p: p, g: g, target: am.ToShardCount, groups: rec.Groups}.movesByItself()
+	if len(moving) > 0 {
+		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
 	}
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
@@ -109,17 +110,24 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 	if pending {
 		summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
 	}
-	resp.Diagnostics.AddWarning(summary, fmt.Sprintf(
+	detail := fmt.Sprintf(
 		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
 			"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
 			"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
-			"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor, am.ToShardCount))
+			"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor, am.ToShardCount)
+	if len(moving) > 0 {
+		if len(d.NoConsumer) > 0 {
+			blockedBy += fmt.Sprintf("; the scale-out of group(s) %s waits for a consumer", strings.Join(d.NoConsumer, ", "))
+		}
+		detail += movesByItselfDetail(moving, len(d.NoConsumer) == 0, blockedBy)
+	}
+	resp.Diagnostics.AddWarning(summary, detail)
 	return true
 }
 
-// planRepair plans the repair of a split prefix: prefix.Decide's steps, as
-// the preview of a change tells them (judge).
-func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *client.Group, rec prefix.Record, resp *resource.ModifyPlanResponse) bool {
+// planRepair plans the repair of a split prefix: d's steps, as the preview
+// of a change tells them (tell).
+func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	var moves []string
@@ -130,7 +138,7 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 			moved = pct
 		}
 	}
-	v := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}.judge(plan.RollbackOnRevert.ValueBool())
+	v := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}.tell(d)
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
 	if v.d.Refusal != nil {
 		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, fmt.Sprintf("%s. As the refresh read it: %s. Producers routing by one group's count write "+

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -110,6 +111,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 				state.MigrationIDs.String(), state.MigrationState.ValueString(), next))
 			plan.MigrationState = types.StringUnknown()
 			plan.MetadataVersion = types.Int64Unknown()
+			// Whether it completes by itself is what the resumed wait finds
+			// (a scale-out whose consumers left since waits for one).
+			plan.Resharding = withOutcomeUnknown(plan.Resharding)
 		}
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
@@ -296,7 +300,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 	}
 	v := snap.judge(plan.RollbackOnRevert.ValueBool())
-	if from == target && (snap.self == nil || snap.self.ActiveMigration.Finished()) && adoptsOnly(v.d) {
+	if from == target && (snap.self == nil || snap.self.ActiveMigration.Finished()) && v.d.AdoptsOnly() {
 		// The group (or the group created in this apply) has the count, and
 		// prefix.Decide sends nothing: nothing will be sent. (Siblings at
 		// another count, a drained prefix's included, are scaled to it: the
@@ -386,18 +390,18 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
 }
 
-// adoptsOnly reports a decision that only takes over migrations already
-// heading to the target (or has nothing to do): it sends nothing.
-func adoptsOnly(d prefix.Decision) bool {
-	if d.Refusal != nil {
-		return false
+// withOutcomeUnknown leaves a recorded preview's completes_by_itself and
+// blocked_by to the apply.
+func withOutcomeUnknown(resharding types.Object) types.Object {
+	if resharding.IsNull() || resharding.IsUnknown() {
+		return resharding
 	}
-	for _, st := range d.Steps {
-		if st.Kind != prefix.Adopt {
-			return false
-		}
+	attrs := map[string]attr.Value{}
+	for k, v := range resharding.Attributes() {
+		attrs[k] = v
 	}
-	return true
+	attrs["completes_by_itself"], attrs["blocked_by"] = types.BoolUnknown(), types.StringUnknown()
+	return types.ObjectValueMust(reshardingAttrTypes, attrs)
 }
 
 func joinClauses(a, b string) string {

@@ -165,8 +165,13 @@ type verdict struct {
 func (v verdict) completes() bool { return len(v.d.NoConsumer) == 0 }
 
 func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
+	return s.tell(prefix.Decide(prefix.Input{Record: prefix.Record{Prefix: s.p, Groups: s.groups}, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert}))
+}
+
+// tell is the verdict of decision d about the snapshot's prefix.
+func (s prefixSnapshot) tell(d prefix.Decision) verdict {
 	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
-	v := verdict{d: prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert})}
+	v := verdict{d: d}
 	if v.d.Refusal != nil {
 		return v
 	}

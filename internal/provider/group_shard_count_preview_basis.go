@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -43,38 +42,20 @@ import (
 // re-plan during apply after a rename deleted the sibling, and the two plans
 // disagreed.
 func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
-	var back []client.Group
+	listed := prefix.Record{Prefix: s.p, Groups: s.groups}
+	all := append([]client.Group(nil), s.groups...)
 	for _, grp := range reg.withDeleted(prefix.Record{Prefix: s.p}).Without(s.g).Groups {
+		if listed.Group(grp.ConsumerGroup) != nil {
+			continue
+		}
 		if refreshed != nil {
 			if was := refreshed.Group(grp.ConsumerGroup); was != nil {
 				grp.ActiveMigration, grp.State = was.ActiveMigration, was.State
 			}
 		}
-		back = append(back, grp)
+		all = append(all, grp)
 	}
-	if len(back) == 0 {
-		return s
-	}
-	out := s
-	out.groups = nil
-	have := map[string]bool{}
-	for _, gi := range s.groups {
-		have[gi.ConsumerGroup] = true
-		out.groups = append(out.groups, gi)
-	}
-	for _, grp := range back {
-		if !have[grp.ConsumerGroup] {
-			out.groups = append(out.groups, grp)
-		}
-	}
-	sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
-	out.self = nil
-	for i := range out.groups {
-		if out.groups[i].ConsumerGroup == s.g {
-			out.self = &out.groups[i]
-		}
-	}
-	return out
+	return newPrefixSnapshot(all, s.p, s.g, s.target)
 }
 
 // movesByItself lists the groups whose liveness or migration under way the

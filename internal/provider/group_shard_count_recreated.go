@@ -25,7 +25,8 @@ import (
 
 // Update recognises such an update by the same record of the run's creates
 // (Terraform plans the shard count again during apply, in the process that
-// applies it).
+// applies it), and by no pending wait (a wait planned before the group's
+// create was registered stays a wait).
 
 // planGroupRecreated is ModifyPlan's part: it reports whether it planned the
 // update.
@@ -47,6 +48,9 @@ func (r *groupShardCountResource) planGroupRecreated(ctx context.Context, plan *
 	then := "Nothing is sent to the coordinator for it: it is created with shard_count = %d, and the prefix has it."
 	pending, diags := readPendingWait(ctx, private)
 	resp.Diagnostics.Append(diags...)
+	// The planned update is this one, not a wait (Update tells them apart
+	// by the pending wait, which this clears).
+	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
 	// A pending wait was for the old group's migrations: the record of
 	// the last change is the executor's to settle afresh.
 	if pending || r.recreatedMayScale(ctx, p, g, target, *created, private) {

@@ -191,7 +191,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	// A planned repair of a split prefix sends scales like a change of the
-	// count (group_shard_count_split.go).
+	// count (group_shard_count_keep.go).
 	// (A plan that keeps the last change's values, that change a repair
 	// included, carries its resharding record with the migrations it
 	// tracked: planRepair leaves migration_ids unknown.)
@@ -203,9 +203,9 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 			plan.Resharding = state.Resharding
 		}
 	}
-	// A group this apply re-created, a pending wait's included: the wait
-	// was for the old group's migrations (planGroupRecreated).
-	if plan.ShardCount.Equal(state.ShardCount) && !repair && r.applyGroupRecreated(ctx, req, plan, state, resp) {
+	// A group this apply re-created (its plan cleared a pending wait: the
+	// wait was for the old group's migrations; planGroupRecreated).
+	if plan.ShardCount.Equal(state.ShardCount) && !pending && r.applyGroupRecreated(ctx, req, plan, state, resp) {
 		return
 	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {

@@ -686,11 +686,19 @@ func TestAccGroupShardCount_resumedWaitWaitsForTheSiblingsStillUnderWay(t *testi
 				PreConfig: ownFinished,
 				Config:    config(4, "60s"),
 				ConfigPlanChecks: resource.ConfigPlanChecks{
-					PreApply: []plancheck.PlanCheck{plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate)},
+					PreApply: []plancheck.PlanCheck{
+						plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+						// What the resumed wait finds (a sibling's consumers
+						// may have left since) is the apply's to record.
+						plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("completes_by_itself")),
+						plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("blocked_by")),
+					},
 				},
 				ConfigStateChecks: append(expectShardCountState(4, "DEPRECATED"),
 					// The ids the plan resumed, the deleted group's included.
-					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(3))),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_ids"), knownvalue.MapSizeExact(3)),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("completes_by_itself"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("blocked_by"), knownvalue.Null())),
 				Check: resource.ComposeTestCheckFunc(
 					a.migrationFinished(p, g, 4),
 					a.migrationFinished(p, other, 4),

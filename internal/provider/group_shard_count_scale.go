@@ -17,15 +17,16 @@ import (
 )
 
 // The shard count's executor. What an apply of
-// redisstreamcoordinator_group_shard_count sends is read in five files:
-// group_shard_count_resource.go (Create and Update call apply, which runs
-// this executor), this file (start reads the prefix once, checks the
-// plan's basis and runs the decision's steps: scaleStream, scaleGroup,
-// rollback, each journaled in prefix.Run before its send; a revert's
-// rollback is settled in mutation_settle.go, shared with the actions), and
-// in the model, internal/prefix: record.go (the basis), decide.go (the
-// steps) and settle.go (the one rule for a lost answer). Its waits only
-// read (group_shard_count_wait.go).
+// redisstreamcoordinator_group_shard_count sends: Create and Update call
+// apply (group_shard_count_resource.go), which runs this executor. start
+// reads the prefix (group_listing_shared.go), checks the plan's basis
+// (plan_basis.go, with the run's own creates and deletes from
+// plan_registry.go) and runs prefix.Decide's steps (internal/prefix:
+// record.go the basis, decide.go the steps): scaleStream, or runSteps'
+// per-group scales and rollbacks, each journaled in prefix.Run before its
+// send and settled by prefix.Settle (settle.go; a rollback's in
+// mutation_settle.go, shared with the actions). Its waits only read
+// (group_shard_count_wait.go).
 
 // scaler brings every group of a stream prefix to one target shard count,
 // starting a stream-level scale or taking over migrations already under way.
@@ -493,29 +494,13 @@ func scaleErrorHint(err error) string {
 	return ""
 }
 
-// runSteps runs prefix.Decide's per-group steps one group at a time, under
-// the prefix lock and from a record read under it, journaling each step
-// (prefix.Run) as a stream scale does: a create of the prefix in this apply
-// comes before it, or after it and brings itself to the target. Under the
-// lock it never sends a stream scale. verb says which decision it runs:
-//   - a take-over (verb names why; prefix.Input.TakeOver): it adopts
-//     migrations already heading to the target, resumes a PREPARING one with
-//     the same target, and scales the groups left behind (a split prefix, a
-//     stream scale that failed part-way) with the per-group endpoint; a
-//     migration heading elsewhere refuses it before anything is sent.
-//     underWay are the migrations to the target that an earlier read saw
-//     under way (the read-back of a scale whose answer was lost):
-//     prefix.Input.Known. What this apply's own stream scale started
-//     (landedOutcome) is recorded whatever stops it: it already happened,
-//     and the next plan waits for it or repairs the prefix;
-//   - a revert (verb ""; Decision.Revert): the desired count is where the
-//     active migrations started, and rollback_on_revert allows rolling back
-//     those heading away. A PREPARING migration to the target is resumed
-//     first, then the rollbacks, then what heads to the target is adopted,
-//     and a group at another count with nothing under way is scaled, so the
-//     prefix keeps one count.
-//
-// The group itself is recorded as this read has it (s.self).
+// runSteps runs prefix.Decide's per-group steps (adopt, per-group scale,
+// rollback) one group at a time, under the prefix lock, from a record read
+// under it, journaling each (prefix.Run): a take-over (prefix.Input.TakeOver;
+// verb says why), or a revert (verb ""; Decision.Revert). underWay are the
+// migrations to the target an earlier read saw under way (a lost answer's
+// read-back: Input.Known); what this apply's stream scale started
+// (landedOutcome) is recorded whatever stops a take-over.
 func (s *scaler) runSteps(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
 	defer s.locks.Lock(s.p)()
 	revert := verb == ""

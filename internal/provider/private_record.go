@@ -67,9 +67,6 @@ type privateRecord struct {
 	// (group_shard_count_under_way.go, group_shard_count_preview.go); an
 	// unfinished wait (group_shard_count_resource.go); the provider instance
 	// whose import refresh wrote this state (group_shard_count_import.go).
-	// (Earlier builds also marked a planned update for a re-created group,
-	// "group_recreated": the run's own record of its creates says it now,
-	// group_shard_count_recreated.go; the field is ignored when read.)
 	PrefixSeen  *prefixSeen   `json:"prefix_seen,omitempty"`
 	GroupSeen   *client.Group `json:"group_seen,omitempty"`
 	PendingWait bool          `json:"pending_wait,omitempty"`
@@ -109,6 +106,9 @@ const (
 	legacyGroupRecreated     = "group_recreated"
 )
 
+// (legacyGroupRecreated, and the record's "group_recreated" of earlier
+// builds, are no longer read: the run's own record of its creates says it,
+// group_shard_count_recreated.go.)
 var legacyPrivateKeys = []string{
 	legacyMetadataRegression, legacyEpochsSeen, legacyImported, legacyGroupVanished, legacyGroupHighest,
 	legacySiblingsSeen, legacyGroupSeen, legacyPendingWait, legacyImportRead, legacyGroupRecreated,
