@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"context"
 	"fmt"
 	"regexp"
 	"testing"
@@ -8,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/statecheck"
 	"github.com/hashicorp/terraform-plugin-testing/terraform"
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
@@ -195,6 +197,54 @@ func TestAccGroupShardCount_refreshNeverReportsUnfinishedReshardingAsDone(t *tes
 						}
 						return nil
 					},
+				),
+			},
+		},
+	})
+}
+
+// The same plan in a prefix of two groups: the sibling's migration to the
+// count is under way too, and moves by itself between the plan and the
+// apply, so whether the wait completes by itself is the apply's to record
+// (as for a change, movesByItself). The plan said it was known, and the
+// apply recorded it from the refresh, whatever happened meanwhile: a
+// scale-out whose sibling's consumers left was recorded as completing by
+// itself while the apply warned it waited for a consumer (issue 43.7).
+func TestAccGroupShardCount_waitPlanWithASiblingUnderWayLeavesTheOutcomeToTheApply(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "keeps the migrations DRAINING until released")
+	p, g, other := acctest.RandomName("underway2"), "svc", "audit"
+	a.createGroupOutOfBand(t, p, g, 4)
+	a.createGroupOutOfBand(t, p, other, 4)
+	c.SetUndrainedShard(p, g, 3, true)
+	c.SetUndrainedShard(p, other, 3, true)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				PreConfig: func() {
+					scaleOutOfBand(t, a, p, 2)
+					go drainOnceWaiting(t, c, p, g, 3)
+				},
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(shardCountAddr, plancheck.ResourceActionUpdate),
+					plancheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("plan_check"), knownvalue.StringExact(planCheckUnderWay)),
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("completes_by_itself")),
+					plancheck.ExpectUnknownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("blocked_by")),
+					// The sibling's migration moves on after the plan.
+					planCheckFunc(func(context.Context, plancheck.CheckPlanRequest, *plancheck.CheckPlanResponse) {
+						c.SetUndrainedShard(p, other, 3, false)
+					}),
+				}},
+				ConfigStateChecks: append(expectShardCountState(2, "DEPRECATED"),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("completes_by_itself"), knownvalue.Bool(true)),
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("resharding").AtMapKey("blocked_by"), knownvalue.Null())),
+				Check: resource.ComposeTestCheckFunc(
+					a.migrationFinished(p, g, 2),
+					a.migrationFinished(p, other, 2),
+					a.diags.ExpectWarning("is already under way", `depend on whether group(s) "audit" have a live consumer`),
 				),
 			},
 		},
