@@ -346,20 +346,20 @@ func genStep(r *rand.Rand, kind string, m *campaignModel) campaignStep {
 	return s
 }
 
-// savedReplacement makes two thirds of the saved plans that change nothing
-// in the configuration (by the step's in-between, in campaignBetween's
-// order) the replacement of a group instead, so that a saved plan of every
+// savedReplacement makes the saved plans that change nothing in the
+// configuration the replacement of a group instead, when the step's
+// in-between is one of savedReplacedBetween, so that a saved plan of every
 // planned action is applied after each kind of out-of-band change (issue
-// 43): a rename of the first group that is not an anchor, when there is
-// one, or a -replace of the prefix's anchor. The rest stay saved plans of
-// what the refresh finds (a wait, a split prefix's repair). It draws nothing
-// from the generator: the workflows' other steps are unchanged.
+// 43): a rename of the first group that is not an anchor (when there is one,
+// for every other in-between, shifted by the model's number of groups), or
+// a -replace of the prefix's anchor. The others stay saved plans of what the refresh finds (a
+// wait, a split prefix's repair). It draws nothing from the generator: the
+// workflows' other steps are unchanged.
 func savedReplacement(s *campaignStep, m *campaignModel) {
-	i := slices.Index(campaignBetween, s.Between)
 	switch {
-	case s.Change != "none" || i%3 == 0:
+	case s.Change != "none" || !slices.Contains(savedReplacedBetween, s.Between):
 		return
-	case i%3 == 1 && len(m.nonAnchors()) > 0:
+	case (slices.Index(savedReplacedBetween, s.Between)+len(m.Groups))%2 == 0 && len(m.nonAnchors()) > 0:
 		g := m.nonAnchors()[0]
 		s.Change, s.Addr, s.Prefix = "rename", g.Addr, g.Prefix
 		return
@@ -367,8 +367,11 @@ func savedReplacement(s *campaignStep, m *campaignModel) {
 	s.Change, s.Addr = "replace", m.inConfig(s.Prefix)[0].Addr
 }
 
-// campaignBetween are what a saved plan's step may do between plan and apply.
-var campaignBetween = []string{"none", "join", "leave", "restart", "expire", "stall", "oob_scale", "oob_rollback", "oob_delete", "oob_restore"}
+// savedReplacedBetween are the in-betweens after which a saved plan that
+// changes nothing becomes a replacement (savedReplacement): consumer churn
+// and every out-of-band change but a rollback, which finds nothing to roll
+// back in a prefix at its count.
+var savedReplacedBetween = []string{"join", "restart", "expire", "oob_scale", "oob_delete", "oob_restore"}
 
 // applyStepToModel changes the configuration model as the step does; the
 // generator and the runner both call it.

@@ -79,8 +79,10 @@ const (
 // abandoned still migrates away from it, which the provider rightly refuses
 // without rollback_on_revert (193420018). Seed 1127 brings the second
 // workspace's replace while the main one waits (issue 43), which few seeds
-// take: it needs wait_for = COMPLETION and the second group already there.
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130, 193420018, 1127}
+// take: it needs wait_for = COMPLETION and the second group already there;
+// seed 427, a saved plan of a rename applied after another actor scaled the
+// prefix (issue 43's first defect).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130, 193420018, 1127, 427}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {

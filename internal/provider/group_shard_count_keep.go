@@ -61,10 +61,12 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 		// Without the refresh's record the plan cannot show what a repair
 		// would send to the other groups.
 		return false
-	case d.Refusal != nil && len(rec.Split(target)) == 0:
-		summary, detail := refusalText(p, target, plan.RollbackOnRevert.ValueBool(), d.Refusal)
-		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail+
-			"\n\nEvery group of the prefix is at shard_count, so this plan changes nothing; the next change of the count is refused until then.")
+	case d.Refusal != nil && d.Refusal.Kind == prefix.PreparingElsewhere && len(rec.Split(target)) == 0:
+		// PREPARING elsewhere, beside groups at the count or heading there:
+		// nothing to repair, and the next change of the count is blocked.
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"),
+			fmt.Sprintf("A PREPARING migration of stream prefix %q blocks its next change of the count", p),
+			preparingElsewhereDetail(p, target, d.Refusal.Groups[0]))
 		return false
 	}
 	return r.planRepair(plan, seen, rec, d, resp)
@@ -162,6 +164,10 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 	if v.blockedBy != "" {
 		m.BlockedBy = types.StringValue(v.blockedBy)
 	}
+	moving := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups}.movesByItself()
+	if len(moving) > 0 {
+		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
+	}
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()
@@ -185,7 +191,10 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 	detail := fmt.Sprintf("shard_count is %d and group %q has it, but as the refresh read the prefix: %s. Producers routing by one "+
 		"group's count write to shards another group never reads, so this plan is an update that repairs it: %s. Up to %.2f%% of "+
 		"partition keys move in the groups that change.", target, g, strings.Join(moves, "; "), strings.Join(steps, "; then "), moved)
-	if v.blockedBy != "" {
+	switch {
+	case len(moving) > 0:
+		detail += movesByItselfDetail(moving, v.completes(), v.blockedBy)
+	case v.blockedBy != "":
 		detail += "\n\nThe change " + v.blockedBy + "."
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)

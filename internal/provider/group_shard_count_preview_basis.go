@@ -32,15 +32,11 @@ import (
 //     what they are as read at plan time (movesByItself).
 
 // withDeletedInRun puts back the groups of the prefix this provider deleted
-// in this run (planBasisOfPrefix), as the plan's refresh saw them. The
-// registry has a deleted group's count and version only (its resource's
-// private state); its migration under way and liveness, which the
-// assessment (blocked_by, completes_by_itself) reads, are taken from this
-// resource's refresh record of the prefix (refreshed, nil without one), as
-// the plan read them from the listing: without them, a sibling's PREPARING
-// migration that the plan's blocked_by named was gone from Terraform's
-// re-plan during apply after a rename deleted the sibling, and the two plans
-// disagreed.
+// in this run, as the plan's refresh saw them: the registry's count and
+// version, with the migration under way and liveness of this resource's
+// refresh record of the prefix (refreshed, nil without one), which the
+// assessment reads, so that Terraform's re-plan during apply describes the
+// prefix as the plan did.
 func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
 	listed := prefix.Record{Prefix: s.p, Groups: s.groups}
 	all := append([]client.Group(nil), s.groups...)
@@ -60,21 +56,23 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 
 // movesByItself lists the groups whose liveness or migration under way the
 // assessment (completes_by_itself, blocked_by) depends on, and which may
-// change by themselves before Terraform's apply-time re-plan. Every group
-// but this resource's own (its refresh recorded it) counts when it has a
-// migration under way that moves by itself (ACTIVE or DRAINING; a PREPARING
-// one never does, CONTRACT §4.6), or a scale-out the change resumes
-// (PREPARING to the target), or, with none, when the scale takes it out (its liveness
-// decides whether the scale-out completes: prefix.Decision.NoConsumer).
+// change by themselves before the apply: another group with a migration
+// under way that moves by itself (ACTIVE or DRAINING; a PREPARING one never
+// does, CONTRACT §4.6) or a scale-out the change resumes (PREPARING to the
+// target), or, with none, one the scale takes out (its liveness decides
+// whether the scale-out completes: prefix.Decision.NoConsumer); and the
+// resource's own group while its scale-out is ACTIVE (its consumers may
+// leave). Otherwise its own group is as its refresh recorded it.
 func (s prefixSnapshot) movesByItself() []string {
 	var names []string
 	for _, gi := range s.groups {
-		if gi.ConsumerGroup == s.g {
-			continue
-		}
 		am := gi.ActiveMigration
+		own := gi.ConsumerGroup == s.g
 		resumed := !am.Finished() && am.ToShardCount == s.target && am.ToShardCount > am.FromShardCount
-		if (!am.Finished() && (am.State != client.MigrationPreparing || resumed)) || (am.Finished() && gi.ShardCount < s.target) {
+		switch {
+		case own && !am.Finished() && am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount,
+			!own && !am.Finished() && (am.State != client.MigrationPreparing || resumed),
+			!own && am.Finished() && gi.ShardCount < s.target:
 			names = append(names, fmt.Sprintf("%q", gi.ConsumerGroup))
 		}
 	}

@@ -94,7 +94,7 @@ func (r *groupShardCountResource) recreatedMayScale(ctx context.Context, p, g st
 
 // applyGroupRecreated is Update's part: the group as it exists now is the new
 // baseline. It reports whether it handled the update.
-func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req resource.UpdateRequest, plan, state groupShardCountModel, resp *resource.UpdateResponse) bool {
+func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, plan, state groupShardCountModel, resp *resource.UpdateResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	if !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup) || r.pd.plans.of(p, g).create == nil {
 		return false
@@ -105,31 +105,26 @@ func (r *groupShardCountResource) applyGroupRecreated(ctx context.Context, req r
 			"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
 		return true
 	}
-	if plan.MetadataVersion.IsUnknown() {
-		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
-	}
-	var planned groupShardCountModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &planned)...)
-	if planned.MigrationState.IsUnknown() {
-		plan.MigrationState = types.StringNull()
-	}
 	resp.Diagnostics.Append(recordNewLifecycle(ctx, resp.Private, group)...)
-	if planned.MigrationIDs.IsUnknown() {
+	if plan.MigrationIDs.IsUnknown() {
 		// The plan said the prefix may not be at shard_count once the
 		// group exists (recreatedMayScale): the executor brings it there,
 		// from the prefix as it is now (the new group's lifecycle is the
-		// basis: nothing of the old group's is checked).
+		// basis: nothing of the old group's is checked), and settles what
+		// the plan left unknown.
 		timeout, diags := plan.Timeouts.Update(ctx, defaultScaleTimeout)
 		resp.Diagnostics.Append(diags...)
 		if resp.Diagnostics.HasError() {
 			return true
 		}
-		// The values the plan left unknown are the executor's to settle
-		// (Update copied the last change's into plan).
-		plan.MigrationIDs, plan.PreviousShardCount, plan.Resharding = planned.MigrationIDs, planned.PreviousShardCount, planned.Resharding
-		plan.MigrationState, plan.MetadataVersion = planned.MigrationState, planned.MetadataVersion
 		r.apply(ctx, timeout, plan, nil, nil, &resp.State, resp.Private, &resp.Diagnostics)
 		return true
+	}
+	if plan.MetadataVersion.IsUnknown() {
+		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
+	}
+	if plan.MigrationState.IsUnknown() {
+		plan.MigrationState = types.StringNull() // the new group has none of the old one's migrations
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 	return true

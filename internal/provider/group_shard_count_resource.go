@@ -197,15 +197,9 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	// tracked: planRepair leaves migration_ids unknown.)
 	repair := isSplitRepair(plan.Resharding) && plan.MigrationIDs.IsUnknown()
 	pending = pending || repair
-	if plan.ShardCount.Equal(state.ShardCount) && !pending {
-		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
-		if plan.Resharding.IsUnknown() {
-			plan.Resharding = state.Resharding
-		}
-	}
 	// A group this apply re-created (its plan cleared a pending wait: the
 	// wait was for the old group's migrations; planGroupRecreated).
-	if plan.ShardCount.Equal(state.ShardCount) && !pending && r.applyGroupRecreated(ctx, req, plan, state, resp) {
+	if plan.ShardCount.Equal(state.ShardCount) && !pending && r.applyGroupRecreated(ctx, plan, state, resp) {
 		return
 	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {

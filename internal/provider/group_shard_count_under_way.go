@@ -35,8 +35,9 @@ func underWayMigration(g *client.Group) *client.Migration {
 // The prefix as the refresh read it is recorded in private state: every
 // group with its count, its migration under way and whether it has a live
 // consumer (prefixSeen, versioned). It is the basis of every plan of the
-// prefix: planKeep's record, so that Terraform's re-plan during apply, which has no refresh, computes the
-// same values however the prefix moved since; and what a change's preview
+// prefix: planKeep's record, so that Terraform's re-plan during apply,
+// which has no refresh, computes the same values however the prefix moved
+// since; and what a change's preview
 // checks the prefix against (siblingsSinceRefresh), so that a sibling that
 // moved since is refused as a stale plan instead of the re-plan differing
 // from the plan. The refresh lists the coordinator once per run for it (the

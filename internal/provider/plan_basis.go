@@ -170,16 +170,16 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	} else {
 		return false
 	}
-	// What this apply deleted (gone, or created again: a replacement) and
-	// the groups it creates are its own, not changes behind the plan's
-	// back; the group itself was compared above.
+	// What this apply deleted (gone, or created again or about to be: a
+	// replacement) and the groups it creates are its own, not changes
+	// behind the plan's back; the group itself was compared above.
 	changed := reviewed.Changes(now, func(g string) bool {
 		run := r.pd.plans.of(s.p, g)
 		switch {
 		case g == s.g && seen != nil:
 			return true
 		case run.deleted != nil:
-			return now.Group(g) == nil || run.created != nil
+			return now.Group(g) == nil || run.created != nil || run.create != nil
 		}
 		return run.create != nil && reviewed.Group(g) == nil
 	})

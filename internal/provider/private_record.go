@@ -106,9 +106,8 @@ const (
 	legacyGroupRecreated     = "group_recreated"
 )
 
-// (legacyGroupRecreated, and the record's "group_recreated" of earlier
-// builds, are no longer read: the run's own record of its creates says it,
-// group_shard_count_recreated.go.)
+// A legacy key whose fact the run's own memory now holds
+// (legacyGroupRecreated) is dropped with the others, and not read.
 var legacyPrivateKeys = []string{
 	legacyMetadataRegression, legacyEpochsSeen, legacyImported, legacyGroupVanished, legacyGroupHighest,
 	legacySiblingsSeen, legacyGroupSeen, legacyPendingWait, legacyImportRead, legacyGroupRecreated,
