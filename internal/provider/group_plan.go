@@ -297,7 +297,10 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 	// The siblings and the count they give are a live read, which
 	// Terraform's plan of the create at apply cannot reproduce: unknown
-	// here, decided by the create (createCount).
+	// here, decided by the create (createCount). So is shard_count, even
+	// with initial_shard_count set: the create follows this run's own scale
+	// of the prefix, and a sibling that appears before the apply changes
+	// what the re-plan reads.
 	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 	plan.ShardCount = types.Int64Unknown()
 	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, basis)...)
@@ -348,9 +351,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		}
 		n := int64(*count)
 		planned = &n
-	}
-	if planned != nil && len(siblings) == 0 {
-		plan.ShardCount = types.Int64Value(*planned) // the configuration's, or the replaced group's: reproducible
 	}
 	// The count as planned now: a shard count planned in this run previews
 	// the group at it.
