@@ -97,12 +97,10 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
 		PlanCheck:            types.StringValue(planCheckUnderWay),
 	}
-	// The siblings' migrations and liveness move by themselves: whether the
-	// wait completes by itself is the apply's to record, as for a change.
+	// Migrations and liveness that move by themselves (the siblings', the
+	// group's own scale-out): the apply records the outcome, as for a change.
 	moving := prefixSnapshot{p: p, g: g, target: am.ToShardCount, groups: rec.Groups}.movesByItself()
-	if len(moving) > 0 {
-		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
-	}
+	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()
@@ -165,9 +163,7 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 		m.BlockedBy = types.StringValue(v.blockedBy)
 	}
 	moving := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups}.movesByItself()
-	if len(moving) > 0 {
-		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
-	}
+	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()

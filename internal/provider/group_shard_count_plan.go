@@ -383,9 +383,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	if blockedBy != "" {
 		m.BlockedBy = types.StringValue(blockedBy)
 	}
-	if len(moving) > 0 {
-		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
-	}
+	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
 }

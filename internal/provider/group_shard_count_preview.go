@@ -92,6 +92,15 @@ func reshardingSchema() schema.SingleNestedAttribute {
 
 func reshardingNull() types.Object { return types.ObjectNull(reshardingAttrTypes) }
 
+// outcomeAtApply leaves completes_by_itself and blocked_by to the apply
+// when the assessment depends on groups that move by themselves (moving:
+// movesByItself); the apply records what it finds (reshardingAtApply).
+func (m *reshardingModel) outcomeAtApply(moving []string) {
+	if len(moving) > 0 {
+		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
+	}
+}
+
 func (m reshardingModel) object() types.Object {
 	v, diags := types.ObjectValueFrom(context.Background(), reshardingAttrTypes, m)
 	if diags.HasError() {
