@@ -62,8 +62,7 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	}
 }
 
-// groupSurvey is what the delete action reads before it acts: the group
-// (nil when absent) and its live members.
+// groupSurvey is the group (nil when absent) and its live members.
 type groupSurvey struct {
 	group *client.Group
 	live  []client.Member
@@ -149,8 +148,7 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 	}
 }
 
-// groupAPIPath is the group's API path for messages, each name
-// percent-encoded as the client sends it (derived from client.RollbackPath).
+// groupAPIPath percent-encodes each name as the client sends it.
 func groupAPIPath(p, g string) string {
 	path := client.RollbackPath(p, g, "x")
 	path = strings.TrimPrefix(path, client.APIBasePath)
@@ -183,8 +181,7 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 	deleteGroupOnce(ctx, a.pd.timing, api, p, g, force, m, say, &resp.Diagnostics)
 }
 
-// deleteGroupOnce sends the delete, reading a lost answer back as the
-// group resource's destroy does (deleteGroupSettled), and reports the outcome.
+// deleteGroupOnce sends the delete, settling a lost answer (deleteGroupSettled).
 func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
 	settledBy, err := deleteGroupSettled(ctx, timing, api, p, g, force, m)
 	if settledBy != nil {

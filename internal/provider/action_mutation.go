@@ -15,25 +15,18 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// What every action shares: the provider's client, the audit attributes,
-// the plan-time preview and the read-back of a mutation whose answer was
-// lost. An action is a mutation like any other (X-Request-Id, requestedBy,
-// reason, the client's retries); unlike a resource it has no state, so what
-// it will do is shown by its plan-time preview (a warning, the only plan
-// output an action has) and what it did by its progress messages.
+// An action has no state: the plan shows what it will do only as a preview
+// warning, and what it did appears in its progress messages.
 
-// actionTimeout bounds one invocation: its reads, its mutations with their
-// retries, and its wait. Actions have no timeouts block.
+// actionTimeout bounds one invocation (actions have no timeouts block).
 const actionTimeout = 5 * time.Minute
 
-// actionBase holds the configured client of an action.
 type actionBase struct{ pd *providerData }
 
 func (b *actionBase) Configure(_ context.Context, req action.ConfigureRequest, resp *action.ConfigureResponse) {
 	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// invokeAPI returns the client for an invocation, or reports why there is none.
 func (b *actionBase) invokeAPI(diags *diag.Diagnostics) *client.Client {
 	switch {
 	case b.pd == nil:
@@ -42,16 +35,14 @@ func (b *actionBase) invokeAPI(diags *diag.Diagnostics) *client.Client {
 				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
 		return nil
 	case len(b.pd.configUnknown) > 0:
-		// Terraform configures the provider with known values before it
-		// invokes anything; this guards against a future change of that.
+		// Terraform configures the provider before invoking; guard against that changing.
 		diags.AddError("Provider configuration unknown", "The action cannot run: "+b.pd.unknownConfigDetail())
 		return nil
 	}
 	return b.pd.api
 }
 
-// planAPI returns the client for a plan-time preview, or nil after adding a
-// warning that says why the plan cannot show what the invocation will do.
+// planAPI returns nil after a warning when the plan cannot preview the invocation.
 func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string) *client.Client {
 	switch {
 	case b.pd == nil:
@@ -65,7 +56,6 @@ func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string) *client.C
 	return b.pd.api
 }
 
-// auditAttributes are the reason and requested_by of an action.
 func auditAttributes(what string) map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"reason": schema.StringAttribute{
@@ -82,19 +72,16 @@ func auditAttributes(what string) map[string]schema.Attribute {
 	}
 }
 
-// actionAudit is the audit part of an action's configuration.
 type actionAudit struct {
 	Reason      types.String `tfsdk:"reason"`
 	RequestedBy types.String `tfsdk:"requested_by"`
 }
 
-// mutation is the audit identity of one logical operation: a fresh request
-// id that every re-send of that operation keeps.
+// mutation keeps one request id across every re-send of the operation.
 func (a actionAudit) mutation(api *client.Client, operation string) client.Mutation {
 	return client.Mutation{RequestID: api.NewRequestID(operation), RequestedBy: a.RequestedBy.ValueString(), Reason: a.Reason.ValueString()}
 }
 
-// requestedBy is what the coordinator will record as requestedBy.
 func (a actionAudit) requestedBy(api *client.Client) string {
 	if v := a.RequestedBy.ValueString(); v != "" {
 		return v
@@ -102,8 +89,6 @@ func (a actionAudit) requestedBy(api *client.Client) string {
 	return api.RequestedBy()
 }
 
-// progressReporter sends an invocation's progress messages to Terraform
-// (shown as the action runs) and to the log.
 type progressReporter struct {
 	ctx  context.Context
 	resp *action.InvokeResponse
@@ -117,7 +102,6 @@ func (p progressReporter) say(format string, args ...any) {
 	}
 }
 
-// formatSince renders a migration timestamp for a preview or a message.
 func formatSince(t client.Time) string {
 	if t.IsZero() {
 		return "an unknown time"

@@ -82,15 +82,13 @@ func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.Mod
 	}
 	summary, detail := s.preview(cfg.requestedBy(api))
 	if s.refusedBeforeSending() {
-		// The invocation would refuse: the plan already does, as the
-		// resources' plans fail what the provider knows will fail.
+		// The plan fails what the invocation would refuse.
 		resp.Diagnostics.AddError(summary, detail+"\n\n"+refusedNothingSent)
 		return
 	}
 	resp.Diagnostics.AddWarning(summary, detail)
 }
 
-// refusedNothingSent ends a prefix-wide refusal, at plan time and at invoke.
 const refusedNothingSent = "Nothing was sent to the coordinator. To roll back one ACTIVE group anyway, set consumer_group (its preview says " +
 	"whether it leaves the prefix at different shard counts)."
 
@@ -159,9 +157,7 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	}
 }
 
-// rollbackOne sends one rollback, reading a lost answer back as the shard
-// count's rollback does (rollbackSettled). It reports false after adding an
-// error.
+// rollbackOne reports false after adding an error.
 func rollbackOne(ctx context.Context, timing settleTiming, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
 	diags *diag.Diagnostics, soFar []groupMigration) bool {
 	id := t.m.ReshardingID
@@ -202,9 +198,8 @@ func rolledSoFar(done []groupMigration) string {
 	return " Already rolled back by this invocation: " + strings.Join(list, ", ") + "."
 }
 
-// waitRolledBack reads each rolled-back migration until it reports
-// ROLLED_BACK. The coordinator makes a rollback immediate, so this normally
-// takes one read each; it is what confirms the outcome the 202 announced.
+// waitRolledBack confirms the outcome the 202 announced; a rollback is
+// immediate on the coordinator, so this normally takes one read each.
 func waitRolledBack(ctx context.Context, api *client.Client, p string, ms []groupMigration, say progressReporter, diags *diag.Diagnostics) bool {
 	confirmed := map[string]bool{}
 	reported := map[string]client.MigrationState{}

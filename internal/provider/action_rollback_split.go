@@ -8,22 +8,12 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// A rollback never splits a stream prefix by accident: producers route with
-// one shard count per prefix, and a rollback moves a group back to its
-// migration's fromShardCount while every other group keeps its count.
-//
-//   - Prefix-wide, the action refuses before sending anything when rolling
-//     back the ACTIVE migrations would leave two groups that are at one count
-//     now at different counts (splitsPrefix): a group whose migration already
-//     completed (DEPRECATED, which no rollback undoes), one created since the
-//     scale, or migrations that started from different counts.
-//   - For one named group the rollback is still sent (the operator chose the
-//     group), and the preview says when it leaves the prefix at different
-//     counts (leavesSplit).
+// Producers route with one shard count per prefix, so a prefix-wide rollback
+// that would leave groups now at one count at different counts is refused
+// before sending (splitsPrefix); a rollback of one named group is sent, and the
+// preview warns (leavesSplit).
 
-// countAfter is a group's shard count after the invocation: an ACTIVE group
-// goes back to its migration's fromShardCount; every other group keeps its
-// count.
+// countAfter: ACTIVE groups go back to fromShardCount; others keep their count.
 func (s *rollbackSurvey) countAfter(gm groupMigration) int32 {
 	for _, a := range s.active {
 		if a.group == gm.group {
@@ -33,7 +23,6 @@ func (s *rollbackSurvey) countAfter(gm groupMigration) int32 {
 	return gm.shardCount
 }
 
-// everyGroup is every group the survey read, by name.
 func (s *rollbackSurvey) everyGroup() []groupMigration {
 	var all []groupMigration
 	for _, l := range [][]groupMigration{s.active, s.notActive, s.rolledBack, s.idle} {
@@ -43,8 +32,6 @@ func (s *rollbackSurvey) everyGroup() []groupMigration {
 	return all
 }
 
-// splitsPrefix reports a prefix-wide rollback that would leave groups now at
-// one shard count at different counts.
 func (s *rollbackSurvey) splitsPrefix() bool {
 	if s.group != "" || len(s.active) == 0 {
 		return false
@@ -64,8 +51,6 @@ func (s *rollbackSurvey) splitsPrefix() bool {
 	return false
 }
 
-// splitDetail says, per group, what it is at now and after the rollback,
-// and how to bring the prefix back to one count.
 func (s *rollbackSurvey) splitDetail() string {
 	var b strings.Builder
 	b.WriteString("Rolling back only the ACTIVE migrations would leave the prefix's groups at different shard counts, and producers " +
@@ -116,7 +101,6 @@ func (s *rollbackSurvey) splitDetail() string {
 	return b.String()
 }
 
-// describeMigration is a group's latest migration, for splitDetail.
 func (s *rollbackSurvey) describeMigration(gm groupMigration) string {
 	if gm.m == nil {
 		return "never resharded"
@@ -132,8 +116,6 @@ func (s *rollbackSurvey) describeMigration(gm groupMigration) string {
 		gm.m.State, formatSince(gm.m.UpdatedAt), note)
 }
 
-// leavesSplit is the preview's note for a rollback of one named group that
-// leaves the prefix at different shard counts, or "".
 func (s *rollbackSurvey) leavesSplit() string {
 	if s.group == "" || len(s.active) != 1 || len(s.siblings) == 0 {
 		return ""

@@ -9,34 +9,22 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// rollbackSurvey is what redisstreamcoordinator_rollback_migration finds on
-// the coordinator: the same reads serve the plan's preview and the
-// invocation's decision, so the plan shows exactly what the invocation does
-// when nothing changes in between.
+// rollbackSurvey serves both the plan's preview and the invocation's decision,
+// so the plan shows what the invocation does if nothing changes in between.
 type rollbackSurvey struct {
 	prefix string
 	group  string // "" = every group of the prefix
-	// active migrations are rolled back, each by its own reshardingId.
 	active []groupMigration
-	// notActive are unfinished migrations the coordinator refuses to roll
-	// back (PREPARING, DRAINING): 422 ROLLBACK_NOT_ALLOWED.
+	// notActive: PREPARING or DRAINING, which the coordinator refuses to roll back.
 	notActive []groupMigration
-	// rolledBack are groups whose latest migration is already ROLLED_BACK:
-	// a repeated invocation finds its earlier work here and succeeds.
+	// rolledBack lets a repeated invocation find its earlier work and succeed.
 	rolledBack []groupMigration
-	// idle are groups with nothing in progress whose latest migration (if
-	// any) completed: there is nothing to roll back.
-	idle []groupMigration
-	// siblings are, for a rollback of one named group with an ACTIVE
-	// migration, the prefix's other groups (leavesSplit).
-	siblings []groupMigration
-	// gone are groups listed but deleted before their migrations were read
-	// (404 GROUP_NOT_FOUND): skipped, and named in the preview and result.
+	idle       []groupMigration
+	siblings   []groupMigration
+	// gone: listed but deleted before their migrations were read.
 	gone []string
 }
 
-// groupMigration is one group's migration; M is nil for a group that was
-// never resharded.
 type groupMigration struct {
 	group      string
 	shardCount int32
@@ -51,10 +39,8 @@ func (gm groupMigration) String() string {
 		gm.m.FromShardCount, gm.m.ToShardCount, gm.m.State, formatSince(gm.m.UpdatedAt))
 }
 
-// surveyRollback reads the groups the action targets: one GET for a named
-// group or one listing for a prefix, plus the migration history of each
-// group with nothing in progress (to tell "already rolled back" from
-// "nothing to roll back").
+// surveyRollback also reads the history of groups with nothing in progress,
+// to tell "already rolled back" from "nothing to roll back".
 func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*rollbackSurvey, error) {
 	s := &rollbackSurvey{prefix: p, group: g}
 	var groups []client.Group
@@ -65,7 +51,6 @@ func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*roll
 		}
 		groups = []client.Group{*grp}
 		if am := grp.ActiveMigration; am != nil && am.State == client.MigrationActive {
-			// The preview says when the rollback leaves the prefix split.
 			all, err := api.Groups(ctx)
 			if err != nil {
 				return nil, err
@@ -103,7 +88,6 @@ func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*roll
 		}
 		h, err := api.Migrations(ctx, p, gi.ConsumerGroup)
 		if client.ErrorCode(err) == client.CodeGroupNotFound {
-			// Deleted since it was read: it has nothing left to roll back.
 			s.gone = append(s.gone, gi.ConsumerGroup)
 			continue
 		}
@@ -122,7 +106,6 @@ func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*roll
 	return s, nil
 }
 
-// latestMigration is the most recently created migration of a history.
 func latestMigration(ms []client.Migration) *client.Migration {
 	var latest *client.Migration
 	for i := range ms {
@@ -133,7 +116,6 @@ func latestMigration(ms []client.Migration) *client.Migration {
 	return latest
 }
 
-// scope names what the action targets, for messages.
 func (s *rollbackSurvey) scope() string {
 	if s.group != "" {
 		return fmt.Sprintf("group %q under stream prefix %q", s.group, s.prefix)
@@ -141,24 +123,16 @@ func (s *rollbackSurvey) scope() string {
 	return fmt.Sprintf("stream prefix %q", s.prefix)
 }
 
-// refusedBeforeSending reports a prefix-wide rollback that the action
-// refuses without sending anything: rolling back only the ACTIVE groups
-// would leave the prefix's groups at different shard counts, and producers
-// route with one count per prefix. That is the case when a migration is not
-// ACTIVE (the coordinator refuses its rollback), and when groups now at one
-// count would end at different counts (splitsPrefix). A rollback of one
-// named group is always sent, so that the coordinator itself decides (and
-// audits the refusal).
+// refusedBeforeSending: a one-group rollback is always sent so the coordinator
+// decides and audits the refusal.
 func (s *rollbackSurvey) refusedBeforeSending() bool {
 	return s.group == "" && (len(s.notActive) > 0 || s.splitsPrefix())
 }
 
-// nothingToDo reports a survey with no migration to roll back.
 func (s *rollbackSurvey) nothingToDo() bool {
 	return len(s.active) == 0 && len(s.notActive) == 0
 }
 
-// notActiveAdvice says, per state, why the coordinator refuses and what to do.
 func notActiveAdvice(m *client.Migration) string {
 	switch m.State {
 	case client.MigrationPreparing:
@@ -171,7 +145,6 @@ func notActiveAdvice(m *client.Migration) string {
 	return string(m.State) + ": the coordinator allows a rollback only while a migration is ACTIVE"
 }
 
-// preview is the plan-time summary of what invoking the action does.
 func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 	var b strings.Builder
 	switch {
@@ -188,8 +161,6 @@ func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 			s.writeList(&b, s.active, nil)
 		}
 	case len(s.notActive) > 0:
-		// One named group whose migration is not ACTIVE: the rollback is
-		// sent and the coordinator refuses it.
 		summary = fmt.Sprintf("The invocation will be refused: the migration of %s is not ACTIVE", s.scope())
 		fmt.Fprintf(&b, "The coordinator allows a rollback only while a migration is ACTIVE; it will answer 422 %s:", client.CodeRollbackNotAllowed)
 		s.writeList(&b, s.notActive, func(gm groupMigration) string { return notActiveAdvice(gm.m) })
@@ -223,7 +194,6 @@ func (s *rollbackSurvey) preview(requestedBy string) (summary, detail string) {
 	return summary, b.String()
 }
 
-// goneNote names the groups deleted while the survey read them ("" if none).
 func (s *rollbackSurvey) goneNote() string {
 	if len(s.gone) == 0 {
 		return ""
@@ -255,8 +225,6 @@ func (s *rollbackSurvey) writeList(b *strings.Builder, list []groupMigration, no
 	}
 }
 
-// strandedShards says what a rollback of scale-outs does to entries that
-// producers already wrote to the added shards.
 func strandedShards(p string, ms []groupMigration) string {
 	var added []string
 	seen := map[string]bool{}

@@ -121,10 +121,8 @@ func newCompatibilityModel(c *client.Compatibility) compatibilityModel {
 	return model
 }
 
-// releaseVersion reads a server release object ({major, minor, patch,
-// qualifier, version}) leniently, since its serialization was never pinned
-// down: its "version" string, else major.minor.patch[-qualifier], else a
-// bare string; null or anything else is null.
+// releaseVersion is lenient because the release object's serialization was
+// never pinned down.
 func releaseVersion(raw json.RawMessage) types.String {
 	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
 		return types.StringNull()
@@ -153,10 +151,8 @@ func releaseVersion(raw json.RawMessage) types.String {
 	return types.StringNull()
 }
 
-// opaqueStrings turns a JSON object into key → text: strings as they are,
-// anything else (numbers of seconds or nanoseconds, objects) as its JSON.
-// The coordinator's Duration serialization is not pinned down, so nothing is
-// converted. Never nil.
+// opaqueStrings converts nothing: the coordinator's Duration serialization is
+// not pinned down. Never nil.
 func opaqueStrings(raw json.RawMessage) map[string]string {
 	out := map[string]string{}
 	var fields map[string]json.RawMessage

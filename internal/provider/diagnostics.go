@@ -13,9 +13,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// apiErrorDetail renders a failed coordinator call for a diagnostic: what the
-// coordinator said (status, errorCode, message), the request id to find it in
-// the audit log, and what the user can do next.
+// apiErrorDetail includes the request id so the call can be found in the audit log.
 func apiErrorDetail(err error, next string) string {
 	var b strings.Builder
 	var deadlineErr *client.DeadlineError
@@ -39,8 +37,7 @@ func apiErrorDetail(err error, next string) string {
 			next += "\n" + nextPlan
 		}
 	}
-	// Set when the call stopped before its retries ran out: the 429 hint
-	// ("still exceeded after retrying") would then be false.
+	// The 429 hint would be false if the retries did not run.
 	notRetried := false
 	switch {
 	case errors.As(err, &deadlineErr) && deadlineErr.Ceiling > 0:
@@ -48,7 +45,6 @@ func apiErrorDetail(err error, next string) string {
 		next = joinHints("Run terraform again once the server accepts requests again. If waits this long are expected, raise retry_wait_max.", next)
 		notRetried = true
 	case deadlineErr != nil:
-		// The wrapped answer follows; say first why it was not retried.
 		fmt.Fprintf(&b, "Not retried: %s.\n", deadlineErr.Reason())
 		next = joinHints("Raise the resource's timeouts, or read_timeout for refreshes and data sources (or retry later, when the "+
 			"coordinator's rate-limit window has reset).", next)
@@ -99,8 +95,6 @@ func apiErrorDetail(err error, next string) string {
 	return strings.TrimRight(b.String(), "\n")
 }
 
-// statusHint covers what every call can meet, so individual call sites only
-// add advice specific to them.
 func statusHint(e *client.APIError) string {
 	switch {
 	case e.HTTPStatus == 401:
@@ -128,19 +122,15 @@ func statusHint(e *client.APIError) string {
 	return ""
 }
 
-// addAPIError adds an error diagnostic for a failed coordinator call.
 func addAPIError(diags *diag.Diagnostics, summary string, err error, next string) {
 	diags.AddError(summary, apiErrorDetail(err, next))
 }
 
-// addAPIWarning is addAPIError's warning, for a failed call whose operation
-// still stands (what it owes is recorded, and the next plan shows it).
+// addAPIWarning is for a failed call whose operation still stands.
 func addAPIWarning(diags *diag.Diagnostics, summary string, err error, next string) {
 	diags.AddWarning(summary, apiErrorDetail(err, next))
 }
 
-// transportHint explains failures that never got a coordinator answer, or
-// got one that is not the coordinator's JSON.
 func transportHint(err error) string {
 	var syntaxErr *json.SyntaxError
 	var typeErr *json.UnmarshalTypeError
@@ -156,8 +146,7 @@ func transportHint(err error) string {
 			"(or REDIS_STREAM_COORDINATOR_CA_CERT_PEM) to that CA's PEM certificate."
 	case errors.As(err, &hostnameErr):
 		return "The coordinator's TLS certificate is not valid for the host in endpoint: use the host name the certificate names."
-	// net/http marks a per-attempt timeout only in the message; an operation
-	// deadline reads "context deadline exceeded" alone.
+	// net/http marks a per-attempt timeout only in the message.
 	case strings.Contains(err.Error(), "Client.Timeout exceeded"):
 		return "The coordinator did not answer within request_timeout (the limit for one attempt, 30s unless set) on any attempt. " +
 			"Check the coordinator's health and the network path; if answers are legitimately this slow, raise request_timeout."

@@ -13,8 +13,7 @@ import (
 
 var _ function.Function = &shardForKeyFunction{}
 
-// maxRouteShardCount is the largest shard count routeV1 can spread keys
-// over: it maps 32-bit hashes onto shards.
+// routeV1 maps 32-bit hashes onto shards.
 const maxRouteShardCount = int64(1) << 32
 
 // NewShardForKeyFunction is provider::redisstreamcoordinator::shard_for_key.
@@ -67,9 +66,6 @@ func (f *shardForKeyFunction) Run(ctx context.Context, req function.RunRequest, 
 	resp.Error = resp.Result.Set(ctx, shard)
 }
 
-// wholeNumberArgument checks that argument position (named name) is a whole
-// number within [lowest, highest]; belowHint explains what a too-small value
-// means.
 func wholeNumberArgument(v *big.Float, position int64, name string, lowest, highest int64, belowHint string) (int64, *function.FuncError) {
 	if v == nil {
 		return 0, function.NewArgumentFuncError(position, name+" must not be null.")

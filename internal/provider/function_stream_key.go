@@ -50,7 +50,6 @@ func (f *streamKeyFunction) Run(ctx context.Context, req function.RunRequest, re
 		resp.Error = function.NewArgumentFuncError(0, msg+" No group can have this stream prefix.")
 		return
 	}
-	// Shard indexes are 32-bit ints in the coordinator's API.
 	i, funcErr := wholeNumberArgument(index.ValueBigFloat(), 1, "shard_index", 0, math.MaxInt32, "")
 	if funcErr != nil {
 		resp.Error = funcErr

@@ -11,45 +11,29 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// Defaults of settleTiming.
 const (
-	// defaultCancelGrace is how long a mutation already sent may still be
-	// finished, or read back, after Terraform cancels the operation (an
-	// interrupt: Terraform sends StopProvider, which cancels every request
-	// context, and then waits for the provider). Without it, a create or
-	// scale the coordinator carried out would be lost from state together
-	// with its answer. It is seconds, not the resource's timeout. A second
-	// interrupt still stops at once: Terraform then exits and ends the
-	// provider process.
+	// defaultCancelGrace lets a mutation already sent finish or be read back after
+	// an interrupt (StopProvider cancels every request context); otherwise a create
+	// or scale the coordinator carried out would be lost from state.
 	defaultCancelGrace = 10 * time.Second
-	// defaultReadBackShare is the part of the grace kept for settling what
-	// was sent: an answer still outstanding when only this much is left is
-	// given up, and the outcome is read back (a read, never a new mutation).
-	// Spending the whole grace on a held answer would leave the read-back
-	// "not sent: context canceled", and the group out of state.
+	// defaultReadBackShare is kept from the grace for a read-back, so a held answer
+	// cannot leave the outcome unknown.
 	defaultReadBackShare = 4 * time.Second
-	// defaultCreateSettleBound is how long a create whose response was lost
-	// may still be queued or running on the coordinator: critical sections
-	// queue on a JVM lock and then wait up to 5 s for the state mutex
-	// (CONTRACT §4.2). A group seen during that window may still be deleted
-	// again if provisioning fails, so it is adopted only if it is still there
-	// after the bound (not after an interrupt: see confirmSettled).
+	// defaultCreateSettleBound: a lost create may still be queued on the coordinator
+	// (a lock, then up to 5 s for the state mutex) and be deleted again if
+	// provisioning fails.
 	defaultCreateSettleBound = 6 * time.Second
 )
 
-// settleTiming is how long the provider waits to settle what it sent. It
-// lives on the configured provider's data (providerData.timing); tests set
-// it on the provider they serve. The zero value is the defaults.
+// settleTiming's zero value is the defaults.
 type settleTiming struct {
 	cancelGrace, readBackShare, createSettleBound time.Duration
-	// after starts a timer (time.AfterFunc when nil); tests end the grace
-	// period's phases when they choose, not after a wall-clock delay.
+	// after lets tests end the grace phases without a wall-clock delay.
 	after func(d time.Duration, end func())
 }
 
 func (t settleTiming) grace() time.Duration { return orDefault(t.cancelGrace, defaultCancelGrace) }
 
-// readBack is the grace's share kept for the read-back, at most the grace.
 func (t settleTiming) readBack() time.Duration {
 	return min(orDefault(t.readBackShare, defaultReadBackShare), t.grace())
 }
@@ -73,24 +57,14 @@ func orDefault(d, def time.Duration) time.Duration {
 	return def
 }
 
-// graceContext returns a context for sending one mutation and settling its
-// outcome: it carries ctx's values (loggers), is not cancelled with ctx, and
-// ends the grace period after ctx ends (cancelled or past its deadline). It
-// records ctx as its operation (client.WithOperation), so once ctx has ended
-// the client refuses every mutation on it: what was sent is finished or read
-// back, and nothing new is sent, on every path that uses it.
-//
-// The grace has two phases. The answer to what was sent is awaited until
-// only the read-back's share is left; then the request is given up (its
-// send context, prefix.WithSendContext, ends: the answer counts as lost) and
-// the remaining share settles it with a read-back (prefix.Settle).
+// graceContext is not cancelled with ctx: it ends the grace period after ctx
+// ends, the answer is awaited until only the read-back share is left, then
+// read back. Once ctx has ended the client refuses new mutations on it.
 func (t settleTiming) graceContext(ctx context.Context, what string) (context.Context, context.CancelFunc) {
 	detached := client.WithOperation(context.WithoutCancel(ctx), ctx)
 	var gctx context.Context
 	var cancel context.CancelFunc
 	if deadline, ok := ctx.Deadline(); ok {
-		// Retry decisions still see a deadline (a Retry-After past it
-		// fails at once); the grace extends it.
 		gctx, cancel = context.WithDeadline(detached, deadline.Add(t.grace()))
 	} else {
 		gctx, cancel = context.WithCancel(detached)
@@ -112,8 +86,6 @@ func (t settleTiming) graceContext(ctx context.Context, what string) (context.Co
 	}
 }
 
-// interrupted says, for a diagnostic, how ctx ended: "interrupted" (Terraform
-// cancelled the operation) or "timed out".
 func interrupted(ctx context.Context) bool {
 	return errors.Is(ctx.Err(), context.Canceled)
 }

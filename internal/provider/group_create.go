@@ -32,8 +32,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	api := r.pd.api
-	// Siblings created in the same apply must see each other, so sibling
-	// resolution and the create are one step per prefix.
+	// Siblings created in the same apply must see each other.
 	defer r.pd.prefixLocks.Lock(p)()
 
 	count, siblings, ok := r.createCount(ctx, p, g, plan.InitialShardCount, &resp.Diagnostics)
@@ -41,9 +40,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		return
 	}
 	m := client.Mutation{RequestID: api.NewRequestID("create-group"), RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()}
-	// An interrupt while the create is in flight must not lose the group the
-	// coordinator made: the request and its read-back get a grace period
-	// (and after an interrupt the client sends no create at all).
+	// An interrupt must not lose a group the coordinator made.
 	mctx, done := r.pd.timing.graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
 	group, err := r.createSettled(mctx, p, g, count, m, &resp.Diagnostics)
@@ -73,9 +70,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
 
-// isAmbiguousCreate: the outcome is unknown (client.IsAmbiguous: no answer,
-// a 5xx without the coordinator's errorCode, an unreadable 201). The 500
-// check covers hand-built errors.
+// isAmbiguousCreate: the 500 check covers hand-built errors.
 func isAmbiguousCreate(err error) bool {
 	if client.IsAmbiguous(err) {
 		return true
@@ -84,15 +79,10 @@ func isAmbiguousCreate(err error) bool {
 	return ok && apiErr.HTTPStatus == http.StatusInternalServerError && apiErr.ErrorCode == ""
 }
 
-// errCreatedByOther: after a lost create response, the group turned out to
-// exist in a shape this create would not have made.
 var errCreatedByOther = errors.New("the group was created by someone else")
 
-// errCreateRolledBack: the lost create was seen and then deleted again.
 var errCreateRolledBack = errors.New("the lost create was rolled back by the coordinator")
 
-// lostCreatePrefixError: the re-send of a lost create met 409
-// STREAM_PREFIX_ALREADY_EXISTS.
 type lostCreatePrefixError struct {
 	requestID string
 	err       error
@@ -111,7 +101,6 @@ func importHint(p, g string) string {
 			"next create meets it here: import it back, or set deletion_policy = \"DELETE\" before replacing.", g, p, groupID(p, g), groupID(p, g))
 }
 
-// leftoverKeys names the Redis keys a failed provisioning may have left.
 func leftoverKeys(p string, count *int32) string {
 	n := "n"
 	if count != nil {
@@ -134,8 +123,6 @@ func clearKeysHint(p string, count *int32) string {
 		shellQuote(scanPatternEscape(p)+":*"), shellQuote(p), shellQuote(p+":0"), shellQuote(p+":"+last))
 }
 
-// shellQuote makes s one word of a POSIX shell command, so a command for a
-// name the coordinator accepts (spaces, quotes, unicode) can be pasted as is.
 func shellQuote(s string) string {
 	safe := s != ""
 	for _, r := range s {
@@ -147,7 +134,6 @@ func shellQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
-// scanPatternEscape escapes what Redis SCAN MATCH reads as a glob.
 func scanPatternEscape(s string) string {
 	var b strings.Builder
 	for _, r := range s {

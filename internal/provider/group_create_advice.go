@@ -9,24 +9,15 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// Advice after a create whose provisioning failed. The stream keys the
-// coordinator made for shards 0..k-1 (p:0 … p:k-1) are left behind only by
-// the prefix's FIRST group: for a later group, p:0 … are the live streams of
-// the prefix's other groups. So a command that removes keys is stated only
-// when the provider knows the create was the first: it reads the prefix's
-// groups after the failure (under the prefix lock, so this apply's own
-// creates of the prefix are not in between). The plan's sibling basis does
-// not tell: it leaves out the groups the same apply creates, and it is
-// unknown when the provider configuration was.
+// For a later group the leftover stream keys p:0… are the live streams of its
+// siblings, so key removal is advised only when a read after the failure (under
+// the prefix lock) shows the create was the prefix's first.
 
-// prefixAfterFailure is what a read after a failed create found of the
-// prefix's other groups.
 type prefixAfterFailure struct {
 	others []string // other groups of the prefix, "name (n shards)"
 	err    error    // the read failed: whether the create was the first is unknown
 }
 
-// readPrefixAfterFailure lists the other groups of prefix p.
 func readPrefixAfterFailure(ctx context.Context, api *client.Client, p, g string) prefixAfterFailure {
 	groups, err := api.Groups(ctx)
 	if err != nil {
@@ -42,13 +33,8 @@ func readPrefixAfterFailure(ctx context.Context, api *client.Client, p, g string
 	return f
 }
 
-// first reports whether the failed create was known to be the prefix's first.
 func (f prefixAfterFailure) first() bool { return f.err == nil && len(f.others) == 0 }
 
-// keysAdvice says what to do about the stream keys after a failed
-// provisioning: remove them (only when the create was the prefix's first),
-// leave them (a later group: a retry is safe), or check before touching
-// anything (unknown).
 func (f prefixAfterFailure) keysAdvice(p string, count *int32) string {
 	switch {
 	case f.first():

@@ -11,17 +11,11 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// A group's count is decided by its create, from the prefix as it is then
-// (one listing under the prefix lock, this apply's creates included, plus
-// the groups it deleted, which the plan counted). Terraform plans the create
-// again at apply from configuration alone, so the plan leaves what the
-// siblings decide unknown (planCreate). A configured count must match them,
-// unless this run's own scale (prefix.Run) took them from it: the group then
-// joins at their new count, so no group sends a scale of its own.
+// Terraform re-plans the create at apply from configuration alone, so the plan
+// leaves what the siblings decide unknown and the create decides it, under the
+// prefix lock.
 
-// createCount returns the count to create group g of prefix p with (nil:
-// the coordinator's default) and its siblings as found, the create's basis
-// (sibling_shard_counts).
+// createCount returns nil for the coordinator's default.
 func (r *groupResource) createCount(ctx context.Context, p, g string, configured types.Int64, diags *diag.Diagnostics) (*int32, types.Map, bool) {
 	all, err := r.pd.api.Groups(ctx)
 	if err != nil {
@@ -50,8 +44,7 @@ func (r *groupResource) createCount(ctx context.Context, p, g string, configured
 	return count, types.MapValueMust(types.Int64Type, basis), !d.HasError()
 }
 
-// movedByRun reports the count this run's own change took every sibling at
-// another count than configured to, when there is one.
+// movedByRun reports the count this run's own scale moved the siblings to.
 func (r *groupResource) movedByRun(p string, siblings prefix.Record, configured int32) (int32, bool) {
 	var moved int32
 	for _, grp := range siblings.Groups {

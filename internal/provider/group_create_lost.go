@@ -11,26 +11,11 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// createSettled sends the create and settles a lost answer by the one rule
-// (prefix.Settle). The lost create may still be queued or running on the
-// coordinator, and a group visible during provisioning is deleted again if
-// provisioning fails. So the read-back decides:
-//   - the group exists as this create would make it (the count it sent, no
-//     migration history: proveOwnCreate; any metadataVersion, since
-//     consumers joining raise it): it is adopted once it is still there
-//     after the create settle bound (settleTiming), or at once after an
-//     interrupt (confirmSettled);
-//   - the group exists, but this create sent no count: nothing proves it is
-//     ours; it is not adopted, and the error says what is known;
-//   - the group exists otherwise: someone else made or changed it;
-//   - the group does not exist: the create did not happen, and the same
-//     create is sent again (same request id); a 409 GROUP_ALREADY_EXISTS to
-//     it means the lost create (ours, most likely) landed meanwhile, and the
-//     group is read back again.
-//
-// A create is not idempotent: a failed read-back sends nothing more. After
-// an interrupt the create is read back but never sent again (the client's
-// gate refuses it).
+// createSettled settles a lost create by reading the group back. A group that
+// is as this create would make it (proveOwnCreate) is adopted once still there
+// after the settle bound; one this create cannot prove its own is not adopted;
+// no group means the create is sent again with the same request id. A create is
+// not idempotent: a failed read-back sends nothing more.
 func (r *groupResource) createSettled(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
 	api := r.pd.api
 	sends := 0
@@ -68,7 +53,6 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 				return nil, false, err
 			}
 			if settled == nil {
-				// Deleted again: the lost create failed while provisioning.
 				return nil, false, prefix.Decided(fmt.Errorf("%w (request id %s): the group appeared (metadataVersion %d) and was "+
 					"deleted again by the coordinator within %s", errCreateRolledBack, m.RequestID, group.MetadataVersion, r.pd.timing.settleBound()))
 			}
@@ -109,23 +93,9 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 	return group, err
 }
 
-// What proves that a group found after a lost create answer is this create's
-// (issue 23 §2, issue 24 §8). Not its metadataVersion: the coordinator raises
-// it on every change of the group's stored state (CONTRACT §4), and consumers
-// that start before their group exists join within seconds of the create, so
-// the group this very create made may report 2 or more. The evidence is:
-//
-//   - the shard count this create sent (a create that sent none proves
-//     nothing by its count: the coordinator's default is configurable);
-//   - no migration history: the group was never scaled since it was created
-//     (a new group has none, CONTRACT §4.2).
-//
-// The group response carries no creation time; the audit record of the
-// create's request id is the only proof of whose create it was, and the
-// diagnostics say how to look it up.
+// A lost create's group is proven ours by the count it sent and by having no
+// migration history. Not by metadataVersion: consumers joining raise it.
 
-// unprovenCreateError: the create sent no shard count, so the group found
-// after its lost answer cannot be told from another actor's.
 type unprovenCreateError struct {
 	requestID string
 	detail    string
@@ -133,8 +103,6 @@ type unprovenCreateError struct {
 
 func (e *unprovenCreateError) Error() string { return e.detail }
 
-// lostCreateReadError: the create's answer was lost and reading the group
-// back failed, so its outcome is unknown.
 type lostCreateReadError struct {
 	requestID string
 	err       error
@@ -143,8 +111,8 @@ type lostCreateReadError struct {
 func (e *lostCreateReadError) Error() string { return e.err.Error() }
 func (e *lostCreateReadError) Unwrap() error { return e.err }
 
-// lostCreateLimitError: every answer to the create was lost and every
-// read-back found no group, up to the re-send limit.
+// lostCreateLimitError: every answer was lost and every read-back found no
+// group, up to the re-send limit.
 type lostCreateLimitError struct {
 	requestID string
 	sends     int
@@ -154,9 +122,6 @@ type lostCreateLimitError struct {
 func (e *lostCreateLimitError) Error() string { return e.lost.Error() }
 func (e *lostCreateLimitError) Unwrap() error { return e.lost }
 
-// proveOwnCreate returns nil when group is as this create (which sent count)
-// made it, else an error wrapping errCreatedByOther, an unprovenCreateError,
-// or a lostCreateReadError.
 func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *int32, group *client.Group, requestID string) error {
 	if count != nil && group.ShardCount != *count {
 		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
@@ -187,8 +152,6 @@ func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *
 	return nil
 }
 
-// auditLookupHint says how to find out whether the create with requestID
-// was applied.
 func auditLookupHint(p, g, requestID string) string {
 	return fmt.Sprintf("The coordinator's audit log tells: look for the CREATE_GROUP event of stream prefix %q, consumer group %q with "+
 		"requestId %q (outcome SUCCESS means this create made the group). The audit sink is the log line of logger "+
@@ -196,22 +159,15 @@ func auditLookupHint(p, g, requestID string) string {
 		"(COORDINATOR_AUDIT_SINK=redis; keyPrefix defaults to redis-stream:coord).", p, g, requestID, p, g)
 }
 
-// lostCreateNextPlan says truthfully what the next plan does after a create
-// whose outcome was not settled: the group is not in state, and a plan that
-// creates it lists the coordinator's groups first.
 func lostCreateNextPlan(p, g string) string {
 	return fmt.Sprintf("Nothing was recorded in Terraform state. The next plan lists the coordinator's groups: if the group exists, it "+
 		"fails with \"Group already exists\" until you import it (terraform import redisstreamcoordinator_group.<name> %s, or an "+
 		"import block with id = %q); if it does not, it plans the create again.", groupID(p, g), groupID(p, g))
 }
 
-// confirmSettled waits out the create settle bound (with the client's
-// sleep, as the polls do: it ends early with ctx) and reads the group again:
-// nil when it is gone (the coordinator deleted it again). After an
-// interrupt it adopts what the one read-back saw: the grace has no room for
-// the bound, and a group recorded in state that the coordinator deletes
-// again is found gone by the next refresh, whereas one left out of state
-// fails the next apply with "Group already exists".
+// confirmSettled re-reads after the settle bound, since the coordinator may
+// still delete the group. After an interrupt it adopts what the read-back saw:
+// a group left out of state would fail the next apply with "Group already exists".
 func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *client.Group) (*client.Group, error) {
 	if client.OperationEnded(ctx) != nil {
 		return seen, nil //nolint:nilerr // interrupted: adopt what the one read-back saw (above)

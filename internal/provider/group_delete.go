@@ -9,9 +9,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// deleteGroup sends the delete and settles a lost answer
-// (deleteGroupSettled); a lost answer that the read-back showed applied is
-// reported as a warning.
+// deleteGroup reports a lost answer the read-back showed applied as a warning.
 func (r *groupResource) deleteGroup(ctx context.Context, p, g string, force bool, m client.Mutation, diags *diag.Diagnostics) error {
 	settledBy, err := deleteGroupSettled(ctx, r.pd.timing, r.pd.api, p, g, force, m)
 	if settledBy != nil {

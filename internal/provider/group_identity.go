@@ -11,28 +11,15 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// Resource identity of redisstreamcoordinator_group and
-// redisstreamcoordinator_group_shard_count: the group's
-// {stream_prefix, consumer_group}, the same pair as the string id.
-//
-// Terraform and OpenTofu store an identity beside the state from 1.12 on and
-// import by it (`import { identity = {...} }`); `terraform query` (Terraform
-// 1.14) returns it for every listed group. Older Terraform, and a state written before this
-// provider had identities, send a null prior identity: the framework then
-// fails the Read, Update or Create with "Missing Resource Identity After …"
-// unless the provider sets one. So every Create, Read (whatever its outcome,
-// including a group that vanished) and Update sets it from the state's own
-// names, before anything else can return: the identity never depends on an
-// answer from the coordinator, and it cannot change (changing either name
-// replaces the resource).
+// Older Terraform, and states from before identities, send a null prior
+// identity, and the framework fails the RPC unless the provider sets one; so
+// every Create, Read and Update sets it from the state's names first.
 
-// groupIdentityModel is the identity of both resources.
 type groupIdentityModel struct {
 	StreamPrefix  types.String `tfsdk:"stream_prefix"`
 	ConsumerGroup types.String `tfsdk:"consumer_group"`
 }
 
-// groupIdentitySchema is the identity schema of both resources.
 func groupIdentitySchema() identityschema.Schema {
 	return identityschema.Schema{
 		Attributes: map[string]identityschema.Attribute{
@@ -48,9 +35,6 @@ func groupIdentitySchema() identityschema.Schema {
 	}
 }
 
-// setGroupIdentity records {p, g} as the resource's identity. A nil identity
-// (a response the framework prepared without one) and names not known yet
-// are left alone: there is nothing to record.
 func setGroupIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, p, g types.String) diag.Diagnostics {
 	if identity == nil || p.IsNull() || p.IsUnknown() || g.IsNull() || g.IsUnknown() {
 		return nil
@@ -58,12 +42,8 @@ func setGroupIdentity(ctx context.Context, identity *tfsdk.ResourceIdentity, p, 
 	return identity.Set(ctx, &groupIdentityModel{StreamPrefix: p, ConsumerGroup: g})
 }
 
-// importGroup is the ImportState of both resources: by the string id
-// `{stream_prefix}/{consumer_group}` (terraform import, import blocks with
-// id, every Terraform and OpenTofu version) or by identity (import blocks
-// with identity, Terraform 1.12+, and the configuration `terraform query
-// -generate-config-out` writes). defaults are the attributes Read cannot
-// infer, as importGroupID takes them.
+// importGroup imports by the string id `{stream_prefix}/{consumer_group}` or by
+// identity.
 func importGroup(ctx context.Context, req resource.ImportStateRequest, resp *resource.ImportStateResponse, defaults map[string]any) {
 	id := req.ID
 	if id == "" && req.Identity != nil && !req.Identity.Raw.IsNull() {
@@ -90,7 +70,7 @@ func importGroup(ctx context.Context, req resource.ImportStateRequest, resp *res
 	}
 	p, g, _ := parseGroupID(id)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, types.StringValue(p), types.StringValue(g))...)
-	resp.Diagnostics.Append(markImported(ctx, resp.Private)...) // group_import.go: an import never creates
+	resp.Diagnostics.Append(markImported(ctx, resp.Private)...) // an import never creates
 }
 
 var (

@@ -7,10 +7,8 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// limitWarning says that a list block's limit cut its result: Terraform
-// silently stops at limit results, so a bulk import would leave the rest
-// unmanaged without anyone noticing. last is the last result returned
-// (results are ordered by stream prefix, then consumer group).
+// limitWarning exists because Terraform silently stops at limit results, so a
+// bulk import would leave the rest unmanaged unnoticed.
 func limitWarning(limit int64, total int, noun, last string, prefix types.String) diag.Diagnostic {
 	narrow := "or narrow each list block with config { stream_prefix = \"...\" } and query the prefixes in turn"
 	if !prefix.IsNull() {

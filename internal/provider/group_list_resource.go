@@ -20,19 +20,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// List resources for `terraform query` (Terraform 1.14+): every group on the
-// coordinator, as redisstreamcoordinator_group results, and one
-// redisstreamcoordinator_group_shard_count result per stream prefix, so that
-// one query (with -generate-config-out) brings a whole coordinator under
-// management.
-//
-// A query costs the coordinator one request, GET /monitoring/groups, whatever
-// the number of groups: both list blocks of one provider configuration share
-// it (groupsForQuery). With include_resource (implied by
-// -generate-config-out) each result carries the resource exactly as an import
-// followed by a refresh would record it (importedGroupModel,
-// importedShardCountModel), so the generated configuration plans nothing but
-// the imports. TestAccGroupList_resourceMatchesImport compares the two.
+// With include_resource each result carries the resource exactly as an import
+// followed by a refresh would record it, so generated configuration plans
+// nothing but the imports.
 
 var (
 	_ provider.ProviderWithListResources = &coordinatorProvider{}
@@ -44,14 +34,12 @@ func (p *coordinatorProvider) ListResources(context.Context) []func() list.ListR
 	return []func() list.ListResource{NewGroupListResource, NewGroupShardCountListResource}
 }
 
-// listBase holds a list resource's configured provider data.
 type listBase struct{ pd *providerData }
 
 func (b *listBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
 	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// groupListConfig is the `config` block of both list resources.
 type groupListConfig struct {
 	StreamPrefix types.String `tfsdk:"stream_prefix"`
 }
@@ -69,16 +57,12 @@ func groupListConfigSchema(description string) listschema.Schema {
 	}
 }
 
-// groupsForQuery lists every group once per provider run: the list blocks
-// of one query share the listing, as a plan's checks do (group_snapshot.go,
-// rule 3). A query mutates nothing, so the listing stays usable for the run.
+// groupsForQuery lists once per run: a query mutates nothing.
 func (pd *providerData) groupsForQuery(ctx context.Context) ([]client.Group, error) {
 	return pd.groupsForPlan(ctx)
 }
 
-// queriedGroups reads the list block's config and lists the matching groups,
-// ordered by stream prefix, then consumer group. A non-nil done is the whole
-// answer (diagnostics, or nothing at all), to return as is.
+// A non-nil done from queriedGroups is the whole answer, to return as is.
 func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (groups []*client.Group, prefix types.String, done iter.Seq[list.ListResult]) {
 	var cfg groupListConfig
 	var diags diag.Diagnostics
@@ -98,7 +82,6 @@ func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (gro
 		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
 	}
 	if req.Limit <= 0 {
-		// Terraform reads no result at limit = 0: do not ask the coordinator.
 		return nil, cfg.StreamPrefix, list.NoListResults
 	}
 	all, err := b.pd.groupsForQuery(ctx)
@@ -127,8 +110,7 @@ func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (gro
 	return groups, cfg.StreamPrefix, nil
 }
 
-// noGroupsWarning is a warning-only result (Terraform counts no result for
-// it): a misspelt prefix must not look like an empty coordinator.
+// noGroupsWarning: a misspelt prefix must not look like an empty coordinator.
 func noGroupsWarning(prefix types.String) list.ListResult {
 	var diags diag.Diagnostics
 	diags.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
@@ -137,10 +119,8 @@ func noGroupsWarning(prefix types.String) list.ListResult {
 	return list.ListResult{Diagnostics: diags}
 }
 
-// streamResults pushes one result per group, at most limit of them, and
-// stops as soon as Terraform stops reading (push returns false). When limit
-// cuts the list, the last result carries limitWarning: a result of its own
-// after the limit would never be read. noun names what a result is.
+// streamResults puts limitWarning on the last result: a result of its own
+// after the limit would never be read.
 func streamResults(ctx context.Context, req list.ListRequest, groups []*client.Group, prefix types.String, noun string,
 	fill func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics,
 ) iter.Seq[list.ListResult] {
@@ -169,9 +149,6 @@ func streamResults(ctx context.Context, req list.ListRequest, groups []*client.G
 	}
 }
 
-// nullResourceModel sets every field of dst, a resource model, to its attribute's
-// null value, with the attribute's type (nested objects and blocks
-// included), as a fresh import starts.
 func nullResourceModel(ctx context.Context, res *tfsdk.Resource, dst any) diag.Diagnostics {
 	objType, ok := res.Schema.Type().TerraformType(ctx).(tftypes.Object)
 	if !ok {
@@ -210,11 +187,6 @@ func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stre
 	stream.Results = streamResults(ctx, req, groups, prefix, "groups", fillImportedGroup)
 }
 
-// fillImportedGroup sets res to the redisstreamcoordinator_group state an
-// import of grp followed by a refresh records: ImportState's defaults
-// (deletion_policy ABANDON, force_delete false), then what Read takes from
-// the group when the state has no shard count yet (groupResourceModel.fill,
-// metadata_version, no recreation). Everything else stays null.
 func fillImportedGroup(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
 	var m groupResourceModel
 	diags := nullResourceModel(ctx, res, &m)

@@ -18,39 +18,14 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-// Plan-time rules of redisstreamcoordinator_group:
-//
-//   - A create reads the coordinator's groups at plan time; that read is
-//     authoritative: when it fails, the plan fails with the cause and the fix.
-//     Only a provider configuration unknown at plan time skips it, with a
-//     warning, leaving initial_shard_count unknown unless configured.
-//   - The create's count is checked at plan time against the prefix's
-//     existing groups (and the groups of the prefix this run also creates);
-//     a configured count that differs fails the plan. What the siblings
-//     decide (an inherited count, sibling_shard_counts) is a live read the
-//     apply's plan cannot reproduce: unknown in the plan, with the count
-//     now in a warning, and decided by the create (createCount).
-//   - The delete half of a replacement checks the siblings the create's plan
-//     saw before it deletes anything (group_replace_basis.go).
-//   - A group that vanished (404 on refresh) is planned for re-creation (-/+)
-//     with the planned recreation attribute saying it starts a new lifecycle.
-//   - A recorded metadata regression fails the plan closed
-//     (checkMetadataRegression) until acknowledged.
-
-// privateRecord.GroupVanished is what Read records when the coordinator
-// answered 404 for a group in state.
-
 type groupVanished struct {
-	ShardCount      int64 `json:"shard_count"`
-	MetadataVersion int64 `json:"metadata_version"`
-	// The group that vanished (empty in records of earlier versions).
-	StreamPrefix  string `json:"stream_prefix,omitempty"`
-	ConsumerGroup string `json:"consumer_group,omitempty"`
+	ShardCount      int64  `json:"shard_count"`
+	MetadataVersion int64  `json:"metadata_version"`
+	StreamPrefix    string `json:"stream_prefix,omitempty"`
+	ConsumerGroup   string `json:"consumer_group,omitempty"`
 }
 
-// of reports a record of group {p, g} (or one that does not say). A rename
-// of a vanished group creates a new group, not the vanished one again:
-// its create is no re-creation (a recreation is of the same name only).
+// of: a rename creates a new group, not a re-creation of the vanished one.
 func (v *groupVanished) of(p, g string) bool {
 	return v != nil && (v.ConsumerGroup == "" || (v.StreamPrefix == p && v.ConsumerGroup == g))
 }
@@ -84,9 +59,6 @@ func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanish
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupVanished = v })
 }
 
-// groupHighest is what the last refresh saw of the group
-// (privateRecord.GroupHighest).
-
 type groupHighest struct {
 	MetadataVersion int64 `json:"metadata_version"`
 	ShardCount      int64 `json:"shard_count"`
@@ -104,9 +76,6 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
 }
 
-// configUnknownAtPlan: the provider configuration could not be resolved at
-// plan time (values from resources not yet created), so no coordinator is
-// reachable and plan-time checks are skipped.
 func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -117,8 +86,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
 		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
-			// Deleting the metadata is an admin mutation: fail closed on a
-			// regression like every other plan (ABANDON sends nothing).
+			// Deleting metadata is an admin mutation: fail closed (ABANDON sends nothing).
 			reg, diags := readMetadataRegression(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
 			checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", state.StreamPrefix.ValueString(),
@@ -150,14 +118,11 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	// A -replace plans the create of the same group next: with DELETE the
-	// old group is deleted first, so it existing now is no conflict.
+	// With DELETE a -replace deletes the old group first: no conflict.
 	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
 	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace = deletes })
 	if state.DeletionPolicy.ValueString() == deletionPolicyDelete &&
 		(!plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)) {
-		// A rename: the create of the new name is planned next, and the
-		// apply deletes this group first.
 		r.pd.plans.note(p, g, func(rg *runGroup) { rg.renamedAway = true })
 	}
 
@@ -167,13 +132,9 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if vanished != nil {
-		// -/+: Terraform plans the create again from a null prior state,
-		// handing it this private state, and planCreate fills recreation.
 		plan.Recreation = recreationValue(p, g, vanished)
 		plan.MetadataVersion = types.Int64Unknown()
 		plan.ShardCount = types.Int64Unknown()
-		// metadata_version is unknown, so this replaces even when an earlier
-		// recreation recorded the same values.
 		resp.RequiresReplace = append(resp.RequiresReplace, path.Root("recreation"), path.Root("metadata_version"))
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
@@ -190,9 +151,7 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
-		// Acknowledged: the acknowledged version becomes the new baseline,
-		// shown in the plan as metadata_version going to it (unknown when it
-		// is already the attribute's value, so the apply still records it).
+		// Unknown when already equal, so the apply still records it.
 		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
 		plan.MetadataVersion = types.Int64Value(ack)
 		if state.MetadataVersion.ValueInt64() == ack {
@@ -211,8 +170,6 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	}
 }
 
-// planCreate plans a create: the authoritative plan-time read, the resolved
-// count, the sibling basis and, for a re-creation, the recreation value.
 func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
 	plan.Recreation = recreationNull()
 	plan.MetadataVersion = types.Int64Unknown()
@@ -237,8 +194,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 
 	if configUnknownAtPlan(r.pd) {
-		// Nothing to read: the count and its basis are resolved at apply
-		// (Terraform's apply-time plan of the create, then the create).
 		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		detail := "the provider configuration depends on values known only after apply."
 		if r.pd != nil && len(r.pd.configUnknown) > 0 {
@@ -254,8 +209,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if plan.InitialShardCount.IsUnknown() && !req.Config.Raw.IsNull() {
-		// A configured count that is unknown (from another resource) stays
-		// unknown; so does everything derived from it.
 		var configured types.Int64
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("initial_shard_count"), &configured)...)
 		if configured.IsUnknown() {
@@ -272,18 +225,13 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
 		return
 	}
-	// The basis: the prefix's other groups as the coordinator had them when
-	// this run was planned. Terraform plans each create again during apply,
-	// after some of this apply's creates and deletes, and that plan must give
-	// the same values: the groups this provider created in this run are left
-	// out, the ones it deleted are put back with the count they had
-	// (planBasisOfPrefix).
+	// Terraform plans each create again during apply after some of this apply's
+	// creates and deletes; that plan must give the same values (planBasisOfPrefix).
 	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, &r.pd.run, groups, p, g)
 	self, selfExists := prefix[g]
 	delete(prefix, g)
 	replacedSelf := deletedSelf || (selfExists && r.pd.plans.of(p, g).deletesOnReplace)
 	if selfExists && !replacedSelf {
-		// The create would fail with 409 GROUP_ALREADY_EXISTS.
 		resp.Diagnostics.AddError("Group already exists",
 			fmt.Sprintf("The coordinator already has group %q under stream prefix %q (%d shards, metadataVersion %d), so creating it would fail. Nothing was sent.\n\n",
 				g, p, self.ShardCount, self.MetadataVersion)+importHint(p, g))
@@ -295,12 +243,8 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
 		basis = append(basis, grp)
 	}
-	// The siblings and the count they give are a live read, which
-	// Terraform's plan of the create at apply cannot reproduce: unknown
-	// here, decided by the create (createCount). So is shard_count, even
-	// with initial_shard_count set: the create follows this run's own scale
-	// of the prefix, and a sibling that appears before the apply changes
-	// what the re-plan reads.
+	// A live read Terraform's apply-time plan cannot reproduce: unknown here,
+	// decided by the create (createCount).
 	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 	plan.ShardCount = types.Int64Unknown()
 	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, basis)...)
@@ -308,7 +252,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
-		// A -replace of the prefix's only group keeps its count.
 		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
 	}
 
@@ -318,13 +261,8 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	if len(siblings) == 0 || drainedSiblings(basis) {
-		// No existing sibling (or only drained ones, which a new group
-		// cannot match): groups of the prefix this run also creates
-		// must agree where their counts are known (the later one planned
-		// sees the earlier one). A count that is not known stays unknown
-		// and is resolved by the create, under the prefix lock.
-		// Registering and reading the others is one locked step, so of two
-		// creates planned at once the later always sees the earlier.
+		// Registering and reading the others is one locked step, so of two creates
+		// planned at once the later always sees the earlier.
 		self := plannedGroupCreate{InitialShardCount: int64Ptr(plan.InitialShardCount), Unset: plan.InitialShardCount.IsNull() || plan.InitialShardCount.IsUnknown()}
 		before := r.pd.plans.registerGroupCreateOfPrefix(p, g, self)
 		planned := make(map[string]*int64, len(before))
@@ -352,12 +290,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		n := int64(*count)
 		planned = &n
 	}
-	// The count as planned now: a shard count planned in this run previews
-	// the group at it.
 	r.pd.plans.registerGroupCreate(p, g, planned)
 }
 
-// countsOf groups the siblings by shard count.
 func countsOf(groups []client.Group) map[int32][]string {
 	out := map[int32][]string{}
 	for _, grp := range groups {
@@ -366,8 +301,6 @@ func countsOf(groups []client.Group) map[int32][]string {
 	return out
 }
 
-// checkPlannedSiblings fails the plan when groups of one prefix created by
-// this run have different known counts.
 func checkPlannedSiblings(p, g string, planned map[string]*int64, configured types.Int64, diags *diag.Diagnostics) {
 	if configured.IsNull() || configured.IsUnknown() {
 		return
@@ -396,10 +329,7 @@ func int64Ptr(v types.Int64) *int64 {
 	return &n
 }
 
-// resolveInitialShardCount picks the shard count for a new group so it routes
-// like its siblings: the configured count, which must match the siblings';
-// otherwise the siblings' count; otherwise nil (the coordinator's default).
-// sent says what the apply sent before the refusal (sentBefore).
+// resolveInitialShardCount returns nil for the coordinator's default.
 func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g string, configured types.Int64, sent string) (*int32, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	counts := map[int32][]string{}
@@ -448,9 +378,6 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 	return nil, diags
 }
 
-// sentBefore is what an apply sent to prefix p before a create of it is
-// refused: the delete of a group it replaces (or renames), which stays
-// deleted, or nothing.
 func sentBefore(reg *planRegistry, p string) string {
 	gone := reg.withDeleted(prefix.Record{Prefix: p}).Groups
 	if len(gone) == 0 {

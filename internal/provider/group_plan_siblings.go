@@ -9,25 +9,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/path"
 )
 
-// Groups of a new stream prefix created in one apply, some with
-// initial_shard_count and some without. Terraform creates independent
-// resources in any order, and a group without a count created before the
-// one with a count would get the coordinator's default (12 unless
-// configured otherwise) and split the
-// prefix. A group that depends on the one with the count (depends_on, or a
-// reference) is safe: Terraform plans and creates it after, and its create
-// inherits the count under the prefix lock. The plan cannot see depends_on,
-// but it sees the order: Terraform plans a resource after everything it
-// depends on, so a group with a count that finds a group without one planned
-// before it knows nothing orders their creates (checkUnsetPlannedBefore).
-// What the plan cannot rule out, the create refuses before sending anything
-// (createCount reads the prefix under its lock, this apply's creates
-// included): never a split prefix.
+// Terraform creates independent resources in any order, so a group without
+// a count created first would get the coordinator's default and split the
+// prefix. The plan cannot see depends_on, but a dependency is planned first.
 
-// checkUnsetPlannedBefore fails the plan of group g, which has a count
-// (self), when a group of the same new prefix without initial_shard_count
-// was planned before it (registerGroupCreateOfPrefix returns the creates
-// planned before, atomically).
 func checkUnsetPlannedBefore(p, g string, self plannedGroupCreate, before map[string]plannedGroupCreate, diags *diag.Diagnostics) {
 	if self.Unset || self.InitialShardCount == nil {
 		return

@@ -11,24 +11,12 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// A replacement of a stream prefix's only group (a rename, or a -replace, with
-// deletion_policy DELETE) deletes the group's metadata before it creates the
-// new group, which is then the prefix's first group. The delete keeps the
-// prefix's Redis streams, and with stream provisioning on the coordinator
-// refuses the first group of a prefix whose keys exist (409
-// STREAM_PREFIX_ALREADY_EXISTS, CONTRACT §4.2): the apply would delete the
-// group and then fail. The plan refuses that replacement unless the
-// coordinator's /health shows provisioning is off (redis NOT_CONFIGURED: the
-// coordinator checks Redis whenever provisioning is on).
+// With stream provisioning on, the coordinator refuses the first group of a
+// prefix whose keys exist (409 STREAM_PREFIX_ALREADY_EXISTS), so a replacement
+// that deletes a prefix's only group would delete it and then fail.
 
-// redisNotConfigured is /health's redis value when the coordinator uses no
-// Redis at all (no Redis store, no provisioning, no Redis audit sink).
 const redisNotConfigured = "NOT_CONFIGURED"
 
-// checkPrefixKeptByReplacement reports false, with the error, when this
-// apply deletes every group of prefix p (the basis, renamed away, and g
-// itself when selfGoing: a -replace) before it creates g, on a coordinator
-// that may provision streams.
 func (r *groupResource) checkPrefixKeptByReplacement(ctx context.Context, p, g string, basis []client.Group, self client.Group,
 	selfGoing bool, diags *diag.Diagnostics) bool {
 	var gone []client.Group
@@ -44,9 +32,6 @@ func (r *groupResource) checkPrefixKeptByReplacement(ctx context.Context, p, g s
 	return len(gone) == 0 || r.refuseFirstGroupAfterDelete(ctx, p, g, gone, selfGoing, diags)
 }
 
-// refuseFirstGroupAfterDelete reports false, with the error, when the create
-// of g would follow the delete of every group of prefix p (gone) on a
-// coordinator that may provision streams.
 func (r *groupResource) refuseFirstGroupAfterDelete(ctx context.Context, p, g string, gone []client.Group, self bool, diags *diag.Diagnostics) bool {
 	h, err := r.pd.api.Health(ctx)
 	if err == nil && h.Redis == redisNotConfigured {

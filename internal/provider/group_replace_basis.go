@@ -11,15 +11,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The delete half of a replacement is applied as saved: Delete receives
-// the private data planned for the replacement's create, whose plan
-// recorded the siblings it saw (privateRecord.PrefixSeen). Delete compares
-// them with the prefix as the create's apply-time plan will see it
-// (planBasisOfPrefix) and refuses before the DELETE when they moved. Every
-// plan starts without it (a refused Delete leaves it in state) and Create
-// clears it, so no other delete checks it.
+// Delete receives the private data planned for the replacement's create and
+// refuses before the DELETE when the siblings that plan saw have moved.
 
-// recordCreateBasis is planCreate's part: the siblings the plan saw.
 func recordCreateBasis(ctx context.Context, private privateSetter, p string, basis []client.Group) diag.Diagnostics {
 	seen := &prefixSeen{Prefix: p, Groups: map[string]prefixSeenGroup{}}
 	for _, grp := range basis {
@@ -28,7 +22,6 @@ func recordCreateBasis(ctx context.Context, private privateSetter, p string, bas
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = seen })
 }
 
-// clearCreateBasis drops a create basis the private state holds.
 func clearCreateBasis(ctx context.Context, private privateSetter) diag.Diagnostics {
 	rec, _, diags := decodePrivateRecord(ctx, private)
 	if rec.PrefixSeen == nil {
@@ -37,9 +30,6 @@ func clearCreateBasis(ctx context.Context, private privateSetter) diag.Diagnosti
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
 }
 
-// refuseStaleReplacement reports false, with the error, when the siblings
-// the replacement of group g of prefix p was planned against changed since:
-// the delete is then not sent.
 func (r *groupResource) refuseStaleReplacement(ctx context.Context, private privateGetter, p, g string, diags *diag.Diagnostics) bool {
 	rec, d := readPrivateRecord(ctx, private)
 	diags.Append(d...)
@@ -61,8 +51,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 	for _, grp := range basis {
 		groups = append(groups, grp)
 	}
-	// The group a -replace re-creates is not its own sibling; the old name
-	// of a rename is, and is compared.
+	// A -replace's group is not its own sibling; a rename's old name is.
 	self := func(n string) bool { return sp == p && n == g && seen.Group(g) == nil }
 	changes := seen.Changes(prefix.FromListing(groups, sp), self)
 	if len(changes) == 0 {

@@ -30,7 +30,6 @@ var (
 	_ resource.ResourceWithModifyPlan  = &groupResource{}
 )
 
-// Deletion policies of redisstreamcoordinator_group.
 const (
 	deletionPolicyAbandon = "ABANDON"
 	deletionPolicyDelete  = "DELETE"
@@ -47,17 +46,16 @@ func NewGroupResource() resource.Resource { return &groupResource{} }
 type groupResource struct{ pd *providerData }
 
 type groupResourceModel struct {
-	ID                types.String `tfsdk:"id"`
-	StreamPrefix      types.String `tfsdk:"stream_prefix"`
-	ConsumerGroup     types.String `tfsdk:"consumer_group"`
-	InitialShardCount types.Int64  `tfsdk:"initial_shard_count"`
-	ShardCount        types.Int64  `tfsdk:"shard_count"`
-	StreamKeyPattern  types.String `tfsdk:"stream_key_pattern"`
-	RequestedBy       types.String `tfsdk:"requested_by"`
-	Reason            types.String `tfsdk:"reason"`
-	DeletionPolicy    types.String `tfsdk:"deletion_policy"`
-	ForceDelete       types.Bool   `tfsdk:"force_delete"`
-	// MetadataVersion is the highest metadataVersion seen (metadata_guard.go).
+	ID                          types.String   `tfsdk:"id"`
+	StreamPrefix                types.String   `tfsdk:"stream_prefix"`
+	ConsumerGroup               types.String   `tfsdk:"consumer_group"`
+	InitialShardCount           types.Int64    `tfsdk:"initial_shard_count"`
+	ShardCount                  types.Int64    `tfsdk:"shard_count"`
+	StreamKeyPattern            types.String   `tfsdk:"stream_key_pattern"`
+	RequestedBy                 types.String   `tfsdk:"requested_by"`
+	Reason                      types.String   `tfsdk:"reason"`
+	DeletionPolicy              types.String   `tfsdk:"deletion_policy"`
+	ForceDelete                 types.Bool     `tfsdk:"force_delete"`
 	MetadataVersion             types.Int64    `tfsdk:"metadata_version"`
 	AcknowledgedMetadataVersion types.Int64    `tfsdk:"acknowledged_metadata_version"`
 	Recreation                  types.Object   `tfsdk:"recreation"`
@@ -187,9 +185,7 @@ func (m *groupResourceModel) fill(g *client.Group) {
 	case m.InitialShardCount.IsUnknown():
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	case m.InitialShardCount.IsNull() && g.ShardCount > 0:
-		// An import records the current count. A drained group (0 shards)
-		// keeps null: 0 is no count to create a group with (at least 1),
-		// and generated configuration then omits it.
+		// A drained group (0 shards) keeps null: 0 cannot create a group.
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	}
 	m.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(g.StreamPrefix))
@@ -202,7 +198,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics) // private_record.go
+	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics)
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	importing := importedNotRead(ctx, req.Private)
 	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importing, "Group not refreshed", fmt.Sprintf("group %s", groupID(p, g))) {
@@ -210,14 +206,11 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) && importing {
-		// An import never creates (group_import.go): Terraform fails the
-		// import with "Cannot import non-existent remote object".
 		resp.State.RemoveResource(ctx)
 		return
 	}
 	if client.IsNotFound(err) {
-		// Keep it in state, marked as vanished: the plan then shows its
-		// re-creation as a new lifecycle instead of a bare create.
+		// Kept in state as vanished so the plan shows a re-creation, not a bare create.
 		tflog.Warn(ctx, "group no longer exists on the coordinator; planning its re-creation", map[string]any{"stream_prefix": p, "consumer_group": g})
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
@@ -228,7 +221,6 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 			}
 		}
 		if vanished.ConsumerGroup == "" {
-			// Records of earlier versions name no group.
 			vanished.StreamPrefix, vanished.ConsumerGroup = p, g
 		}
 		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
@@ -240,12 +232,8 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
-	// The highest metadataVersion seen is kept in private state, and the
-	// shard_count and metadata_version attributes are not raised by a
-	// refresh: scales (this configuration's own, through
-	// redisstreamcoordinator_group_shard_count, included) are not changes of
-	// this resource, and Terraform would report every one of them as
-	// "changed outside of Terraform" (issue 10.6).
+	// Not raised by a refresh: scales are not changes of this resource, and
+	// Terraform would report each as "changed outside of Terraform".
 	seen, diags := readGroupHighest(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	highest := seen.MetadataVersion
@@ -265,15 +253,11 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
 	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
-		// Churn lifted the version back above the old high-water mark: the
-		// recorded regression stands, and the mark follows the version.
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
 	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
 	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
-		// Import (or state from an older provider version): take the
-		// group as it is now.
 		state.fill(group)
 		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	}
@@ -288,9 +272,7 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
-// Update changes only Terraform-side settings: no group field can be changed
-// through the coordinator's API. (A group left at another count than its
-// prefix is the shard count resource's to repair: group_shard_count_keep.go.)
+// Update changes only Terraform-side settings: the API cannot change a group.
 func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, resp *resource.UpdateResponse) {
 	var plan, state groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -304,16 +286,12 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 	if plan.InitialShardCount.IsUnknown() {
 		plan.InitialShardCount = state.InitialShardCount
 	}
-	// ModifyPlan planned metadata_version: unchanged, or, for an
-	// acknowledged regression, the reported version as the new baseline.
 	reg, diags := readMetadataRegression(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = state.MetadataVersion
 	}
 	if reg.acknowledges(plan.AcknowledgedMetadataVersion) {
-		// ModifyPlan let this through: the acknowledged version becomes the
-		// new baseline.
 		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
 		tflog.Info(ctx, "metadata regression acknowledged; new baseline", map[string]any{
 			"stream_prefix": plan.StreamPrefix.ValueString(), "consumer_group": plan.ConsumerGroup.ValueString(),
@@ -337,7 +315,6 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	if vanished != nil {
-		// Already gone from the coordinator: nothing to delete or abandon.
 		r.pd.plans.note(p, g, func(rg *runGroup) { rg.vanished = vanished })
 		return
 	}
@@ -363,20 +340,8 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	api := r.pd.api
 	force := state.ForceDelete.ValueBool()
 	m := client.Mutation{RequestID: api.NewRequestID("delete-group"), RequestedBy: state.RequestedBy.ValueString(), Reason: state.Reason.ValueString()}
-	// A create this apply plans again after the delete (a rename or
-	// -replace) must plan what it planned while the group existed, and a
-	// sibling check of another create must take the group's absence for this
-	// delete. Registered before the request is sent: the coordinator applies
-	// the delete before its answer arrives, and other resources of the apply
-	// plan and create in between. A refused delete leaves it registered: the
-	// group is then still there, and the registry is consulted for a group
-	// found gone, or for the plan-time view of it, which a refusal does not
-	// change.
-	//
-	// Its migration under way and liveness are taken from the run's listing
-	// (deletedWithListed): a shard count of the prefix with no refresh record
-	// of it planned them from the listing, and its re-plan during apply puts
-	// the group back from this record (withDeletedInRun).
+	// Registered before the request: the coordinator applies the delete before
+	// answering, and other resources of the apply plan in between.
 	deleted := r.pd.deletedWithListed(ctx, deletedAsPlanned(ctx, req.Private, p, g, state))
 	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deleted = &deleted })
 	err := r.deleteGroup(ctx, p, g, force, m, &resp.Diagnostics)
@@ -393,7 +358,6 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 	}
 }
 
-// liveMembersHint names the live members blocking a delete, best effort.
 func liveMembersHint(ctx context.Context, api *client.Client, p, g string) string {
 	members, err := liveMembers(ctx, api, p, g)
 	if err != nil || len(members) == 0 {
@@ -406,7 +370,6 @@ func liveMembersHint(ctx context.Context, api *client.Client, p, g string) strin
 	return "Live members: " + strings.Join(live, ", ") + ".\n"
 }
 
-// liveMembers are the group's ACTIVE or STARTING members with an unexpired lease.
 func liveMembers(ctx context.Context, api *client.Client, p, g string) ([]client.Member, error) {
 	members, err := api.Members(ctx, p, g)
 	if err != nil {

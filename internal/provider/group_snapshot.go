@@ -12,99 +12,49 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// Run-scoped group reads.
-//
-// One provider configuration (one providerData) serves one Terraform walk:
-// Terraform configures the provider once per plan or apply walk, and a refresh
-// reads every managed group, often twice (a group and its shard count read the
-// same {stream prefix, consumer group}). readGroup makes such a refresh cost
-// the coordinator O(1) requests while keeping small workspaces on per-group
-// GETs.
-//
-// The rule:
-//
-//  1. Reads of one {p, g} share one request: a read waits for a read of the
-//     same group already in flight or reuses its answer (single-flight).
-//  2. The first listAfterDistinctGroups distinct groups a run reads are each
-//     fetched with GET /streams/{p}/groups/{g}. Once the run has asked for more
-//     distinct groups than that, one GET /monitoring/groups (which returns
-//     every group, in the same shape as the per-group GET) serves that read
-//     and every later one; reads arriving while it is in flight wait for it.
-//     A refresh of N groups (2N resources) therefore sends at most
-//     listAfterDistinctGroups + 1 requests. A workspace of at most
-//     listAfterDistinctGroups groups lists the coordinator only for its shard
-//     count resources, whose refresh records each prefix as a whole
-//     (recordSiblingsSeen): one listing for the run.
-//  3. A listing made for plan-time checks (groupsForPlan) serves reads too, and
-//     a listing made for reads serves groupsForPlan: a plan lists at most once.
-//  4. Freshness: noteMutation(p) marks a mutation of stream prefix p by this
-//     provider. An answer (listing or GET) is used for a read of p only if
-//     its request was issued after p's last noted mutation; older answers are
-//     ignored and the read goes to the coordinator (per-group GET, shared by
-//     the reads issued after the mutation).
-//  5. If the listing fails, the reads that waited for it and every later read
-//     fall back to per-group GETs (the listing is not retried in that run).
-//  6. A safety net: no answer older than snapshotMaxAge is used.
-//
-// A group absent from a listing is reported as a GROUP_NOT_FOUND *APIError
-// (client.IsNotFound is true), as the per-group GET would.
+// Run-scoped group reads: a refresh reads every managed group, often twice, so
+// reads of one group share one request, and once a run has read more than
+// listAfterDistinctGroups groups one GET /monitoring/groups serves the rest.
+// A plan lists at most once. An answer serves a read of prefix p only if it
+// was requested after this provider's last noted mutation of p.
 const (
 	listAfterDistinctGroups = 2
 	snapshotMaxAge          = 10 * time.Minute
 )
 
-// groupFetcher is what the reader needs from the API client.
 type groupFetcher interface {
 	GetGroup(ctx context.Context, p, g string) (*client.Group, error)
 	// GroupsFor lists every group, its request id naming operation.
 	GroupsFor(ctx context.Context, operation string) ([]client.Group, error)
 }
 
-// The operations the run's listings name in their request ids, so logs and
-// the coordinator's request ids tell them apart: "groups", the listing
-// that serves a refresh's reads of many groups (readGroup) or an
-// executor's reading of its prefix; "snapshot-groups", the run's snapshot
-// that groupsForPlan shares (plan-time checks, the refresh's record of a
-// prefix, list queries, the read before a group's delete); and
-// waitGroupsOperation, a waits' poll round.
+// Listing operations, named in request ids so logs tell them apart.
 const (
 	groupsOperation         = "groups"
 	snapshotGroupsOperation = "snapshot-groups"
 )
 
-// groupReader holds one run's group answers. The zero value is not usable;
-// see newGroupReader.
+// groupReader's zero value is not usable; see newGroupReader.
 type groupReader struct {
 	api groupFetcher
 	now func() time.Time
 
-	mu sync.Mutex
-	// seq counts noted mutations; every request records seq when issued.
-	seq uint64
-	// mutated is the seq of each prefix's last noted mutation; lastMutation
-	// the highest of them.
-	mutated      map[string]uint64
-	lastMutation uint64
-	// lastDelete is the seq of the last noted delete (noteDelete).
-	lastDelete uint64
-	// asked holds every distinct group this run read through readGroup.
-	asked map[groupKey]struct{}
-	// gets is the latest per-group GET of each group.
-	gets map[groupKey]*groupFetch
-	// listing is the latest GET /monitoring/groups (in flight or done).
+	mu            sync.Mutex
+	seq           uint64
+	mutated       map[string]uint64
+	lastMutation  uint64
+	lastDelete    uint64
+	asked         map[groupKey]struct{}
+	gets          map[groupKey]*groupFetch
 	listing       *groupListing
 	listingFailed bool
-	// latest is the apply's newest listing, shared by its waits and
-	// executors (group_listing_shared.go); issuedListing is closed when
-	// the next one is issued, joinWait (sharedListingBackstop) bounds a first
-	// reading's wait for it.
+	// latest is the apply's newest listing, shared by its waits and executors.
 	latest        *groupListing
 	issuedListing chan struct{}
 	joinWait      time.Duration
 	listings      uint64 // listings issued through listGroupsWith
 	awaitingRound int    // first readings waiting for one (tests observe it)
-	// waiting counts reads blocked on a request in flight (tests observe it).
-	waiting int
+	waiting       int
 }
 
 type groupFetch struct {
@@ -116,18 +66,15 @@ type groupFetch struct {
 }
 
 type groupListing struct {
-	// forReads is set when reads (not plan-time checks) asked for it.
 	forReads bool
-	// n numbers the apply's listings (listGroupsWith), from 1; round marks
-	// a waits' poll round.
-	n      uint64
-	round  bool
-	done   chan struct{}
-	issued uint64
-	at     time.Time
-	groups []client.Group
-	index  map[groupKey]int
-	err    error
+	n        uint64
+	round    bool
+	done     chan struct{}
+	issued   uint64
+	at       time.Time
+	groups   []client.Group
+	index    map[groupKey]int
+	err      error
 }
 
 func newGroupReader(api groupFetcher) *groupReader {
@@ -137,12 +84,7 @@ func newGroupReader(api groupFetcher) *groupReader {
 	}
 }
 
-// readGroup returns group {p, g} as the coordinator has it, for a resource's
-// Read (refresh). It costs the coordinator at most one request per distinct
-// group for the first listAfterDistinctGroups groups of the run and one
-// listing for all the rest (see the rule above). A group that does not exist
-// returns an error for which client.IsNotFound is true. The returned group is
-// shared: callers must not modify it.
+// readGroup's result is shared: callers must not modify it.
 func (pd *providerData) readGroup(ctx context.Context, p, g string) (*client.Group, error) {
 	if pd.unconfigured() {
 		return nil, errProviderUnconfigured
@@ -150,11 +92,8 @@ func (pd *providerData) readGroup(ctx context.Context, p, g string) (*client.Gro
 	return pd.groups.read(ctx, p, g)
 }
 
-// noteMutation tells the reader that this provider is changing stream prefix
-// p (a create, delete, scale or rollback of any of its groups). Call it after
-// the mutating request returns (and before waiting on its effect), whether it
-// succeeded or not: reads of p issued afterwards never use an answer requested
-// before this call.
+// noteMutation must be called after every mutating request of prefix p,
+// successful or not, so later reads of p never use an older answer.
 func (pd *providerData) noteMutation(p string) {
 	if pd.unconfigured() {
 		return
@@ -170,9 +109,8 @@ func (r *groupReader) noteMutation(p string) {
 	r.lastMutation = r.seq
 }
 
-// noteDelete is noteMutation for a delete of a group of prefix p: a listing
-// taken before it never serves a later plan-time check, however recent (a
-// create planned again after the delete must not count the deleted group).
+// noteDelete: a create planned again after the delete must not count the
+// deleted group, so older listings never serve later plan-time checks.
 func (pd *providerData) noteDelete(p string) {
 	pd.groups.noteMutation(p)
 	pd.groups.mu.Lock()
@@ -180,8 +118,7 @@ func (pd *providerData) noteDelete(p string) {
 	pd.groups.mu.Unlock()
 }
 
-// usable reports whether an answer issued at seq issued, at time at, may
-// serve a read of prefix p. Callers hold r.mu.
+// usable: callers hold r.mu.
 func (r *groupReader) usable(issued uint64, at time.Time, p string) bool {
 	return issued >= r.mutated[p] && r.now().Sub(at) < snapshotMaxAge
 }
@@ -220,8 +157,6 @@ func (r *groupReader) read(ctx context.Context, p, g string) (*client.Group, err
 	return f.group, f.err
 }
 
-// fromListing waits for listing l and looks k up in it. ok is false when the
-// listing failed and the caller should fall back to a per-group GET.
 func (r *groupReader) fromListing(ctx context.Context, l *groupListing, k groupKey) (*client.Group, bool, error) {
 	if err := r.wait(ctx, l.done); err != nil {
 		return nil, false, err
@@ -236,8 +171,7 @@ func (r *groupReader) fromListing(ctx context.Context, l *groupListing, k groupK
 	return &l.groups[i], true, nil
 }
 
-// fromFetch waits for another read's GET of the same group. A failed GET is
-// not shared (ok false): the caller makes its own, with its own context.
+// A failed GET is not shared: the caller makes its own, with its own context.
 func (r *groupReader) fromFetch(ctx context.Context, f *groupFetch) (*client.Group, bool, error) {
 	if err := r.wait(ctx, f.done); err != nil {
 		return nil, false, err
@@ -270,10 +204,7 @@ func (r *groupReader) wait(ctx context.Context, done chan struct{}) error {
 	}
 }
 
-// startListingLocked issues GET /monitoring/groups in the background and
-// makes it the run's listing. Callers hold r.mu. The request runs without the
-// caller's cancellation, since other reads wait for it too (the client's own
-// timeouts still bound it).
+// startListingLocked: callers hold r.mu.
 func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *groupListing {
 	l := &groupListing{forReads: forReads, done: make(chan struct{}), issued: r.seq, at: r.now()}
 	r.listing = l
@@ -284,9 +215,8 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 		if !forReads {
 			op = snapshotGroupsOperation
 		}
-		// Detached from the caller's cancellation, not from its deadline:
-		// inside a resource timeout that bounds the listing, and
-		// read_timeout only outside one.
+		// Other reads wait for this listing, so detach it from the caller's
+		// cancellation but not from its deadline.
 		lctx := context.WithoutCancel(ctx)
 		if d, ok := ctx.Deadline(); ok {
 			var cancel context.CancelFunc
@@ -314,13 +244,8 @@ func (r *groupReader) startListingLocked(ctx context.Context, forReads bool) *gr
 	return l
 }
 
-// groupsForPlan lists every group for plan-time checks, which are best
-// effort: one listing serves every resource planned in this run, and the
-// listing made for refresh serves them too. It lists again only when this
-// provider noted a mutation since the last listing and that listing is older
-// than planGroupsTTL (so apply-time re-plans after creates still share one
-// listing for a while), or when the last listing failed. Apply-time decisions
-// must read afresh instead.
+// groupsForPlan is for best-effort plan-time checks; apply-time decisions must
+// read afresh.
 func (pd *providerData) groupsForPlan(ctx context.Context) ([]client.Group, error) {
 	if pd.unconfigured() {
 		return nil, errProviderUnconfigured
@@ -328,8 +253,6 @@ func (pd *providerData) groupsForPlan(ctx context.Context) ([]client.Group, erro
 	return pd.groups.forPlan(ctx)
 }
 
-// planGroupsTTL bounds how stale a plan-time listing may be once this
-// provider has mutated something since it was taken.
 const planGroupsTTL = 10 * time.Second
 
 func (r *groupReader) forPlan(ctx context.Context) ([]client.Group, error) {
@@ -367,8 +290,7 @@ func (l *groupListing) isDone() bool {
 	}
 }
 
-// notInListing is the not-found answer for a group a listing lacks, shaped
-// like the coordinator's own 404 so client.IsNotFound reports it.
+// notInListing is shaped like the coordinator's 404 so client.IsNotFound holds.
 func notInListing(k groupKey, at time.Time) error {
 	return &client.APIError{
 		HTTPStatus: http.StatusNotFound, Status: "NOT_FOUND", ErrorCode: client.CodeGroupNotFound,

@@ -16,16 +16,11 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// Shared by the read-side data sources: the group lookup arguments, the
-// GroupResponse and Migration views, and their error reporting.
-
-// lookupNameValidators accept every name a coordinator can hold: data sources
-// must find groups created outside Terraform under any name (see checkName).
+// Data sources must find groups created outside Terraform under any name.
 func lookupNameValidators(kind string) []validator.String {
 	return []validator.String{nameValidator{kind: kind}}
 }
 
-// groupLookupAttributes are the arguments of every group-scoped data source.
 func groupLookupAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
 		"stream_prefix": schema.StringAttribute{
@@ -41,7 +36,6 @@ func groupLookupAttributes() map[string]schema.Attribute {
 	}
 }
 
-// withGroupLookup adds the lookup arguments to a data source's own attributes.
 func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attribute {
 	for k, v := range groupLookupAttributes() {
 		attrs[k] = v
@@ -49,7 +43,6 @@ func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attrib
 	return attrs
 }
 
-// readGroupLookup reads the stream_prefix and consumer_group arguments.
 func readGroupLookup(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (p, g string) {
 	var prefix, group types.String
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &prefix)...)
@@ -57,14 +50,12 @@ func readGroupLookup(ctx context.Context, req datasource.ReadRequest, diags *dia
 	return prefix.ValueString(), group.ValueString()
 }
 
-// dataSourceBase holds the configured client of a read-side data source.
 type dataSourceBase struct{ pd *providerData }
 
 func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
 	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-// api returns the client, or reports that the provider is not configured.
 func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
 	if b.pd == nil {
 		diags.AddError("Provider not configured",
@@ -80,9 +71,8 @@ func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
 	return b.pd.api
 }
 
-// addGroupReadError reports a failed group-scoped read. A missing group is
-// an error, never an empty result: a typo in a name must not make a
-// postcondition or a producer configuration silently see nothing.
+// A missing group is an error: a typo must not make a postcondition or a
+// producer configuration silently see nothing.
 func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
 	if client.IsNotFound(err) {
 		addAPIError(diags, fmt.Sprintf("Group %q under stream prefix %q not found", g, p), err, fmt.Sprintf(
@@ -95,8 +85,7 @@ func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
 	addAPIError(diags, fmt.Sprintf("Failed to read the %s of group %q under stream prefix %q", what, g, p), err, "")
 }
 
-// timeValue renders a coordinator timestamp as RFC 3339 in UTC; a missing or
-// unparseable one is null rather than a misleading zero date.
+// timeValue: null rather than a misleading zero date.
 func timeValue(t client.Time) types.String {
 	if t.IsZero() {
 		return types.StringNull()
@@ -104,8 +93,7 @@ func timeValue(t client.Time) types.String {
 	return types.StringValue(t.UTC().Format(time.RFC3339Nano))
 }
 
-// shardIndexes lists shard indexes in ascending order, never nil, so that
-// length() and contains() work on it in conditions.
+// Never nil, so length() and contains() work on it in conditions.
 func shardIndexes(shards []client.ShardID) []int64 {
 	out := make([]int64, 0, len(shards))
 	for _, s := range shards {
@@ -115,7 +103,6 @@ func shardIndexes(shards []client.ShardID) []int64 {
 	return out
 }
 
-// shardIndexMap converts member → shards maps; never nil.
 func shardIndexMap(m map[string][]client.ShardID) map[string][]int64 {
 	out := make(map[string][]int64, len(m))
 	for member, shards := range m {
@@ -124,8 +111,6 @@ func shardIndexMap(m map[string][]client.ShardID) map[string][]int64 {
 	return out
 }
 
-// migrationModel is a Migration; the coordinator sends exactly these six
-// fields (no drain or revoke progress).
 type migrationModel struct {
 	ReshardingID   string       `tfsdk:"resharding_id"`
 	FromShardCount int64        `tfsdk:"from_shard_count"`
@@ -178,7 +163,6 @@ func migrationAttributes() map[string]schema.Attribute {
 	}
 }
 
-// groupViewModel is a GroupResponse.
 type groupViewModel struct {
 	ID                       string           `tfsdk:"id"`
 	StreamPrefix             string           `tfsdk:"stream_prefix"`
@@ -217,9 +201,6 @@ func countMap(m map[string]int32) map[string]int64 {
 	return out
 }
 
-// groupViewAttributes describes a GroupResponse. With lookup, stream_prefix
-// and consumer_group are the data source's arguments; otherwise (inside the
-// groups list) they are computed.
 func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{

@@ -69,8 +69,7 @@ func (d *groupsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		}
 	}
 	if !prefix.IsNull() && len(model.Groups) == 0 {
-		// Not an error (a prefix may legitimately have no groups yet), but
-		// never silent: a misspelt prefix would otherwise look like "no groups".
+		// Not an error, but never silent: a misspelt prefix would look like "no groups".
 		resp.Diagnostics.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
 			fmt.Sprintf("The coordinator has no group under stream prefix %q, so groups is empty. Prefixes are case-sensitive; "+
 				"omit stream_prefix to list every group.", prefix.ValueString()))

@@ -10,24 +10,10 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// The metadata guard's epoch rule (issue 20, part 5). The coordinator's
-// runbook names epochs going backwards as a metadata rollback signal, like a
-// lower metadataVersion. Every change that raises the epochs (a scale or
-// rollback, a member joining, leaving, expiring or being fenced, a migration
-// draining) raises metadataVersion too, and some changes raise the version
-// alone (a migration completing, stale members pruned; CONTRACT §4), so on a
-// conformant coordinator lower epochs at the same version only come from a
-// corrupted copy of the metadata. Only a decrease at the same metadataVersion
-// is a regression; at a higher version the epochs seen become the new
-// baseline.
-// The rule and the way out are the version rule's: plans fail closed until
-// acknowledged_metadata_version accepts the reported version (or the
-// resource is removed from state and imported again).
+// Epochs going backwards signal a metadata rollback. Every change that raises
+// the epochs also raises metadataVersion, so only lower epochs at the same
+// version are a regression; the way out is the version rule's.
 
-// privateRecord.EpochsSeen holds the highest epochs seen at the highest
-// metadataVersion.
-
-// epochMark is a group's metadataVersion with the highest epochs seen at it.
 type epochMark struct {
 	MetadataVersion int64 `json:"metadata_version"`
 	GroupEpoch      int64 `json:"group_epoch"`
@@ -38,7 +24,6 @@ func markOf(g *client.Group) epochMark {
 	return epochMark{MetadataVersion: g.MetadataVersion, GroupEpoch: g.GroupEpoch, AssignmentEpoch: g.AssignmentEpoch}
 }
 
-// epochRegression is the epochs part of a metadataRegression.
 type epochRegression struct {
 	SeenGroupEpoch          int64 `json:"seen_group_epoch"`
 	ReportedGroupEpoch      int64 `json:"reported_group_epoch"`
@@ -46,9 +31,6 @@ type epochRegression struct {
 	ReportedAssignmentEpoch int64 `json:"reported_assignment_epoch"`
 }
 
-// observeEpochs is the Read-time rule: next is the mark to record, reg a
-// regression (epochs lower at the same metadataVersion; nil otherwise). A
-// lower metadataVersion is the version rule's to report: the mark is kept.
 func observeEpochs(prev *epochMark, g *client.Group) (next epochMark, reg *metadataRegression) {
 	now := markOf(g)
 	switch {
@@ -66,8 +48,6 @@ func observeEpochs(prev *epochMark, g *client.Group) (next epochMark, reg *metad
 		AssignmentEpoch: max(now.AssignmentEpoch, prev.AssignmentEpoch)}, nil
 }
 
-// acknowledgedMark is the baseline after an acknowledged regression: the
-// reported version, with the reported epochs when the epochs regressed.
 func acknowledgedMark(reg *metadataRegression) *epochMark {
 	if reg.Epochs == nil {
 		return nil // the next refresh records the epochs at the new version
@@ -80,12 +60,10 @@ func readEpochsSeen(ctx context.Context, private privateGetter) (*epochMark, dia
 	return rec.EpochsSeen, diags
 }
 
-// setEpochsSeen records the mark; nil removes it.
 func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.EpochsSeen = m })
 }
 
-// epochsRegressionDetail is the error's account of an epoch regression.
 func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) string {
 	e := reg.Epochs
 	return fmt.Sprintf("%s %q: the coordinator reports metadataVersion %d for group %q of stream prefix %q, the version this resource "+
@@ -95,8 +73,6 @@ func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) 
 		resourceType, g, reg.Reported, g, p, e.SeenGroupEpoch, e.ReportedGroupEpoch, e.SeenAssignmentEpoch, e.ReportedAssignmentEpoch)
 }
 
-// observeGroupEpochs applies observeEpochs to a refresh: it records the new
-// mark in private state and returns the regression, if any.
 func observeGroupEpochs(ctx context.Context, prior privateGetter, private privateSetter, group *client.Group, diags *diag.Diagnostics) *metadataRegression {
 	prev, d := readEpochsSeen(ctx, prior)
 	diags.Append(d...)

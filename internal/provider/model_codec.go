@@ -17,26 +17,10 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tftypes"
 )
 
-// The resources' state and plan are read into and written from their model
-// structs on every plan (Read, ModifyPlan) of every instance. The
-// framework's tfsdk.State.Get/Set do that by reflection that, per struct
-// field and per call, compiles a regular expression to check the field's
-// tag (terraform-plugin-framework v1.19, internal/reflect/helpers.go,
-// isValidFieldName) and rebuilds the schema's object type. Through this
-// codec the provider's processor time in a refreshing plan of 2,000
-// resources is 22% lower (2026-12-03, 9.4 s → 7.3 s; BENCHMARKS.md). A Get
-// and a Set of a group's state take 607 µs that way and 49 µs here on an
-// idle machine (BenchmarkModelCodec).
-//
-// A modelCodec does the same conversion with what it worked out once per
-// model type and schema type: the field of each attribute and the
-// attribute's type. It
-// supports models whose fields are all framework values (attr.Value
-// implementations) tagged `tfsdk:"name"`, one per attribute and block of
-// the schema, which is what the framework requires too; for anything else
-// codecFor fails and the helpers below fall back to the framework.
-// TestModelCodecMatchesFramework checks both resources' models against the
-// framework's own conversion.
+// modelCodec converts state and plan to and from model structs without the
+// framework's per-call reflection, which compiles a regexp per field and
+// rebuilds the schema type (see BenchmarkModelCodec). Models it cannot handle
+// fall back to the framework.
 type modelCodec struct {
 	tfType tftypes.Object
 	fields []codecField
@@ -48,28 +32,20 @@ type codecField struct {
 	typ   attr.Type
 }
 
-// schemaTyper is what tfsdk.State.Schema and tfsdk.Plan.Schema offer.
 type schemaTyper interface {
 	Type() attr.Type
 }
 
-// codecs caches, per model struct type, the codecs built for it: one per
-// Terraform type of the schemas it was used with. A model normally belongs
-// to one schema (one resource type), but nothing stops its use with
-// another (a list resource's, a test's, a schema that changed); keyed by
-// the model alone, the cache would convert the data of the second schema
-// with the first one's type.
+// codecs is keyed by model type, then by schema type: a model used with a
+// second schema must not be converted with the first one's type.
 var codecs sync.Map // reflect.Type → *codecSet
 
-// codecSet is the codecs of one model type. Lookups read entries without
-// locking; a new entry is added under mu to a copy of the slice.
+// codecSet lookups read without locking; mu guards copy-on-write appends.
 type codecSet struct {
 	mu      sync.Mutex
 	entries atomic.Pointer[[]codecEntry]
 }
 
-// codecEntry is the model's codec for the schemas of Terraform type
-// tfType, or why it has none.
 type codecEntry struct {
 	tfType tftypes.Type
 	codec  *modelCodec
@@ -102,24 +78,12 @@ func (cs *codecSet) add(e codecEntry) codecEntry {
 	return e
 }
 
-// errCodecTypeMismatch is codecFor's answer when the data is not of the
-// schema's type (or has none, as a zero tftypes.Value): the framework's
-// conversion, which checks and reports that itself, is then used.
+// errCodecTypeMismatch leaves the check and its report to the framework.
 var errCodecTypeMismatch = errors.New("the data is not of the schema's type")
 
-// codecFor returns the codec that converts data of Terraform type dataType
-// into and out of the model type that dst points to; dataType is the type
-// of the State's or Plan's Raw, which is the schema's type. The codec is
-// built from the schema s on first use with a type. Comparing dataType with
-// the cached codecs' types (tftypes.Type.Equal: a few µs, no allocation)
-// avoids rebuilding the schema's type on every call, which is what the
-// framework's own conversion spends its time on. It fails if the model has
-// no codec for that type, or if s's type is not dataType when the codec is
-// built. A cached codec is chosen by dataType alone: the framework builds
-// every State's and Plan's Raw from its schema, so the data's type is the
-// schema's, and two schemas of one Terraform type whose attributes have
-// different custom framework types (none here: every attribute is a
-// types.* or timeouts.Value) would share a codec.
+// codecFor picks a cached codec by dataType alone: the framework builds every
+// Raw from its schema. Comparing types avoids rebuilding the schema's type on
+// every call, which is where the framework spends its time.
 func codecFor(ctx context.Context, dst any, s schemaTyper, dataType tftypes.Type) (*modelCodec, error) {
 	rt := reflect.TypeOf(dst)
 	if rt == nil || rt.Kind() != reflect.Pointer || rt.Elem().Kind() != reflect.Struct {
@@ -151,9 +115,6 @@ func codecFor(ctx context.Context, dst any, s schemaTyper, dataType tftypes.Type
 	return e.codec, e.err
 }
 
-// newModelCodec builds the codec of model type rt for schema s. It returns
-// s's Terraform type, also when rt cannot have a codec (err says why), or
-// nil if that type is not an object.
 func newModelCodec(ctx context.Context, rt reflect.Type, s schemaTyper) (tftypes.Type, *modelCodec, error) {
 	st := s.Type()
 	withAttrs, ok := st.(attr.TypeWithAttributeTypes)
@@ -199,15 +160,12 @@ func newModelCodecOf(ctx context.Context, rt reflect.Type, tfType tftypes.Object
 	return c, nil
 }
 
-// basetypesPkg is the framework's own value types: their Validate repeats
-// checks their ValueFromTerraform makes (an Int64 is an integer in range, a
-// map's elements of its element type), which the codec calls too.
+// The framework's own value types re-check in Validate what
+// ValueFromTerraform already checked.
 const basetypesPkg = "github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
-// validatedWhileConverted: the framework validates values of a custom type
-// (xattr.TypeWithValidate, xattr.ValidateableAttribute) while it converts
-// them (internal/reflect); the codec would skip that, so a model with such
-// an attribute is left to the framework.
+// validatedWhileConverted: the codec would skip a custom type's validation,
+// so such a model is left to the framework.
 func validatedWhileConverted(ctx context.Context, name string, typ attr.Type) error {
 	//nolint:staticcheck // deprecated, but the framework still runs it while converting (internal/reflect)
 	if _, ok := typ.(xattr.TypeWithValidate); ok && reflect.TypeOf(typ).PkgPath() != basetypesPkg {
@@ -219,16 +177,13 @@ func validatedWhileConverted(ctx context.Context, name string, typ attr.Type) er
 	return nil
 }
 
-// conversionError is the error the framework reports when it cannot
-// convert the value of one attribute (internal/reflect/diags.go): the same
-// summary on the attribute's path, in the provider's wording.
+// conversionError matches the framework's own diagnostic.
 func conversionError(diags *diag.Diagnostics, name, what string, err error) {
 	diags.AddAttributeError(path.Root(name), "Value Conversion Error",
 		fmt.Sprintf("An unexpected error was encountered trying to convert %s: %s. This is a bug in the provider; please report it.", what, err))
 }
 
-// decode sets *dst's fields from raw, a known object of the codec's type;
-// *dst is unchanged if that fails.
+// decode leaves *dst unchanged if it fails.
 func (c *modelCodec) decode(ctx context.Context, raw tftypes.Value, dst any) diag.Diagnostics {
 	var diags diag.Diagnostics
 	var vals map[string]tftypes.Value
@@ -254,7 +209,6 @@ func (c *modelCodec) decode(ctx context.Context, raw tftypes.Value, dst any) dia
 	return nil
 }
 
-// encode returns the object *src describes.
 func (c *modelCodec) encode(ctx context.Context, src any) (tftypes.Value, diag.Diagnostics) {
 	var diags diag.Diagnostics
 	rv := reflect.ValueOf(src).Elem()
@@ -288,10 +242,8 @@ func (c *modelCodec) encode(ctx context.Context, src any) (tftypes.Value, diag.D
 	return tftypes.NewValue(c.tfType, vals), nil
 }
 
-// getState, getPlan, setState and setPlan are the framework's
-// req.State.Get, req.Plan.Get, resp.State.Set and resp.Plan.Set through the
-// model's codec, or the framework's own when the model has none for the
-// data's type.
+// getState, getPlan, setState and setPlan fall back to the framework when the
+// model has no codec for the data's type.
 func getState(ctx context.Context, st tfsdk.State, dst any) diag.Diagnostics {
 	return readModel(ctx, st.Schema, st.Raw, dst, st.Get)
 }
@@ -308,12 +260,9 @@ func setPlan(ctx context.Context, p *tfsdk.Plan, src any) diag.Diagnostics {
 	return writeModel(ctx, p.Schema, &p.Raw, src, p.Set)
 }
 
-// frameworkConversion is a tfsdk Get or Set method.
 type frameworkConversion func(ctx context.Context, model any) diag.Diagnostics
 
-// readModel reads raw, data of schema s, into the model dst. A null or
-// unknown object, which no model can hold, goes to the framework too, for
-// its own diagnostic.
+// A null or unknown object goes to the framework, for its own diagnostic.
 func readModel(ctx context.Context, s schemaTyper, raw tftypes.Value, dst any, fallback frameworkConversion) diag.Diagnostics {
 	if raw.IsNull() || !raw.IsKnown() {
 		return fallback(ctx, dst)
@@ -325,10 +274,7 @@ func readModel(ctx context.Context, s schemaTyper, raw tftypes.Value, dst any, f
 	return c.decode(ctx, raw, dst)
 }
 
-// writeModel sets *raw, data of schema s, to what the model src describes.
-// *raw's current type is the schema's (the framework starts a response's
-// State and Plan as a null or the proposed value of it); a zero *raw has
-// none and goes to the framework.
+// A zero *raw has no type and goes to the framework.
 func writeModel(ctx context.Context, s schemaTyper, raw *tftypes.Value, src any, fallback frameworkConversion) diag.Diagnostics {
 	c, err := codecFor(ctx, src, s, raw.Type())
 	if err != nil {

@@ -9,22 +9,10 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The delete and the rollback whose answer was lost (client.IsAmbiguous),
-// shared by the group resource's destroy, the shard count's
-// rollback_on_revert and the actions, are settled by the one rule of
-// prefix.Settle, as the create and the scales are. The request and its
-// read-back run on a grace context (grace.go), so an interrupt in flight
-// still ends with the outcome known; the client sends nothing new once the
-// operation has ended (client.WithOperation).
-
-// deleteGroupSettled sends a delete of group g under stream prefix p. After
-// a lost answer it reads the group back: gone means the delete was applied;
-// still there means it was not, and it is sent again with the same request
-// id. A delete is idempotent for the rule (a second send of an applied one
-// answers 404 GROUP_NOT_FOUND, "already gone"), so a failed read-back sends
-// it again too. settledBy is the lost answer that a read-back showed applied
-// (nil when the coordinator's own answer came through); err is the outcome
-// otherwise, a 404 GROUP_NOT_FOUND (already gone) included.
+// deleteGroupSettled: a delete is idempotent (a second send of an applied one
+// answers 404), so after a lost answer it is sent again with the same request
+// id unless the read-back shows the group gone. settledBy is the lost answer a
+// read-back showed applied.
 func deleteGroupSettled(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation) (settledBy, err error) {
 	mctx, done := timing.graceContext(ctx, "delete-group "+m.RequestID)
 	defer done()
@@ -54,13 +42,8 @@ func deleteGroupSettled(ctx context.Context, timing settleTiming, api *client.Cl
 	return j.SettledBy, err
 }
 
-// rollbackSettled rolls back migration id of group g under stream prefix p.
-// After a lost answer it reads the migration back: ROLLED_BACK is the
-// rollback's result; otherwise (or when the read-back failed: the contract
-// makes a rollback idempotent) the rollback is sent again with the same
-// request id, and the coordinator's answer to that (422
-// ROLLBACK_NOT_ALLOWED for a migration no longer ACTIVE) is the outcome.
-// settledBy is the lost answer that a read-back showed applied.
+// rollbackSettled: the contract makes a rollback idempotent, so unless the
+// read-back shows ROLLED_BACK it is sent again with the same request id.
 func rollbackSettled(ctx context.Context, timing settleTiming, api *client.Client, p, g, id string, m client.Mutation) (mig *client.Migration, settledBy, err error) {
 	mctx, done := timing.graceContext(ctx, "rollback-migration "+m.RequestID)
 	defer done()

@@ -18,21 +18,14 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
-// MaxShardCount is the largest shard count the coordinator can hold: its
-// counts are 32-bit ints with no upper bound (CONTRACT §4.1, §4.6). A
-// validator is never stricter than the server, so that whatever the
-// coordinator holds can be imported, listed and planned.
+// MaxShardCount is the coordinator's limit: validators are never stricter than
+// the server, so whatever it holds can be imported.
 const MaxShardCount = math.MaxInt32
 
-// ConventionalShardCount is the count above which a NEW count (a create, or a
-// scale to it) gets a plan-time warning, never an error: it catches typos
-// such as 10000 before they provision thousands of Redis streams. A count
-// the coordinator already holds is never warned about.
+// ConventionalShardCount is the count above which a new count gets a plan-time
+// warning (catching typos such as 10000), never an error.
 const ConventionalShardCount = 1024
 
-// largeShardCountWarning adds the plan-time warning for a new count n above
-// ConventionalShardCount; what says what it is for ("group %q is created
-// with", "stream prefix %q is scaled to").
 func largeShardCountWarning(diags *diag.Diagnostics, attr string, n int64, what string) {
 	if n <= ConventionalShardCount {
 		return
@@ -44,34 +37,24 @@ func largeShardCountWarning(diags *diag.Diagnostics, attr string, n int64, what 
 		what, n, ConventionalShardCount, n))
 }
 
-// Kinds of names, as used in messages; kindStreamPrefix also selects the
-// stream-prefix-only rule (no braces).
 const (
 	kindStreamPrefix  = "stream prefix"
 	kindConsumerGroup = "consumer group"
 )
 
-// conventionalNameLength is the length beyond which a new name gets a
-// warning. The coordinator sets no limit, so it is never an error.
+// conventionalNameLength: the coordinator sets no limit, so only a warning.
 const conventionalNameLength = 200
 
-// conventionalNamePattern is the conservative set for NEW names (CONTRACT
-// §14's provider recommendation): names outside it work, but shells, Redis
-// tooling and dashboards may need quoting or escaping. Never an error: groups
-// that already exist may carry any name the server accepted.
+// conventionalNamePattern is only a warning for new names: existing groups may
+// carry any name the server accepted.
 var conventionalNamePattern = regexp.MustCompile(`^[A-Za-z0-9._:-]+$`)
 
-// checkName returns why v cannot be a stream prefix or consumer group on any
-// coordinator, or "". It refuses only what cannot round-trip through one URL
-// path segment (CONTRACT §1, §14) and, for a stream prefix, braces; every
-// other name (spaces, '@', '%', '?', '#', unicode, any length) is valid and is
-// percent-encoded on the wire.
+// checkName refuses only what cannot round-trip through one URL path segment
+// and, for a stream prefix, braces; everything else is percent-encoded.
 func checkName(kind, v string) string {
 	return nameProblem(kind, v, kind == kindStreamPrefix)
 }
 
-// nameProblem is checkName with the label used in messages chosen freely
-// (e.g. a function argument name); isPrefix adds the no-braces rule.
 func nameProblem(label, v string, isPrefix bool) string {
 	switch {
 	case v == "":
@@ -95,11 +78,7 @@ func nameProblem(label, v string, isPrefix bool) string {
 	return ""
 }
 
-// unconventionalNameWarning returns the detail of a plan-time warning for a
-// NEW name (one being created) outside ^[A-Za-z0-9._:-]+$ or longer than 200
-// characters, or "" when v is conventional. Call it only for creates: an
-// imported or existing group keeps whatever name the server accepted, and
-// warning about it would be noise. It assumes checkName(kind, v) == "".
+// unconventionalNameWarning is for creates only. It assumes checkName(kind, v) == "".
 func unconventionalNameWarning(kind, v string) string {
 	var why []string
 	if !conventionalNamePattern.MatchString(v) {
@@ -117,9 +96,7 @@ func unconventionalNameWarning(kind, v string) string {
 		kind, v, strings.Join(why, " and "))
 }
 
-// newNameWarnings adds unconventionalNameWarning for the stream_prefix and
-// consumer_group attributes of a resource being created. Unknown values are
-// skipped: Terraform plans again during apply, with the values known.
+// Unknown values are skipped: Terraform plans again during apply.
 func newNameWarnings(streamPrefix, consumerGroup types.String) diag.Diagnostics {
 	var diags diag.Diagnostics
 	for _, a := range []struct {
@@ -136,8 +113,6 @@ func newNameWarnings(streamPrefix, consumerGroup types.String) diag.Diagnostics 
 	return diags
 }
 
-// nameValidator checks stream prefixes and consumer group names at plan
-// time: only what no coordinator can hold is an error (see checkName).
 type nameValidator struct{ kind string }
 
 func (v nameValidator) Description(context.Context) string {
@@ -164,13 +139,10 @@ var (
 	consumerGroupValidator = nameValidator{kind: kindConsumerGroup}
 )
 
-// groupID is the import id and resource id of a group: "{streamPrefix}/{consumerGroup}".
 func groupID(streamPrefix, consumerGroup string) string {
 	return streamPrefix + "/" + consumerGroup
 }
 
-// parseGroupID splits an import id. Neither part can contain '/', so exactly
-// one '/' separates them; each part is the raw name (not percent-encoded).
 func parseGroupID(id string) (streamPrefix, consumerGroup string, err error) {
 	parts := strings.Split(id, "/")
 	if len(parts) != 2 {
@@ -184,9 +156,8 @@ func parseGroupID(id string) (streamPrefix, consumerGroup string, err error) {
 	return parts[0], parts[1], nil
 }
 
-// importGroupID imports a resource keyed by "{stream_prefix}/{consumer_group}",
-// setting the identity attributes plus the defaults Read cannot infer, so the
-// plan after importing with a natural configuration is empty.
+// importGroupID sets the defaults Read cannot infer, so the plan after an
+// import is empty.
 func importGroupID(ctx context.Context, id string, resp *resource.ImportStateResponse, defaults map[string]any) {
 	p, g, err := parseGroupID(id)
 	if err != nil {

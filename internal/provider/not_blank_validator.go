@@ -9,11 +9,8 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/blank"
 )
 
-// notBlankValidator refuses a requestedBy or reason the coordinator would
-// refuse with 400 INVALID_REQUEST "must not be blank": one Java's
-// String.trim() empties (only code points up to U+0020, CONTRACT §3). A
-// value of no-break spaces or ideographic spaces is not blank there, and
-// passes. Null and unknown values pass.
+// notBlankValidator refuses what the coordinator's Java String.trim() empties
+// (code points up to U+0020): 400 "must not be blank".
 var notBlankValidator validator.String = notBlank{}
 
 type notBlank struct{}

@@ -11,78 +11,38 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// What a resource keeps in Terraform's private state is one versioned JSON
-// document under one key (privateRecordKey): privateRecord. Each field is
-// one fact a refresh, a plan or an apply recorded for the next step; the
-// accessors (readX / setX, beside the rule that owns the fact) read and
-// change one field, so a field's meaning lives with its rule while its
-// storage, its version and its upgrade live here.
-//
-// Builds before issue 30 kept each fact under a key of its own
-// (legacyPrivateKeys). A private state that has any of them was written by
-// such a build (this one deletes them whenever it saves the record), so it
-// is read from them, each in its own format, and saved as the record at the
-// first change: a workspace applied by an earlier build plans as it did
-// (TestAccUpgradePrivateState). A state with both the record and legacy
-// keys was last written by an earlier build (after a downgrade): its keys
-// are what that build knew, so they are read and the record is not.
-//
-// An unreadable record (corrupt, a field of the wrong type, a version this
-// build does not know: a later build's, after a downgrade) has one rule. A
-// refresh drops it with a warning (dropUnreadablePrivate, the top of each
-// Read) and records afresh: everything in the record is what a refresh
-// records. What the guard loses is said in the warning: its baseline starts
-// again from this refresh (a shard count keeps the highest metadataVersion
-// in state too, so a regression below it is still found; a group keeps it
-// only in the record). Failing every refresh instead would leave no way
-// out but removing the resource from state, which loses the same baseline.
-// Anywhere else (a plan without refresh, an apply, a destroy) it fails
-// closed, with the way out: a refresh.
+// A resource's private state is one versioned JSON document (privateRecord).
+// Earlier builds' per-fact keys (legacyPrivateKeys) are read and replaced at
+// the first save; when both exist an earlier build wrote last, so the keys win.
+// An unreadable record is dropped with a warning by a refresh (failing every
+// refresh would leave only state rm) and fails closed anywhere else.
 
 const (
 	privateRecordKey     = "record"
 	privateRecordVersion = 1
 )
 
-// privateRecord is the record, version privateRecordVersion. The group
-// resource uses the metadata guard's fields and its own; the shard count
-// resource likewise.
 type privateRecord struct {
 	V int `json:"v"`
 
-	// The metadata guard (both resources, metadata_guard*.go): a regression
-	// Read recorded, and the highest epochs seen at the highest version.
 	MetadataRegression *metadataRegression `json:"metadata_regression,omitempty"`
 	EpochsSeen         *epochMark          `json:"epochs_seen,omitempty"`
 
-	// redisstreamcoordinator_group (group_import.go, group_plan.go): an
-	// import not read yet, a group that vanished (404 on refresh), and what
-	// the last refresh saw of the group.
 	ImportedNotRead bool           `json:"imported_not_read,omitempty"`
 	GroupVanished   *groupVanished `json:"group_vanished,omitempty"`
 	GroupHighest    *groupHighest  `json:"group_highest_seen,omitempty"`
 
-	// redisstreamcoordinator_group_shard_count: the prefix and the group as
-	// the last refresh (or apply) read them, the basis of the next plan
-	// (group_shard_count_under_way.go, group_shard_count_preview.go); an
-	// unfinished wait (group_shard_count_resource.go); the provider instance
-	// whose import refresh wrote this state (group_shard_count_import.go).
 	PrefixSeen  *prefixSeen   `json:"prefix_seen,omitempty"`
 	GroupSeen   *client.Group `json:"group_seen,omitempty"`
 	PendingWait bool          `json:"pending_wait,omitempty"`
 	ImportRead  string        `json:"import_read,omitempty"`
 }
 
-// prefixSeen is every group of the prefix as a refresh listed it.
 type prefixSeen struct {
 	Groups map[string]prefixSeenGroup `json:"groups"`
-	// Prefix names the prefix when the record is a group create's basis
-	// (the siblings its plan saw): the delete half of a replacement checks
-	// it, and a rename may move the group to another prefix.
+	// Prefix is set when the record is a group create's basis.
 	Prefix string `json:"prefix,omitempty"`
-	// CountsOnly: read from a version-1 siblings_seen key, which held
-	// counts and no migrations (prefix.Record.CountsOnly); kept until a
-	// refresh records the prefix afresh.
+	// CountsOnly: read from a version-1 siblings_seen key, which held no migrations.
 	CountsOnly bool `json:"counts_only,omitempty"`
 }
 
@@ -92,7 +52,6 @@ type prefixSeenGroup struct {
 	Migration *client.Migration `json:"migration,omitempty"`
 }
 
-// The keys of builds before the record, each with its own format.
 const (
 	legacyMetadataRegression = "metadata_regression"
 	legacyEpochsSeen         = "epochs_seen"
@@ -106,16 +65,11 @@ const (
 	legacyGroupRecreated     = "group_recreated"
 )
 
-// A legacy key whose fact the run's own memory now holds
-// (legacyGroupRecreated) is dropped with the others, and not read.
 var legacyPrivateKeys = []string{
 	legacyMetadataRegression, legacyEpochsSeen, legacyImported, legacyGroupVanished, legacyGroupHighest,
 	legacySiblingsSeen, legacyGroupSeen, legacyPendingWait, legacyImportRead, legacyGroupRecreated,
 }
 
-// privateSetter is the framework's private state as a response offers it
-// (Read, ModifyPlan, Create, Update): it holds the request's private state,
-// which a change of one field of the record keeps.
 type privateSetter interface {
 	privateGetter
 	SetKey(ctx context.Context, key string, value []byte) diag.Diagnostics
@@ -125,9 +79,6 @@ type privateGetter interface {
 	GetKey(ctx context.Context, key string) ([]byte, diag.Diagnostics)
 }
 
-// readPrivateRecord returns the record in private (the zero record when
-// there is none, or private is nil). An unreadable one is an error (the
-// rule above): only a refresh goes on, after dropUnreadablePrivate.
 func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecord, diag.Diagnostics) {
 	rec, why, diags := decodePrivateRecord(ctx, private)
 	if why != "" {
@@ -140,8 +91,6 @@ func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecor
 	return rec, diags
 }
 
-// dropUnreadablePrivate is the top of each Read: an unreadable record is
-// removed, with a warning, and the refresh records afresh.
 func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *diag.Diagnostics) {
 	if private == nil {
 		return
@@ -163,7 +112,6 @@ func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *di
 			"provider may have written the record; after a downgrade this is expected once.", why))
 }
 
-// decodePrivateRecord returns the record and, when it cannot be read, why.
 func decodePrivateRecord(ctx context.Context, private privateGetter) (privateRecord, string, diag.Diagnostics) {
 	rec := privateRecord{V: privateRecordVersion}
 	if private == nil {
@@ -193,9 +141,7 @@ func decodePrivateRecord(ctx context.Context, private privateGetter) (privateRec
 	return rec, "", diags
 }
 
-// updatePrivateRecord changes the record in private by change, and saves it
-// (a record with nothing in it removes the key). The legacy keys go with
-// the first save.
+// updatePrivateRecord removes the key when the record is empty.
 func updatePrivateRecord(ctx context.Context, private privateSetter, change func(*privateRecord)) diag.Diagnostics {
 	if private == nil {
 		return nil
@@ -222,9 +168,6 @@ func updatePrivateRecord(ctx context.Context, private privateSetter, change func
 	return append(diags, private.SetKey(ctx, privateRecordKey, b)...)
 }
 
-// readLegacyPrivate reads the keys of builds before the record, each in
-// the format that build wrote; found says whether there was any, why what
-// could not be read (the unreadable record's rule).
 func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecord, bool, string, diag.Diagnostics) {
 	rec := privateRecord{V: privateRecordVersion}
 	var diags diag.Diagnostics
@@ -303,10 +246,7 @@ func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecor
 	return rec, found, why, diags
 }
 
-// legacySiblingsSeenRecord reads the legacy siblings_seen key: version 2,
-// {"v":2,"groups":{…}}, or version 1, a bare map of counts (no migrations,
-// liveness unknown: taken as live). A version-1 map may have a group named
-// "v" (or "groups"), so both keys and their types decide.
+// A version-1 map may have a group named "v" or "groups", so the types decide.
 func legacySiblingsSeenRecord(b []byte) *prefixSeen {
 	if len(b) == 0 {
 		return nil

@@ -24,8 +24,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// RegistryAddress is the provider's source address, used by main, the
-// examples, dev overrides and the acceptance-test harness alike.
+// RegistryAddress is the provider's source address.
 const RegistryAddress = "registry.terraform.io/ghkdqhrbals/redisstreamcoordinator"
 
 // TypeName prefixes every resource, data source and ephemeral resource.
@@ -39,15 +38,10 @@ var (
 )
 
 type coordinatorProvider struct {
-	version string
-	// getenv is swapped in tests; nil means os.Getenv.
-	getenv func(string) string
-	// httpTransport, set by tests, is the client's base transport (nil: the
-	// default one); a test dials a named host on loopback with it.
+	version       string
+	getenv        func(string) string
 	httpTransport http.RoundTripper
-	// timing, set by tests, is how long sent mutations are settled for
-	// (grace.go); the zero value is the defaults.
-	timing settleTiming
+	timing        settleTiming
 }
 
 // New returns a provider factory for providerserver.
@@ -57,7 +51,6 @@ func New(version string) func() provider.Provider {
 	}
 }
 
-// providerModel is the provider block.
 type providerModel struct {
 	Endpoint           types.String `tfsdk:"endpoint"`
 	Username           types.String `tfsdk:"username"`
@@ -188,9 +181,6 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 		return
 	}
 	if unknown := unknownSettings(model); len(unknown) > 0 {
-		// Planning with a configuration that depends on resources not yet
-		// created: there is no coordinator to ask until apply. Resources say
-		// so in their plans; data sources cannot be read.
 		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
 		pd := newUnknownProviderData(unknown)
 		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
@@ -252,7 +242,6 @@ func (p *coordinatorProvider) EphemeralResources(context.Context) []func() ephem
 	return []func() ephemeral.EphemeralResource{NewTokenEphemeralResource}
 }
 
-// Actions are the runbook's one-off operations (Terraform 1.14 and later).
 func (p *coordinatorProvider) Actions(context.Context) []func() action.Action {
 	return []func() action.Action{NewRollbackMigrationAction, NewDeleteGroupAction}
 }

@@ -26,9 +26,8 @@ const EnvPrefix = "REDIS_STREAM_COORDINATOR_"
 
 func envName(attribute string) string { return EnvPrefix + strings.ToUpper(attribute) }
 
-// settingSource reads one setting: the configuration wins, the environment is
-// the fallback. An unknown value (computed from a resource not yet created)
-// is an error: the provider cannot be configured from values it cannot know.
+// settingSource: the configuration wins over the environment; an unknown
+// value is an error.
 type settingSource struct {
 	getenv func(string) string
 	diags  diag.Diagnostics
@@ -90,8 +89,6 @@ func (s *settingSource) duration(name string, v attr.Value, def time.Duration) t
 	return d
 }
 
-// unknownSettings names the provider block's settings whose values are
-// unknown (computed from resources not yet created), in schema order.
 func unknownSettings(m providerModel) []string {
 	settings := []struct {
 		name string
@@ -113,8 +110,6 @@ func unknownSettings(m providerModel) []string {
 	return unknown
 }
 
-// resolveConfig turns the provider block plus environment into a client
-// configuration, reporting every problem against the attribute to fix.
 func resolveConfig(m providerModel, getenv func(string) string) (client.Config, diag.Diagnostics) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -189,9 +184,7 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	return cfg, s.diags
 }
 
-// endpointUserInfoError refuses an endpoint with user info without repeating
-// it. It has no attribute path on purpose: Terraform prints the source line
-// of an attribute's diagnostic, and that line would show the password.
+// No attribute path: Terraform would print the source line, showing the password.
 func endpointUserInfoError(raw, from string) diag.Diagnostic {
 	return diag.NewErrorDiagnostic("Invalid coordinator endpoint",
 		fmt.Sprintf("The endpoint (%s) contains user info; put credentials in username/password or token. "+
@@ -199,9 +192,7 @@ func endpointUserInfoError(raw, from string) diag.Diagnostic {
 			from, client.RedactEndpoint(raw)))
 }
 
-// checkEndpoint reports what is wrong with an endpoint that has no user
-// info (callers check that first); it quotes the endpoint redacted all the
-// same, without query or fragment.
+// checkEndpoint quotes the endpoint redacted all the same.
 func checkEndpoint(raw string) error {
 	shown := client.RedactEndpoint(raw)
 	if client.EndpointHasUserInfo(raw) {
@@ -240,16 +231,13 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 
 var requestIDPart = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
-// requestIDPartRule is what request_id_prefix and run_id must be.
 const requestIDPartRule = "must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log"
 
 func requestIDPartMessage(v string) string {
 	return fmt.Sprintf("%q %s.", v, requestIDPartRule)
 }
 
-// requestIDPartValidator checks a configured request_id_prefix or run_id at
-// plan time; null and unknown values pass (Configure checks the values from
-// the environment with requestIDPartMessage).
+// Null and unknown pass; Configure checks environment values.
 var requestIDPartValidator = stringvalidator.RegexMatches(requestIDPart, requestIDPartRule)
 
 type durationValidator struct{}

@@ -14,50 +14,19 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
-// The credential rule, stated once for users on the provider page
-// (templates/index.md.tmpl, "Authentication"):
-//
-//   - The provider block sets token: the block's token is used, and
-//     REDIS_STREAM_COORDINATOR_USERNAME, _PASSWORD, _TOKEN and _LOGIN are
-//     ignored.
-//   - Else the block sets username, password or login: username and password
-//     (and login), each from the block or else its environment variable;
-//     REDIS_STREAM_COORDINATOR_TOKEN is ignored.
-//   - Else: the environment's variables.
-//
-// Then, whichever way they were chosen: a token with a username, a password
-// or login = true is an error ("Conflicting credentials"; it can only happen
-// within one source, the block or the environment), a password needs a
-// username and a username a password, and login = true needs both.
-//
-// So the block decides the kind of credentials (token, or username and
-// password) and the environment can only complete that kind, never add the
-// other: an aliased provider given a token works whatever the environment
-// exports, and username in the block with the password from a CI secret
-// keeps working.
-//
-// No credential diagnostic has an attribute path: Terraform prints the
-// source line of an attribute's diagnostic, and for password or token that
-// line may hold the literal secret. Messages name settings and variables,
-// never values.
+// The credential rule is documented in templates/index.md.tmpl
+// ("Authentication"): the block decides the kind of credentials and the
+// environment can only complete that kind. No credential diagnostic has an
+// attribute path: Terraform prints that line, which may hold the secret.
 
-// credentialNames are the settings the rule covers, in the order messages
-// list them.
 var credentialNames = []string{"username", "password", "token", "login"}
 
-// credentials are the chosen credentials and where each came from.
 type credentials struct {
 	username, password, token string
 	login                     bool
-	// from names where each setting's value came from ("username in the
-	// provider block", "REDIS_STREAM_COORDINATOR_USERNAME"); absent when unset.
-	from map[string]string
-	// kind is why these are the credentials: the block's token, the block's
-	// username/password/login, or the environment's.
-	kind string
-	// ignored are the credential variables set in the environment that the
-	// rule ignored, by name.
-	ignored []string
+	from                      map[string]string
+	kind                      string
+	ignored                   []string
 }
 
 const (
@@ -66,8 +35,6 @@ const (
 	kindEnvironment   = "environment"
 )
 
-// blockSetting reads a credential from the provider block only: set is
-// false for null. An unknown value is reported as the other settings' are.
 func blockSetting(s *settingSource, name string, v attr.Value) (val string, set bool) {
 	if v.IsUnknown() {
 		s.lookup(name, v) // reports it
@@ -85,9 +52,6 @@ func blockSetting(s *settingSource, name string, v attr.Value) (val string, set 
 	return "", false
 }
 
-// resolveCredentials applies the credential rule to the provider block and
-// the environment. Problems with the chosen credentials are reported by
-// check; resolveCredentials reports only unknown and unparsable values.
 func resolveCredentials(m providerModel, s *settingSource) credentials {
 	values := map[string]attr.Value{"username": m.Username, "password": m.Password, "token": m.Token, "login": m.Login}
 	block := map[string]string{}
@@ -96,7 +60,6 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 		block[name], inBlock[name] = blockSetting(s, name, values[name])
 	}
 	c := credentials{from: map[string]string{}}
-	// fromEnv lists the variables the rule lets the environment supply.
 	var fromEnv []string
 	switch {
 	case inBlock["token"]:
@@ -148,7 +111,6 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// source says where the chosen credentials came from, for the debug log.
 func (c credentials) source() string {
 	if c.kind == kindEnvironment {
 		return "environment"
@@ -161,9 +123,6 @@ func (c credentials) source() string {
 	return "provider block"
 }
 
-// ignoredNote explains, when the environment held credentials the rule
-// ignored, which and why: it is what a user who exported them expects to
-// see when the block's credentials are incomplete.
 func (c credentials) ignoredNote() string {
 	if len(c.ignored) == 0 {
 		return ""
@@ -176,7 +135,6 @@ func (c credentials) ignoredNote() string {
 		joinNames(c.ignored, " is", " are"), why)
 }
 
-// joinNames joins names as a list ("a, b and c") followed by one or many.
 func joinNames(names []string, one, many string) string {
 	if len(names) == 1 {
 		return names[0] + one
@@ -184,8 +142,7 @@ func joinNames(names []string, one, many string) string {
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1] + many
 }
 
-// check reports every problem with the chosen credentials, naming where each
-// value came from and never a value.
+// check names where each value came from, never a value.
 func (c credentials) check(diags *diag.Diagnostics) {
 	if c.token != "" {
 		var with []string
@@ -217,9 +174,6 @@ func (c credentials) check(diags *diag.Diagnostics) {
 	}
 }
 
-// conflict reports a token set together with the with settings, all from
-// one source: the block (a block that sets token uses nothing else), or the
-// environment (when the block sets no credentials).
 func (c credentials) conflict(diags *diag.Diagnostics, with []string) {
 	if c.kind == kindBlockToken {
 		for i, name := range with {
@@ -256,10 +210,8 @@ func (c credentials) missing() string {
 	return "no password is set"
 }
 
-// ValidateConfig checks, while validating, what the credential rule decides
-// from the provider block alone: a block that sets token uses nothing else,
-// so a username, password or login = true beside it is an error whatever
-// the environment holds. The environment is read only when configuring.
+// ValidateConfig checks only what the block alone decides; the environment is
+// read when configuring.
 func (p *coordinatorProvider) ValidateConfig(ctx context.Context, req provider.ValidateConfigRequest, resp *provider.ValidateConfigResponse) {
 	var m providerModel
 	resp.Diagnostics.Append(req.Config.Get(ctx, &m)...)
@@ -282,8 +234,7 @@ func (p *coordinatorProvider) ValidateConfig(ctx context.Context, req provider.V
 
 var _ provider.ProviderWithValidateConfig = &coordinatorProvider{}
 
-// credentialsLog describes, for the debug log, where the credentials came
-// from and which credential variables were ignored (names only).
+// credentialsLog logs names only, never values.
 func credentialsLog(m providerModel, getenv func(string) string) map[string]any {
 	if getenv == nil {
 		getenv = os.Getenv

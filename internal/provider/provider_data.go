@@ -13,39 +13,21 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// providerData is what Configure hands every resource, data source and
-// ephemeral resource.
 type providerData struct {
-	api *client.Client
-	// groups serves this run's refresh reads (readGroup) and plan-time
-	// listings (groupsForPlan) from shared answers (group_snapshot.go), and
-	// the apply's listings: the waits' poll and the executors' readings,
-	// of which only an executor's first reading of its prefix may be a
-	// shared one (group_listing_shared.go).
+	api    *client.Client
 	groups *groupReader
-	// prefixLocks serialises work on one stream prefix within this provider
-	// process: group creates that resolve their siblings' shard count, and
-	// stream-level scales (which touch every group of the prefix).
+	// prefixLocks serialises sibling-count resolution and prefix-wide scales.
 	prefixLocks *keyedMutex
-	// watch serves every shard count wait of the run from one poll of the
-	// groups listing (prefix.Watcher), on the run's clock.
-	watch *prefix.Watcher
-	// plans records what this run plans (plan_registry.go).
-	plans planRegistry
-	// run journals what this run's executor carried out on each stream
-	// prefix (prefix.Run).
-	run prefix.Run
-	// configUnknown lists the provider settings that are unknown at plan
-	// time; api is nil then. Set only during a plan whose provider block
-	// depends on resources not yet created.
+	watch       *prefix.Watcher
+	plans       planRegistry
+	run         prefix.Run
+	// configUnknown is set only during a plan whose provider block depends on
+	// resources not yet created; api is nil then.
 	configUnknown []string
-	// configuration is random, one per configured provider instance: what
-	// this instance wrote into a private state, a later instance (the next
-	// command, or the apply after a plan) does not take for its own
-	// (group_shard_count_import.go).
+	// configuration is random per instance, so a later instance does not take what
+	// this one wrote into a private state for its own.
 	configuration string
-	// timing is how long sent mutations are settled for (grace.go).
-	timing settleTiming
+	timing        settleTiming
 }
 
 func newConfiguration() string { return rand.Text() }
@@ -54,7 +36,6 @@ func newUnknownProviderData(unknown []string) *providerData {
 	return &providerData{prefixLocks: &keyedMutex{}, configUnknown: unknown, configuration: newConfiguration()}
 }
 
-// unknownConfigDetail explains why a plan-time check could not run.
 func (pd *providerData) unknownConfigDetail() string {
 	return fmt.Sprintf("The provider configuration (%s) depends on values known only after apply, so the provider cannot reach "+
 		"the coordinator at plan time. The checks and previews that need the coordinator are deferred to apply, where they fail "+
@@ -71,8 +52,7 @@ func newProviderData(api *client.Client, timing settleTiming) *providerData {
 		configuration: newConfiguration(), timing: timing}
 }
 
-// providerDataFrom type-asserts ProviderData; nil data (the provider is not
-// configured yet, e.g. during validation) returns nil without an error.
+// providerDataFrom returns nil without error before the provider is configured.
 func providerDataFrom(data any, diags *diag.Diagnostics) *providerData {
 	if data == nil {
 		return nil
@@ -91,7 +71,6 @@ type keyedMutex struct {
 	locks map[string]*sync.Mutex
 }
 
-// Lock locks key and returns its unlock function.
 func (k *keyedMutex) Lock(key string) func() {
 	k.mu.Lock()
 	if k.locks == nil {

@@ -9,11 +9,8 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// plainHTTPWarning returns the detail of a warning when cfg sends
-// credentials over plain http:// to a host that is not this machine, or "".
-// A coordinator on loopback (localhost, 127.0.0.0/8, ::1) is the one place
-// plain http is expected (make demo, the tests), so it gets none. The host is
-// judged by its name, never resolved: configuring the provider sends nothing.
+// plainHTTPWarning exempts loopback, where plain http is expected. The host is
+// judged by name, never resolved: configuring sends nothing.
 func plainHTTPWarning(cfg client.Config) string {
 	u, err := url.Parse(strings.TrimSpace(cfg.Endpoint))
 	if err != nil || !strings.EqualFold(u.Scheme, "http") || isLoopbackHost(u.Hostname()) {
@@ -37,8 +34,6 @@ func plainHTTPWarning(cfg client.Config) string {
 		"for a coordinator on this machine (localhost, 127.0.0.1 or ::1).", client.RedactEndpoint(cfg.Endpoint), u.Hostname(), secrets)
 }
 
-// isLoopbackHost: localhost (and names under .localhost, RFC 6761) or a
-// loopback IP address.
 func isLoopbackHost(host string) bool {
 	h := strings.TrimSuffix(strings.ToLower(host), ".")
 	if h == "localhost" || strings.HasSuffix(h, ".localhost") {

@@ -10,29 +10,15 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// An unconfigured provider has no client: its configuration is unknown at
-// plan time (an endpoint from a resource not created yet, e.g. a coordinator
-// deployed by the same configuration), or it was never configured. Every
-// component gets the same rule from here:
-//
-//   - a resource's Read keeps the state as it is and says so
-//     (skipRefreshUnconfigured); an import, which has nothing to keep, fails;
-//   - a plan skips what needs the coordinator and says so (configUnknownAtPlan);
-//   - data sources, ephemeral resources, list resources and actions report
-//     that they cannot run (dataSourceBase.api, actionBase, listBase);
-//   - the provider data's reads return errProviderUnconfigured instead of
-//     dereferencing a client that does not exist, so a path that misses the
-//     rule fails with a diagnostic, never with a crash.
+// An unconfigured provider (configuration unknown at plan time) has no client:
+// Reads keep state, plans skip checks, everything else reports it cannot run.
 
-// errProviderUnconfigured is what the provider data's reads return without a client.
 var errProviderUnconfigured = errors.New("the provider has no coordinator client: its configuration is unknown until apply or was never configured")
 
-// unconfigured reports whether pd has no coordinator to ask.
 func (pd *providerData) unconfigured() bool {
 	return pd == nil || pd.api == nil || pd.groups == nil || len(pd.configUnknown) > 0
 }
 
-// unconfiguredDetail says why there is no coordinator to ask, and what to do.
 func (pd *providerData) unconfiguredDetail() string {
 	if pd != nil && len(pd.configUnknown) > 0 {
 		return pd.unknownConfigDetail()
@@ -41,11 +27,8 @@ func (pd *providerData) unconfiguredDetail() string {
 		"REDIS_STREAM_COORDINATOR_* environment variables."
 }
 
-// skipRefreshUnconfigured is the rule for a resource's Read without a
-// client: a refresh keeps the state as it is, with a warning (summary, about
-// what, e.g. "group orders/svc"), and the plan is made from it; an import
-// fails, since there is no state to keep and nothing may be imported
-// unread. It returns true when Read must return now.
+// skipRefreshUnconfigured returns true when Read must return now. An import
+// fails: nothing may be imported unread.
 func skipRefreshUnconfigured(pd *providerData, diags *diag.Diagnostics, importing bool, summary, what string) bool {
 	if !pd.unconfigured() {
 		return false
@@ -60,12 +43,8 @@ func skipRefreshUnconfigured(pd *providerData, diags *diag.Diagnostics, importin
 	return true
 }
 
-// planUnderWayUnconfigured is the shard count's plan, keeping its count,
-// when the provider is unconfigured and the last refresh saw a migration
-// under way to that count: a configured plan would be an update that waits
-// for it (planWait), and Terraform plans again with the configured
-// provider during apply, so what that plan may set is left unknown here,
-// where the coordinator cannot be read to decide. It reports whether it did.
+// planUnderWayUnconfigured leaves unknown what the apply-time plan, with the
+// coordinator readable, decides. It reports whether it did.
 func planUnderWayUnconfigured(pd *providerData, plan *groupShardCountModel, seen *client.Group, diags *diag.Diagnostics) bool {
 	am := underWayMigration(seen)
 	if !pd.unconfigured() || am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion {

@@ -8,17 +8,11 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// Refusal texts of a shard count change: what blocks it, what to do next.
-
-// staleBasisNext is what to do about a stale plan. A plan without a refresh
-// compares with the last refresh's record again, and is refused again.
+// A plan without a refresh compares with the last refresh's record again.
 const staleBasisNext = "Run terraform plan again with a refresh (without -refresh=false: a plan without one compares with the " +
 	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
 	"the new resharding preview, and apply that plan."
 
-// refusalText is the summary and detail of prefix.Decide's refusal to send
-// anything, the same whether the plan or the apply meets it. (A wait-only
-// plan's refusal is the apply's alone: scaler.refuseWaitOnly.)
 func refusalText(p string, target int32, rollbackOnRevert bool, r *prefix.Refusal) (summary, detail string) {
 	gi := r.Groups[0]
 	switch r.Kind {
@@ -44,12 +38,9 @@ func refusalText(p string, target int32, rollbackOnRevert bool, r *prefix.Refusa
 		return fmt.Sprintf("Stream prefix %q has a resharding in progress to another shard count", p), detail + "\n\nScaling the other " +
 			"groups of the prefix before these would leave it at two shard counts. Run terraform apply again once they are finished."
 	}
-	// prefix.RevertRefused
 	return fmt.Sprintf("Stream prefix %q is being resharded away from %d shards", p, target), revertRefusedDetail(p, target, rollbackOnRevert, r.Groups)
 }
 
-// preparingElsewhereDetail explains a PREPARING migration that blocks every
-// scale of the prefix but one (CONTRACT §4.6).
 func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
 	am := gi.ActiveMigration
 	return fmt.Sprintf("Group %q of stream prefix %q has migration %s (%d→%d shards) in state PREPARING: its shard provisioning "+
@@ -60,8 +51,6 @@ func preparingElsewhereDetail(p string, target int32, gi client.Group) string {
 		am.FromShardCount, am.ToShardCount, target)
 }
 
-// revertRefusedDetail explains why the prefix cannot be taken back to the
-// count its active migrations started from, and the calls that would.
 func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active []client.Group) string {
 	anyActive := false
 	var cannot []string // why each migration cannot be rolled back to target
@@ -75,10 +64,8 @@ func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active [
 			cannot = append(cannot, fmt.Sprintf("rolling back %s would take group %q to %d shards, not %d", describeMigration(gi), gi.ConsumerGroup, am.FromShardCount, target))
 		}
 	}
-	// Waiting is named with what it takes, never recommended (CONTRACT §7):
-	// a migration finishes only once its live members converge, a
-	// scale-in's removed shards must be drained for every Redis consumer
-	// group on them, and once DRAINING it can no longer be rolled back.
+	// Waiting is described, never recommended: once DRAINING a migration can no
+	// longer be rolled back.
 	wait := "a migration finishes only once every live consumer has taken its new assignment (a scale-out with no live consumer " +
 		"never does) and a scale-in's removed shards are drained in Redis, for every consumer group on them"
 	var why string

@@ -6,12 +6,6 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// Every RPC of frameworkServer, forwarded by releasingServer through call,
-// so it runs with a context released when it returns. The exceptions are
-// ConfigureProvider (the write side of the configure lock), StopProvider
-// (no lock, so it can cancel RPCs in flight) and the streaming RPCs, whose
-// results are produced after the RPC returns (server_streams.go).
-
 func (s *releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.ConfigureProviderRequest) (*tfprotov6.ConfigureProviderResponse, error) {
 	s.configure.Lock()
 	defer s.configure.Unlock()
@@ -20,8 +14,7 @@ func (s *releasingServer) ConfigureProvider(ctx context.Context, req *tfprotov6.
 	return s.framework.ConfigureProvider(rc, req)
 }
 
-// StopProvider cancels the contexts the framework derived from the RPCs in
-// flight (grace.go); it needs no context of its own kept.
+// StopProvider takes no lock so it can cancel RPCs in flight.
 func (s *releasingServer) StopProvider(ctx context.Context, req *tfprotov6.StopProviderRequest) (*tfprotov6.StopProviderResponse, error) {
 	rc := newReleasableContext(ctx)
 	defer rc.release()
@@ -122,13 +115,13 @@ func (s *releasingServer) CloseEphemeralResource(ctx context.Context, req *tfpro
 	return call(ctx, s, s.framework.CloseEphemeralResource, req)
 }
 
-// List resources (ListResource, a stream, is in server_streams.go).
+// List resources.
 
 func (s *releasingServer) ValidateListResourceConfig(ctx context.Context, req *tfprotov6.ValidateListResourceConfigRequest) (*tfprotov6.ValidateListResourceConfigResponse, error) {
 	return call(ctx, s, s.framework.ValidateListResourceConfig, req)
 }
 
-// Actions (InvokeAction, a stream, is in server_streams.go).
+// Actions.
 
 func (s *releasingServer) ValidateActionConfig(ctx context.Context, req *tfprotov6.ValidateActionConfigRequest) (*tfprotov6.ValidateActionConfigResponse, error) {
 	return call(ctx, s, s.framework.ValidateActionConfig, req)
@@ -138,8 +131,7 @@ func (s *releasingServer) PlanAction(ctx context.Context, req *tfprotov6.PlanAct
 	return call(ctx, s, s.framework.PlanAction, req)
 }
 
-// State stores, which this provider has none of: the framework answers them
-// (ReadStateBytes, a stream, is in server_streams.go).
+// State stores: this provider has none; the framework answers them.
 
 func (s *releasingServer) ValidateStateStoreConfig(ctx context.Context, req *tfprotov6.ValidateStateStoreConfigRequest) (*tfprotov6.ValidateStateStoreConfigResponse, error) {
 	return call(ctx, s, s.framework.ValidateStateStoreConfig, req)
@@ -165,8 +157,7 @@ func (s *releasingServer) UnlockState(ctx context.Context, req *tfprotov6.Unlock
 	return call(ctx, s, s.framework.UnlockState, req)
 }
 
-// WriteStateBytes reads its request's chunks while it runs, so it too can
-// run with a released context.
+// WriteStateBytes reads its chunks while it runs, so it can be released.
 func (s *releasingServer) WriteStateBytes(ctx context.Context, req *tfprotov6.WriteStateBytesStream) (*tfprotov6.WriteStateBytesResponse, error) {
 	return call(ctx, s, s.framework.WriteStateBytes, req)
 }

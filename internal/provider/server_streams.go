@@ -6,16 +6,9 @@ import (
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
 
-// The streaming RPCs: the framework produces their results while Terraform
-// iterates them, after the method has returned, and reads the context then
-// (the action runs, the listing reads the coordinator, the request's logger
-// writes). So their releasableContext forwards until the iteration ends,
-// and is released then, or when the RPC's own context ends for a stream
-// Terraform never reads (gRPC cancels it when the RPC ends). The configure
-// lock's read side is held for the call and again for the iteration.
+// Streaming RPCs produce results after the method returns, so their context is
+// released only when the iteration ends or the RPC's own context does.
 
-// streamContext is the context a streaming RPC runs with, and the release
-// to call once its stream is read.
 func streamContext(ctx context.Context) (*releasableContext, func()) {
 	rc := newReleasableContext(ctx)
 	stop := context.AfterFunc(ctx, rc.release)

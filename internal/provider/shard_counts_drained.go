@@ -9,16 +9,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// A new group of a drained prefix (CONTRACT §4.2, §4.6): the coordinator
-// creates a group with initialShardCount >= 1 only, a new group does not
-// inherit its siblings' count, a scale to 0 is allowed and so is a later
-// scale from 0 to N. So a group can be added to a prefix whose groups are all
-// at 0 shards only at a different count than theirs. The plan accepts a
-// configured initial_shard_count (>= 1) there, with a warning that says so
-// and how to bring the prefix back to one count; everywhere else a count
-// that differs from the siblings' fails the plan.
+// A new group cannot be created at 0 shards, so a group added to a drained
+// prefix is allowed a different count, with a warning.
 
-// drainedPrefix reports siblings that are all at 0 shards.
 func drainedPrefix(counts map[int32][]string) bool {
 	return len(counts) == 1 && len(counts[0]) > 0
 }
@@ -36,7 +29,6 @@ func drainedPrefixWarning(p, g string, want int32, siblings string) diag.Diagnos
 			p, siblings, g, want, want, want, g, want, g))
 }
 
-// drainedSiblings reports existing siblings that are all at 0 shards.
 func drainedSiblings(siblings []client.Group) bool {
 	for _, s := range siblings {
 		if s.ShardCount != 0 {
@@ -46,8 +38,6 @@ func drainedSiblings(siblings []client.Group) bool {
 	return len(siblings) > 0
 }
 
-// siblingHasCount reports whether an existing group of the prefix is at n
-// shards: a new group at that count is the prefix's count, not a new one.
 func siblingHasCount(siblings []client.Group, n int32) bool {
 	for _, s := range siblings {
 		if s.ShardCount == n {
