@@ -8,15 +8,12 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// Record is one reading of every group of a stream prefix, in name order
-// (the order the coordinator scales them in).
+// Record is one reading of every group of a stream prefix, in name order.
 type Record struct {
 	Prefix string
 	Groups []client.Group
-	// CountsOnly: the record holds each group's count but not its
-	// migrations (a version-1 record of an earlier build): its groups'
-	// ActiveMigration is unknown, not null, so Changes compares counts,
-	// groups that appeared and groups that went, and nothing more.
+	// CountsOnly: the record holds counts but not migrations, so Changes
+	// compares counts only.
 	CountsOnly bool
 }
 
@@ -51,7 +48,7 @@ func (r Record) Counts() map[string]int32 {
 	return out
 }
 
-// Without leaves group g out (a group the run creates or deletes).
+// Without leaves the named groups out.
 func (r Record) Without(names ...string) Record {
 	out := Record{Prefix: r.Prefix}
 	for _, g := range r.Groups {
@@ -84,17 +81,10 @@ func AtTarget(g client.Group, target int32) bool {
 	return g.ShardCount == target && g.ActiveMigration.Finished()
 }
 
-// Split lists the groups that are neither at the target nor under way to it
-// (a migration heading to the target counts as on the way), in name order.
-// A prefix with such a group routes with more than one count once the rest
-// are there: producers routing by one group's count write to shards another
-// never reads.
-//
-// A group at the target whose migration elsewhere is PREPARING is at the
-// target: a PREPARING migration keeps the old shardCount, routes nothing and
-// never moves by itself (CONTRACT §4.6), so the prefix routes with the
-// target. It blocks the next change of the count (Decide refuses it), not
-// this one: there is nothing to repair.
+// Split lists the groups neither at the target nor under way to it: producers
+// routing by one group's count would write to shards another never reads. A
+// PREPARING migration keeps the old count and never moves by itself, so a
+// group at the target with one elsewhere is at the target.
 func (r Record) Split(target int32) []client.Group {
 	var out []client.Group
 	for _, g := range r.Groups {
@@ -110,8 +100,7 @@ func (r Record) Split(target int32) []client.Group {
 	return out
 }
 
-// Distinct reports whether the groups hold more than one shard count (or
-// head to more than one), whatever the target.
+// Distinct reports whether the groups hold (or head to) more than one count.
 func (r Record) Distinct() bool {
 	seen := map[int32]bool{}
 	for _, g := range r.Groups {
@@ -124,17 +113,9 @@ func (r Record) Distinct() bool {
 	return len(seen) > 1
 }
 
-// Changes lists how now differs from the record (the basis), leaving out
-// the groups named in ours (those the run itself creates, deletes or
-// replaces): a group that appeared or disappeared, a count that moved, a
-// migration that started, ended elsewhere or was replaced, a PREPARING one
-// that was resumed (it never moves by itself). A migration that advanced
-// (ACTIVE → DRAINING) or completed at its target is not a change: it moves
-// by itself. An empty list means the basis holds. A CountsOnly record
-// cannot tell a migration that started since from one under way already,
-// so only counts are compared (an ACTIVE or DRAINING migration that
-// started since reports its new count; a PREPARING one, which keeps the
-// old count, goes unseen, as it did for the build that wrote the record).
+// Changes lists how now differs from the record, leaving out the groups ours
+// names. A migration that advances or completes at its target moves by itself
+// and is no change; a resumed PREPARING one is.
 func (r Record) Changes(now Record, ours func(g string) bool) []string {
 	if ours == nil {
 		ours = func(string) bool { return false }
@@ -159,19 +140,16 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 		case wasM == nil && isM == nil && was.ShardCount != is.ShardCount:
 			out = append(out, fmt.Sprintf("group %q went from %d to %d shards", name, was.ShardCount, is.ShardCount))
 		case wasM == nil && isM != nil && was.ShardCount != is.ShardCount:
-			// ACTIVE and DRAINING report the new count: one change, said once.
 			out = append(out, fmt.Sprintf("group %q went from %d to %d shards (%s started)", name, was.ShardCount, is.ShardCount, Describe(isM)))
 		case wasM == nil && isM != nil:
-			// PREPARING keeps the old count (CONTRACT §4.6), yet the next
-			// scale of the prefix resumes it: a change all the same.
+			// PREPARING keeps the old count, yet the next scale resumes it.
 			out = append(out, fmt.Sprintf("group %q started %s", name, Describe(isM)))
 		case wasM != nil && isM != nil && isM.ReshardingID != wasM.ReshardingID:
 			out = append(out, fmt.Sprintf("group %q: %s was followed by %s", name, Describe(wasM), Describe(isM)))
 		case wasM != nil && isM == nil && is.ShardCount != wasM.ToShardCount:
 			out = append(out, fmt.Sprintf("group %q: %s ended at %d shards", name, Describe(wasM), is.ShardCount))
 		case wasM != nil && wasM.State == client.MigrationPreparing && isM != nil && isM.State != client.MigrationPreparing:
-			// PREPARING never moves by itself (CONTRACT §4.6): a scale
-			// to its target resumed it.
+			// PREPARING never moves by itself: a scale to its target resumed it.
 			out = append(out, fmt.Sprintf("group %q: %s was resumed: now %s", name, Describe(wasM), Describe(isM)))
 		case wasM != nil && wasM.State == client.MigrationPreparing && isM == nil:
 			out = append(out, fmt.Sprintf("group %q: %s was resumed and completed at %d shards", name, Describe(wasM), is.ShardCount))
@@ -186,20 +164,9 @@ func (r Record) Changes(now Record, ours func(g string) bool) []string {
 	return out
 }
 
-// Moved lists what changed since the record (Changes) that a change to
-// target did not bring about. A group of the record that is now at the
-// target, or has a migration under way to it that moves by itself (ACTIVE,
-// DRAINING), is left out: this run's own scale, read back, or another
-// actor's heading where the plan goes, which leaves less to send. A
-// PREPARING migration to the target is left out only for a group the record
-// had behind the target, neither there nor heading there (the plan scales
-// it anyway: resuming it is that scale); elsewhere it is a move, since it never moves by itself and
-// resuming it is a send no plan showed. A group the record did not have is
-// always a move, unless it is the run's own (ours).
-//
-// It is the executor's basis rule for every record it reads after the
-// first: the first was compared with the plan, so a later one in which
-// Moved finds nothing sends no more than the plan showed.
+// Moved lists the Changes that a change to target did not bring about. It is
+// the executor's basis rule for every record after the first, so a later
+// reading sends no more than the plan showed.
 func (r Record) Moved(now Record, target int32, ours func(g string) bool) []string {
 	if ours == nil {
 		ours = func(string) bool { return false }

@@ -10,60 +10,41 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// MaxResends is how often Settle sends a mutation again after lost answers
-// whose read-back showed it had not happened: the one limit for create,
-// scale, delete and rollback.
+// MaxResends limits re-sends after lost answers whose read-back showed nothing
+// happened.
 const MaxResends = 2
 
-// Mutation is one coordinator mutation for Settle. ReadBack runs on the
-// context Settle gets: the caller's grace context (the provider's
-// graceContext), so an interrupt while a request is in flight still ends
-// with the outcome known, and the client sends nothing new after it. Send
-// runs on its send context (WithSendContext), which an interrupt's grace
-// ends first, so that a held answer leaves time for the read-back.
+// Mutation is one coordinator mutation for Settle. ReadBack runs on ctx, Send
+// on its send context, which an interrupt's grace ends first.
 type Mutation[T any] struct {
-	// What names the mutation in logs and errors: "delete of group "svc"
-	// under stream prefix "orders"".
+	// What names the mutation in logs and errors.
 	What string
-	// RequestID is the request id every send carries (a re-send is the
-	// same request, for the audit log).
+	// RequestID is carried by every send: a re-send is the same request.
 	RequestID string
 	// Send sends the mutation once.
 	Send func(ctx context.Context) (T, error)
-	// ReadBack reads the coordinator after a lost answer. applied: the
-	// mutation happened, and result is its outcome. err: the read-back
-	// failed, and whether it happened is unknown; an error wrapped with
-	// Decided instead is the outcome the read-back found (someone else's
-	// group, a create rolled back), returned as it is.
+	// ReadBack reads the coordinator after a lost answer. An error wrapped with
+	// Decided is the outcome found, returned as it is.
 	ReadBack func(ctx context.Context) (result T, applied bool, err error)
-	// Idempotent: a re-send is safe even when the read-back failed, because
-	// the contract makes a second send of an applied mutation harmless
-	// (CONTRACT §9: a rollback answers the same object again; a delete
-	// answers 404 GROUP_NOT_FOUND, which §3 says is "already gone"). A
-	// create is not (a second send meets 409 GROUP_ALREADY_EXISTS), nor is
-	// a scale while its migration is active (§4.6).
+	// Idempotent: a second send of an applied mutation is harmless (rollback,
+	// delete), so it is re-sent even when the read-back failed. A create is not.
 	Idempotent bool
-	// Lost reports an answer that is not the coordinator's own decision;
-	// nil means client.IsAmbiguous.
+	// Lost reports an answer that is not the coordinator's own decision; nil
+	// means client.IsAmbiguous.
 	Lost func(error) bool
-	// LandedMeanwhile reports an answer to a re-send that says the first
-	// send may have landed since the read-back (a create's 409
-	// GROUP_ALREADY_EXISTS, §9): it is read back like a lost answer. nil:
-	// every answer to a re-send that is not lost is the outcome.
+	// LandedMeanwhile reports a re-send's answer saying the first send may have
+	// landed since (a create's 409); it is read back like a lost answer.
 	LandedMeanwhile func(error) bool
 }
 
 // Journal is what Settle did, for diagnostics.
 type Journal struct {
 	What, RequestID string
-	// Sends is how many times the mutation was sent (a re-send the
-	// interrupt gate refused is not counted).
+	// Sends is how many times the mutation was sent.
 	Sends int
-	// LostAnswers is how many answers were lost (or said the first send
-	// may have landed meanwhile) and read back.
+	// LostAnswers is how many answers were lost and read back.
 	LostAnswers int
-	// SettledBy is the lost answer a read-back showed applied; nil when the
-	// outcome is the coordinator's own answer.
+	// SettledBy is the lost answer a read-back showed applied.
 	SettledBy error
 }
 
@@ -71,25 +52,17 @@ type Journal struct {
 type Unsettled int
 
 const (
-	// LimitReached: MaxResends re-sends, each answer lost, and no
-	// read-back showed the mutation applied.
+	// LimitReached: every answer lost, and no read-back showed the mutation applied.
 	LimitReached Unsettled = iota + 1
-	// ReadBackFailed: the read-back failed and the mutation is not
-	// idempotent, so it was not sent again; whether it happened is
-	// unknown.
+	// ReadBackFailed: the read-back failed and the mutation is not idempotent.
 	ReadBackFailed
-	// NotSentAgain: the read-back showed the mutation had not happened (or
-	// failed, for an idempotent one), and the interrupt gate refused the
-	// re-send (client.IsNotSent): nothing more was sent.
+	// NotSentAgain: the interrupt gate refused the re-send.
 	NotSentAgain
 )
 
-// UnsettledError is Settle's error when a lost answer was not settled; its
-// text says what is known. It unwraps to the last lost answer
-// (client.IsAmbiguous holds: the outcome is unknown), or for NotSentAgain to
-// the client's refusal (client.IsNotSent), since the read-back showed that
-// nothing was applied. The read-back's failure is a field, not in the chain:
-// the caller's errorCode checks and hints are about the mutation.
+// UnsettledError is Settle's error when a lost answer was not settled. The
+// read-back's failure is a field, not in the chain: callers' errorCode checks
+// are about the mutation.
 type UnsettledError struct {
 	Reason          Unsettled
 	What, RequestID string
@@ -130,35 +103,17 @@ func (e *UnsettledError) Unwrap() error {
 	return e.Lost
 }
 
-// decidedError is a read-back's finding that is the outcome.
 type decidedError struct{ err error }
 
 func (e *decidedError) Error() string { return e.err.Error() }
 func (e *decidedError) Unwrap() error { return e.err }
 
-// Decided marks an error a ReadBack returns as the outcome it found, not a
-// failure to read: Settle returns it as it is and sends nothing more.
+// Decided marks a ReadBack error as the outcome found: Settle returns it and
+// sends nothing more.
 func Decided(err error) error { return &decidedError{err: err} }
 
-// Settle sends m and settles a lost answer, by one rule for every mutation:
-//
-//   - The mutation is sent. An answer that is the coordinator's own
-//     decision (success or error) is the outcome, returned as it is.
-//   - A lost answer (m.Lost: no answer, a proxy's 5xx without errorCode, an
-//     unreadable 2xx) is read back before anything is re-sent.
-//   - Applied: the read-back's result is the outcome, settled by
-//     read-back (Journal.SettledBy is the lost answer).
-//   - Not applied: the mutation is sent again with the same request id, up
-//     to MaxResends times; its answer goes through the same rule. Past the
-//     limit: an UnsettledError (LimitReached).
-//   - The read-back failed: the mutation is sent again only when
-//     m.Idempotent (the contract makes a second send harmless); otherwise
-//     an UnsettledError (ReadBackFailed) says what is known.
-//   - A re-send the interrupt gate refuses (client.IsNotSent): an
-//     UnsettledError (NotSentAgain) says the first send's answer was lost,
-//     the read-back showed it had not happened, and nothing more was sent.
-//
-// Every send is logged with what, the request id and its outcome.
+// Settle sends m and, after a lost answer, reads back before anything is
+// re-sent, up to MaxResends times with the same request id.
 func Settle[T any](ctx context.Context, m Mutation[T]) (T, Journal, error) {
 	lost := m.Lost
 	if lost == nil {
@@ -209,7 +164,6 @@ func Settle[T any](ctx context.Context, m Mutation[T]) (T, Journal, error) {
 	}
 }
 
-// logSend journals one send and its outcome.
 func (j *Journal) logSend(ctx context.Context, err error, lost bool) {
 	fields := map[string]any{"what": j.What, "request_id": j.RequestID, "send": j.Sends}
 	switch {

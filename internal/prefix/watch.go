@@ -13,25 +13,19 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// Reader is what a Watcher reads: the groups listing (GET
-// /monitoring/groups, CONTRACT §5) and, once, the final state of a
-// migration that is no longer active (§4.8). *client.Client is one.
+// Reader is what a Watcher reads; *client.Client is one.
 type Reader interface {
 	Groups(ctx context.Context) ([]client.Group, error)
 	GetMigration(ctx context.Context, p, g, id string) (*client.Migration, error)
 }
 
 // Clock is the time the poll runs on; a zero field is the real clock's.
-// Tests drive a virtual one.
 type Clock struct {
 	Now   func() time.Time
 	Sleep func(ctx context.Context, d time.Duration) error
 }
 
-// The poll's schedule: the first listing 250 ms after a wait starts the
-// loop, then intervals growing by half up to 1 s. A run sends at most one
-// listing a second however many prefixes it waits for, and an apply returns
-// within a second of its last migration completing.
+// A run sends at most one listing a second however many prefixes it waits for.
 const (
 	DefaultPollInitial = 250 * time.Millisecond
 	DefaultPollMax     = time.Second
@@ -44,41 +38,19 @@ type Options struct {
 	Initial, Max time.Duration
 }
 
-// Watcher serves every wait of a run from one poll: each round reads the
-// groups listing once and answers every wait registered before it from
-// that one answer. A migration no longer active in the listing is read once
-// with GetMigration, which alone tells DEPRECATED from ROLLED_BACK
-// (CONTRACT §4.6: activeMigration becomes null either way); a group missing
-// from the listing is reported as gone, and the caller decides what that
-// means. The loop runs only while a wait is registered.
-//
-// One retry layer: the poll's reads are the client's calls, with the
-// client's retries (its retry table, max_retries, retry_wait_min/max,
-// Retry-After and the connection retry budget), and the poll adds none. A
-// listing that fails after those retries fails the round for every wait it
-// was to serve (Wait.Next returns the error); the provider's waits end
-// there, and the next apply resumes them. So a wait rides out an
-// unavailable coordinator for exactly as long as any other read of the
-// provider does: with the defaults (max_retries 10, waits of 1 s doubling
-// to 30 s, jittered), about 1.5 to 3 minutes of 503s or 500s, and 3 s
-// (connect_retry_budget) of refused connections, the bound the client
-// gives a restart. Why that bound and not the wait's whole timeout: a
-// second layer over the client's multiplied both (every GET answered 503
-// was sent 55 times over a 10-minute timeout), and a wait that hides an
-// outage for its whole timeout reports it only when it has nothing left to
-// do; the user who wants a longer ride sets max_retries and retry_wait_max,
-// which govern every read alike.
+// Watcher serves every wait of a run from one poll of the groups listing. A
+// migration no longer active is read once with GetMigration, which alone tells
+// DEPRECATED from ROLLED_BACK. The poll adds no retries over the client's: a
+// second layer multiplied both and hid outages for a wait's whole timeout.
 type Watcher struct {
 	api     Reader
 	clock   Clock
 	initial time.Duration
 	max     time.Duration
 
-	mu    sync.Mutex
-	waits map[*Wait]struct{}
-	// stop ends the running loop; nil when no loop runs.
-	stop context.CancelFunc
-	// kick wakes a loop parked with nothing awaited (Watch sends it).
+	mu     sync.Mutex
+	waits  map[*Wait]struct{}
+	stop   context.CancelFunc
 	kick   chan struct{}
 	parked bool
 }
@@ -102,10 +74,8 @@ func NewWatcher(api Reader, o Options) *Watcher {
 	return w
 }
 
-// Waits is how many waits are registered, and idle whether every one of
-// them has taken what the rounds delivered. A test that drives the poll with
-// a virtual clock holds each round until both hold, so a waiter a busy
-// machine schedules late sees every round, as it would in real time.
+// Waits is how many waits are registered, and idle whether each has taken
+// what the rounds delivered (for tests driving a virtual clock).
 func (w *Watcher) Waits() (n int, idle bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -127,10 +97,7 @@ func (w *Watcher) Parked() bool {
 	return w.parked
 }
 
-// Polling reports whether the poll will issue another round: a loop runs,
-// with waits registered, and is not parked (or a Watch has kicked it). A
-// reader that would share the next round (the provider's first readings of
-// a prefix) waits for it only while this holds.
+// Polling reports whether the poll will issue another round.
 func (w *Watcher) Polling() bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -145,36 +112,29 @@ func (w *Watcher) setParked(v bool) {
 
 // Observation is what one round saw of one awaited migration.
 type Observation struct {
-	// Migration is the migration as of this round: the group's active
-	// migration, or its final state once Finished.
+	// Migration is the group's active migration, or its final state once Finished.
 	Migration client.Migration
 	// Group is the group's record in the listing; nil when Gone.
 	Group *client.Group
-	// Finished: the migration is no longer the group's active one and its
-	// final state is DEPRECATED or ROLLED_BACK (CONTRACT §7 "Finished").
+	// Finished: the migration ended DEPRECATED or ROLLED_BACK.
 	Finished bool
 	// Gone: the group is not in the listing (deleted).
 	Gone bool
-	// Err is the failure of the migration's final read (a 404 when the
-	// group was deleted and created again: the new one does not know it).
+	// Err is the failure of the migration's final read.
 	Err error
 	// Waited is how long this wait has awaited the migration.
 	Waited time.Duration
 }
 
-// Ended reports an observation after which the Watcher reads nothing more
-// for the migration.
+// Ended reports an observation after which nothing more is read for the migration.
 func (o Observation) Ended() bool { return o.Finished || o.Gone || o.Err != nil }
 
-// Wait is one waiter's registration: the migrations (group → migration) of
-// one stream prefix it awaits.
+// Wait is one waiter's registration for migrations of one stream prefix.
 type Wait struct {
-	w       *Watcher
-	prefix  string
-	started time.Time
-	notify  chan struct{}
-	// deadline is the waiting caller's (its resource timeout); zero when it
-	// has none, and then the client's read_timeout bounds each read.
+	w        *Watcher
+	prefix   string
+	started  time.Time
+	notify   chan struct{}
 	deadline time.Time
 
 	mu      sync.Mutex
@@ -185,9 +145,8 @@ type Wait struct {
 	closed  bool
 }
 
-// Watch registers the migrations of prefix p a caller waits for; the
-// caller takes the rounds with Next and ends with Close. ctx gives the
-// poll's reads their logger; its cancellation ends only this wait.
+// Watch registers the migrations of prefix p a caller waits for; ctx's
+// cancellation ends only this wait.
 func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]client.Migration) *Wait {
 	wt := &Wait{w: w, prefix: p, started: w.clock.Now(), notify: make(chan struct{}, 1),
 		awaited: map[string]client.Migration{}, seen: map[string]Observation{}}
@@ -211,9 +170,8 @@ func (w *Watcher) Watch(ctx context.Context, p string, migrations map[string]cli
 	return wt
 }
 
-// Next returns what the rounds since the last call saw of the migrations
-// still awaited (group → observation), waiting for the next round if none
-// has been delivered; a failed listing is returned as the error.
+// Next returns what the rounds since the last call saw, waiting for the next
+// round if none has been delivered.
 func (wt *Wait) Next(ctx context.Context) (map[string]Observation, error) {
 	for {
 		wt.mu.Lock()
@@ -239,7 +197,7 @@ func (wt *Wait) Next(ctx context.Context) (map[string]Observation, error) {
 	}
 }
 
-// Forget stops awaiting group g's migration (the caller has what it needs).
+// Forget stops awaiting group g's migration.
 func (wt *Wait) Forget(g string) {
 	wt.mu.Lock()
 	defer wt.mu.Unlock()
@@ -262,8 +220,6 @@ func (wt *Wait) Close() {
 	}
 }
 
-// run is the poll loop: it sleeps, then serves one round, while its
-// context lives.
 func (w *Watcher) run(ctx context.Context) {
 	interval := w.initial
 	for {
@@ -272,8 +228,6 @@ func (w *Watcher) run(ctx context.Context) {
 			return
 		}
 		interval = min(time.Duration(float64(interval)*pollFactor), w.max)
-		// A Watch from here on kicks a park that follows this round;
-		// one from before is served by it (drained).
 		select {
 		case <-w.kick:
 		default:
@@ -283,13 +237,8 @@ func (w *Watcher) run(ctx context.Context) {
 			return
 		}
 		if !w.round(ctx, waits) {
-			// Nothing awaited: the registered waits have all they need
-			// and are about to close. The loop parks until a new wait
-			// (or its end) instead of sleeping round after round (a
-			// virtual clock would otherwise race ahead while a waiter
-			// about to register is not yet scheduled), and serves the
-			// new wait as a new loop would: first after the initial
-			// interval.
+			// Park instead of sleeping round after round: a virtual clock would otherwise
+			// race ahead of a waiter about to register.
 			w.setParked(true)
 			select {
 			case <-ctx.Done():
@@ -303,12 +252,8 @@ func (w *Watcher) run(ctx context.Context) {
 	}
 }
 
-// refused ends a loop whose clock refused to sleep (a test's virtual time
-// ran out) while it was still running: every wait still registered ends
-// with the clock's error, for good (Next returns it on every call), instead
-// of blocking in Next for a round that never comes; a later Watch starts a
-// new loop. A loop already stopped (its context cancelled) has nothing to
-// tell.
+// refused ends every wait with the clock's error instead of blocking in Next
+// for a round that never comes.
 func (w *Watcher) refused(ctx context.Context, err error) {
 	w.mu.Lock()
 	if ctx.Err() != nil {
@@ -330,9 +275,8 @@ func (w *Watcher) refused(ctx context.Context, err error) {
 	}
 }
 
-// registered are the waits a round starting now serves: those registered
-// before its listing is sent, so none is answered from a listing that may
-// predate its scale. Nil when the loop has been stopped.
+// registered: only waits registered before the listing is sent, so none is
+// answered from a listing that may predate its scale.
 func (w *Watcher) registered(ctx context.Context) []*Wait {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -346,8 +290,6 @@ func (w *Watcher) registered(ctx context.Context) []*Wait {
 	return waits
 }
 
-// round reads the listing once and answers every wait from it; false when
-// no registered wait awaits anything (nothing is read).
 func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 	awaited := make([]map[string]client.Migration, len(waits))
 	n := 0
@@ -358,10 +300,7 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 	if n == 0 {
 		return false
 	}
-	// The loop's context is detached from every caller; a round's reads get
-	// the latest deadline of the waits it serves, so inside resource
-	// timeouts they are bound by those, and read_timeout applies only when
-	// some wait has none.
+	// A round's reads get the latest deadline of the waits it serves.
 	if d, ok := latestDeadline(waits); ok {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithDeadline(ctx, d)
@@ -396,8 +335,6 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 	return true
 }
 
-// observe reads one awaited migration from the listing's record of its
-// group, and reads its final state once it is no longer active.
 func (w *Watcher) observe(ctx context.Context, p, g string, m client.Migration, rec *client.Group) Observation {
 	if rec == nil {
 		return Observation{Migration: m, Gone: true}
@@ -423,8 +360,6 @@ func (wt *Wait) snapshot() map[string]client.Migration {
 	return out
 }
 
-// deliver hands a round's observations to the wait; an ended one is no
-// longer awaited, so its final read is sent once.
 func (wt *Wait) deliver(seen map[string]Observation) {
 	wt.mu.Lock()
 	for g, o := range seen {
@@ -465,8 +400,6 @@ func sortedNames(m map[string]client.Migration) []string {
 	return names
 }
 
-// latestDeadline is the latest deadline of waits, or false when one of them
-// has none.
 func latestDeadline(waits []*Wait) (time.Time, bool) {
 	var latest time.Time
 	for _, wt := range waits {
