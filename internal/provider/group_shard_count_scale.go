@@ -86,10 +86,9 @@ type scaler struct {
 	// before is the prefix as read right before a stream scale: its
 	// read-back after a lost answer compares the groups with it.
 	before *prefix.Record
-	// redecided: a stream scale refused (409 ACTIVE_MIGRATION_EXISTS) was
-	// decided again from a fresh record; a second refusal goes to the
-	// take-over, which refuses migrations heading elsewhere.
-	redecided bool
+	// lostApplied: the stream scale's lost answer was read back as
+	// applied; the warning's detail, once its take-over ran.
+	lostApplied string
 }
 
 // note journals a step of this run's change of the prefix (prefix.Run)
@@ -331,16 +330,33 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 	return prefix.Record{}, nil, false
 }
 
-// execute is the prefix's executor: it reads every group of the prefix,
-// lets prefix.Decide turn that record into steps, and runs them. One stream
-// scale when nothing is under way; otherwise, under the prefix lock, the
-// take-over (adopt, resume, per-group scales of the groups left behind: a
-// split prefix is repaired the same way) or the revert (rollbacks, then the
-// take-over of what heads to the target). Other
-// groups' migrations heading elsewhere are waited for once, then the prefix
-// is read and decided again.
+// execute is the prefix's executor, one loop: read the prefix, let
+// prefix.Decide turn the record into steps, check the basis before anything
+// is sent from it, run the steps, and read and decide again when a step
+// says so. Per-group steps are decided again from a record read under the
+// prefix lock, which they run under; the wait for migrations heading
+// elsewhere happens once (Input.Waited); a refused stream scale is decided
+// again once, then taken over, like one whose lost answer was read back as
+// applied (Input.TakeOver, with Known): so the loop ends.
 func (s *scaler) execute(ctx context.Context) *scaleOutcome {
-	for waited := false; ; waited = true {
+	var (
+		known            map[string]client.Migration
+		takeOver, waited bool
+		refusals         int
+		verb             = "adopted"
+		unlock           func()
+	)
+	release := func() {
+		if unlock != nil {
+			unlock()
+			unlock = nil
+		}
+	}
+	defer release()
+	for {
+		if takeOver && unlock == nil {
+			unlock = s.locks.Lock(s.p)
+		}
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
 			// The record start read (and the basis check compared):
@@ -349,30 +365,67 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		} else if rec, ok = s.record(ctx); !ok {
 			return nil
 		}
-		in := s.input(rec, nil)
-		in.Waited = waited
+		in := s.input(rec, known)
+		in.TakeOver, in.Waited = takeOver, waited
 		d := prefix.Decide(in)
+		// What this apply's stream scale started is recorded whatever
+		// stops the apply after it.
+		var landed *scaleOutcome
+		if s.before != nil {
+			landed = s.landedOutcome(rec, known)
+		}
 		if s.refused(d) {
-			return nil
+			return landed
 		}
 		switch {
 		case d.Done():
 			return newScaleOutcome()
 		case d.Steps[0].Kind == prefix.WaitOthers:
+			release()
 			if !s.waitForOthers(ctx, d.Steps[0].Blocking) {
 				return nil
 			}
+			waited = true
 			continue
 		case d.Steps[0].Kind == prefix.StreamScale:
+			release() // its send takes the lock
 			if !s.basisHolds(rec) {
 				return nil
 			}
 			s.before = &rec
-			return s.scaleStream(ctx, newScaleOutcome())
-		case d.Revert:
-			return s.runSteps(ctx, "", nil)
+			// The scale, its read-back and what follows from them run on
+			// a grace context: an interrupt while the scale is in flight
+			// still ends with what happened recorded in state.
+			gctx, done := s.timing.graceContext(ctx, "scale-stream "+s.p)
+			defer done()
+			ctx = gctx
+			out, underWay, refused := s.scaleStream(ctx)
+			switch {
+			case underWay != nil:
+				known, takeOver, verb = underWay, true, "read back after the scale's answer was lost"
+			case !refused:
+				return out
+			case refusals > 0:
+				takeOver, verb = true, "recovered"
+			}
+			// A refusal (409 ACTIVE_MIGRATION_EXISTS): a stream scale that
+			// failed part-way, a sibling's migration, or a lost scale that
+			// landed after its read-back. The first is decided again from
+			// a fresh record (it may wait, or adopt ours).
+			refusals++
+			continue
+		case unlock == nil:
+			unlock = s.locks.Lock(s.p)
+			continue
 		}
-		return s.runSteps(ctx, "adopted", nil)
+		if d.Sends() && !s.basisHolds(rec) {
+			return landed
+		}
+		out := s.runSteps(ctx, rec, d, verb, landed)
+		if out != nil && s.lostApplied != "" {
+			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), s.lostApplied)
+		}
+		return out
 	}
 }
 
@@ -494,36 +547,13 @@ func scaleErrorHint(err error) string {
 	return ""
 }
 
-// runSteps runs prefix.Decide's per-group steps (adopt, per-group scale,
-// rollback) one group at a time, under the prefix lock, from a record read
-// under it, journaling each (prefix.Run): a take-over (prefix.Input.TakeOver;
-// verb says why), or a revert (verb ""; Decision.Revert). underWay are the
-// migrations to the target an earlier read saw under way (a lost answer's
-// read-back: Input.Known); what this apply's stream scale started
-// (landedOutcome) is recorded whatever stops a take-over.
-func (s *scaler) runSteps(ctx context.Context, verb string, underWay map[string]client.Migration) *scaleOutcome {
-	defer s.locks.Lock(s.p)()
-	revert := verb == ""
-	rec, ok := s.record(ctx)
-	if !ok || (revert && !s.basisHolds(rec)) {
-		return nil
-	}
-	var landed *scaleOutcome
-	if !revert {
-		landed = s.landedOutcome(rec, underWay)
-	}
-	in := s.input(rec, underWay)
-	in.TakeOver = !revert
-	d := prefix.Decide(in)
-	if s.refused(d) || (!revert && d.Sends() && !s.basisHolds(rec)) {
-		return landed
-	}
-	if revert && !d.Revert {
-		// The prefix moved between the two reads: decided with the lock held.
-		s.diags.AddError(fmt.Sprintf("Stream prefix %q changed while this apply was reverting it to %d shards", s.p, s.target), fmt.Sprintf(
-			"The groups of the prefix are now: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, rec))
-		return nil
-	}
+// runSteps runs a decision's per-group steps (adopt, per-group scale,
+// rollback) one group at a time, journaling each (prefix.Run): a revert
+// (Decision.Revert), or a take-over (verb says why). landed is what this
+// apply's stream scale started (landedOutcome), which a failed step's
+// outcome keeps.
+func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decision, verb string, landed *scaleOutcome) *scaleOutcome {
+	revert := d.Revert
 	out := newScaleOutcome()
 	var did []string
 	// stopped is what a failed step leaves: what this apply's stream scale
@@ -706,20 +736,19 @@ var errDiagnosed = errors.New("reported in the diagnostics")
 // decided: a migration to the target means the scale happened and is
 // adopted; the old count without a migration means it did not, and the same
 // scale (same request id) is sent again. A scale is not idempotent while its
-// migration is active, so a failed read-back sends nothing more. The request
-// and its read-back run on a grace context, so an interrupt while it is in
-// flight still ends with what happened recorded in state.
-func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutcome {
+// migration is active, so a failed read-back sends nothing more. It returns
+// what the scale started, or the migrations a read-back found it started
+// (underWay, for the take-over), or refused: a 409 ACTIVE_MIGRATION_EXISTS.
+func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay map[string]client.Migration, refused bool) {
+	out = newScaleOutcome()
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-stream")
-	mctx, done := s.timing.graceContext(ctx, "scale-stream "+m.RequestID)
-	defer done()
 	sends := 0
 	var lost error // the answer the read-back settles, for its warning
 	// landed: the migrations to the target a read-back found (the scale
 	// happened): the take-over adopts them.
 	var landed map[string]client.Migration
-	res, _, err := prefix.Settle(mctx, prefix.Mutation[*scaleOutcome]{
+	res, _, err := prefix.Settle(ctx, prefix.Mutation[*scaleOutcome]{
 		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
 		RequestID: m.RequestID,
 		Send: func(ctx context.Context) (*scaleOutcome, error) {
@@ -763,26 +792,20 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 	var un *prefix.UnsettledError
 	switch {
 	case err == nil && landed != nil:
-		// A lost answer, read back as applied: adopt what it started, and
-		// bring any group it left behind there, from a fresh record.
-		adopted := s.runSteps(mctx, "read back after the scale's answer was lost", landed)
-		if adopted != nil {
-			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf(
-				"The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
-					"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
-					"waits for them, without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; ")))
-		}
-		return adopted
+		// A lost answer, read back as applied: the take-over adopts what
+		// it started, and brings any group it left behind there.
+		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
+			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
+			"waits for them, without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
+		return nil, landed, false
 	case err == nil:
-		return res
+		return res, nil, false
 	case errors.As(err, &un) && errors.Is(un.ReadBack, errDiagnosed):
-		return nil
 	case errors.As(err, &un) && un.Reason == prefix.LimitReached:
 		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), un.Lost, fmt.Sprintf(
 			"The scale's answer was lost %d times, and each time the groups read back showed it had not happened (still %d shards, no "+
 				"migration). Nothing was changed. Check the coordinator's health and the proxy in front of it, then run terraform apply again.",
 			un.Sends, s.self.ShardCount))
-		return nil
 	case client.IsNotSent(err):
 		// The interrupt rule (client.WithOperation): nothing new is sent.
 		what := fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was not sent: the operation ended first.", s.p, s.target, m.RequestID)
@@ -794,24 +817,13 @@ func (s *scaler) scaleStream(ctx context.Context, out *scaleOutcome) *scaleOutco
 		}
 		addAPIError(s.diags, fmt.Sprintf("Scale of stream prefix %q to %d shards not sent", s.p, s.target), err, what+
 			" Nothing was changed on the coordinator. The next plan shows the same scale again.")
-		return nil
 	case client.IsConflict(err, client.CodeActiveMigrationExists):
-		// A stream scale that failed part-way, a sibling's migration, or
-		// a lost scale that landed after the read-back: find out which
-		// from the groups.
 		tflog.Warn(ctx, "stream scale refused because a migration is active; recovering from the groups' state", map[string]any{"stream_prefix": s.p})
-		if !s.redecided {
-			// The prefix moved since the record the decision was made
-			// from: decide again, once, from a fresh one (it may wait for
-			// other migrations, or adopt ours).
-			s.redecided = true
-			return s.execute(ctx)
-		}
-		return s.runSteps(mctx, "recovered", nil)
+		return nil, nil, true
 	default:
 		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
-		return nil
 	}
+	return nil, nil, false
 }
 
 // readBackScale reads the prefix's groups after a scale whose outcome is
