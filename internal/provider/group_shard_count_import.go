@@ -11,40 +11,14 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// An import plans nothing but the import, whatever the group is in the
-// middle of (issue 24 §7): a group found with a migration under way to its
-// count (ACTIVE or DRAINING) imports with the migration recorded
-// (migration_ids, migration_state), and the import's plan says it is under
-// way instead of planning an update that waits for it; the apply of an
-// import must not block on someone else's resharding. From the next plan on,
-// the rule of group_shard_count_under_way.go holds: a plan never calls an
-// unfinished resharding done.
-//
-// That holds for an import whose plan is the import alone. An import block
-// whose plan changes an argument too (requested_by, reason, wait_for,
-// timeouts, rollback_on_revert, acknowledged_metadata_version differing
-// from the imported defaults) is an update, and Terraform plans it again
-// during apply in another provider instance, which is no import's plan (see
-// below): so the import's plan is planned like that one
-// (importPlansNothing), and its apply waits for the migration under way or
-// repairs a split prefix, as the next plan after a plain import would. Two
-// plans that disagree would fail the apply with "Provider produced
-// inconsistent final plan".
-//
-// The import's refresh is the one Read whose prior state has no shard_count
-// (ImportState sets only the identity and the defaults); it marks the
-// private state, the plan that follows sees the mark, and every later
-// refresh clears it. The mark names the provider instance that wrote it
-// (providerData.configuration): the import's refresh and its plan run in one
-// instance, while an import that plans nothing has its refreshed private
-// state saved as it is (Terraform writes no planned private state for a
-// no-op), so a later `plan -refresh=false`, in another instance, finds the
-// mark and must not take itself for the import's plan.
+// An import plans nothing but the import: its apply must not block on someone
+// else's resharding. An import whose plan also changes an argument is an
+// update that Terraform re-plans during apply in another provider instance,
+// so it is planned like that one (importPlansNothing). The import's refresh
+// marks private state with its provider instance: a no-op import's private
+// state is saved as refreshed, and a later `plan -refresh=false` in another
+// instance must not take itself for the import's plan.
 
-// The mark is privateRecord.ImportRead.
-
-// setImportRead marks (importing) or clears the mark in a Read's private
-// state.
 func setImportRead(ctx context.Context, private privateSetter, pd *providerData, importing bool) diag.Diagnostics {
 	mark := ""
 	if importing && pd != nil {
@@ -53,8 +27,7 @@ func setImportRead(ctx context.Context, private privateSetter, pd *providerData,
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.ImportRead = mark })
 }
 
-// readImportRead says whether this provider instance's own import refresh
-// wrote the prior private state.
+// readImportRead says whether this instance's own import refresh wrote the prior private state.
 func readImportRead(ctx context.Context, private privateGetter, pd *providerData) (bool, diag.Diagnostics) {
 	if private == nil || pd == nil {
 		return false, nil
@@ -63,11 +36,8 @@ func readImportRead(ctx context.Context, private privateGetter, pd *providerData
 	return rec.ImportRead != "" && rec.ImportRead == pd.configuration, diags
 }
 
-// clearImportRead is the top of every plan of an existing shard count: the
-// mark is read from the prior private state (readImportRead) and never
-// carried into the planned one, whichever branch the plan takes (an import
-// whose plan also changes the count included), so no later plan, one with
-// -refresh=false included, mistakes itself for the import's.
+// clearImportRead runs at the top of every plan of an existing shard count, so
+// no later plan, one with -refresh=false included, mistakes itself for the import's.
 func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.State.Raw.IsNull() || resp.Private == nil {
 		return
@@ -75,9 +45,7 @@ func clearImportRead(ctx context.Context, req resource.ModifyPlanRequest, resp *
 	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.ImportRead = "" })...)
 }
 
-// warnUnderWayAtImport is the import plan's part: the migration under way
-// is reported, not waited on (clearImportRead has already cleared the mark
-// from the planned private state).
+// warnUnderWayAtImport reports a migration under way instead of waiting on it.
 func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *resource.ModifyPlanResponse) {
 	if seen == nil || seen.ActiveMigration.Finished() {
 		return

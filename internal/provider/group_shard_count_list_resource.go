@@ -12,8 +12,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
-// NewGroupShardCountListResource is the redisstreamcoordinator_group_shard_count
-// list resource.
+// NewGroupShardCountListResource is the redisstreamcoordinator_group_shard_count list resource.
 func NewGroupShardCountListResource() list.ListResource { return &groupShardCountListResource{} }
 
 type groupShardCountListResource struct{ listBase }
@@ -36,8 +35,7 @@ func (r *groupShardCountListResource) List(ctx context.Context, req list.ListReq
 	stream.Results = streamResults(ctx, req, firstGroupPerPrefix(groups), prefix, "stream prefixes", fillImportedShardCount)
 }
 
-// firstGroupPerPrefix keeps the first group of each prefix of groups, which
-// are ordered by prefix, then name.
+// firstGroupPerPrefix expects groups ordered by prefix, then name.
 func firstGroupPerPrefix(groups []*client.Group) []*client.Group {
 	var out []*client.Group
 	for _, g := range groups {
@@ -48,12 +46,7 @@ func firstGroupPerPrefix(groups []*client.Group) []*client.Group {
 	return out
 }
 
-// fillImportedShardCount sets res to the
-// redisstreamcoordinator_group_shard_count state an import of grp followed
-// by a refresh records: ImportState's defaults (wait_for COMPLETION,
-// rollback_on_revert false, no migration ids), then what Read takes from
-// the group (shard_count, metadata_version, a migration under way to that
-// count). Everything else stays null.
+// fillImportedShardCount sets res to what an import of grp and a refresh record.
 func fillImportedShardCount(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {
 	var m groupShardCountModel
 	diags := nullResourceModel(ctx, res, &m)
@@ -66,7 +59,6 @@ func fillImportedShardCount(ctx context.Context, res *tfsdk.Resource, grp *clien
 	m.MigrationIDs = types.MapValueMust(types.StringType, nil)
 	m.ShardCount = types.Int64Value(int64(grp.ShardCount))
 	m.MetadataVersion, _ = observeMetadataVersion(types.Int64Null(), grp.MetadataVersion)
-	// As Read: a migration under way to the group's count is recorded.
 	recordUnderWay(ctx, &m, grp, &diags)
 	diags.Append(writeModel(ctx, res.Schema, &res.Raw, &m, res.Set)...)
 	return diags

@@ -18,8 +18,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-// reshardingModel is the planned impact of a shard count change: what a
-// reviewer reads in `terraform show tfplan` and `terraform show -json`.
+// reshardingModel is the planned impact of a shard count change.
 type reshardingModel struct {
 	FromShardCount       types.Int64   `tfsdk:"from_shard_count"`
 	ToShardCount         types.Int64   `tfsdk:"to_shard_count"`
@@ -42,7 +41,6 @@ var reshardingAttrTypes = map[string]attr.Type{
 	"plan_check":             types.StringType,
 }
 
-// How the preview was obtained (resharding.plan_check).
 const (
 	planCheckRead         = "read from the coordinator at plan time"
 	planCheckGroupCreated = "partly deferred: the group is created in this apply, so its count is the planned initial_shard_count and its siblings were read at plan time"
@@ -92,9 +90,8 @@ func reshardingSchema() schema.SingleNestedAttribute {
 
 func reshardingNull() types.Object { return types.ObjectNull(reshardingAttrTypes) }
 
-// outcomeAtApply leaves completes_by_itself and blocked_by to the apply
-// when the assessment depends on groups that move by themselves (moving:
-// movesByItself); the apply records what it finds (reshardingAtApply).
+// outcomeAtApply leaves completes_by_itself and blocked_by to the apply when
+// they depend on groups that move by themselves.
 func (m *reshardingModel) outcomeAtApply(moving []string) {
 	if len(moving) > 0 {
 		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
@@ -109,7 +106,6 @@ func (m reshardingModel) object() types.Object {
 	return v
 }
 
-// movedKeyPercent is routing.MovedKeyShare in percent, two decimals.
 func movedKeyPercent(from, to int32) float64 {
 	return math.Round(routing.MovedKeyShare(int(from), int(to))*10000) / 100
 }
@@ -118,8 +114,6 @@ func movedKeyPercent(from, to int32) float64 {
 type prefixSnapshot struct {
 	p, g   string
 	target int32
-	// groups are the prefix's groups in name order; self is this resource's
-	// group among them, nil when it does not exist (yet).
 	groups []client.Group
 	self   *client.Group
 }
@@ -156,28 +150,21 @@ func describeMigration(gi client.Group) string {
 	return fmt.Sprintf("migration %s of group %q (%d→%d shards, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State)
 }
 
-// hasLiveConsumer reads liveness from the group record itself: the
-// coordinator reports EMPTY exactly when a group has no live member (the
-// prefix model reads it the same way: prefix.Stalled, Decision.NoConsumer).
+// The coordinator reports EMPTY exactly when a group has no live member.
 func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
-// verdict is prefix.Decide's decision for the prefix as the plan sees it,
-// told as the preview tells it: whether the change completes by itself and
-// what it waits for (a refusal is told by previewFatal). The apply runs
-// the same decision's steps: there is no second judge.
+// verdict tells prefix.Decide's decision as the preview does; the apply runs the same steps.
 type verdict struct {
 	d         prefix.Decision
 	blockedBy string
 }
 
-// completes: no group the change scales out waits for a consumer.
 func (v verdict) completes() bool { return len(v.d.NoConsumer) == 0 }
 
 func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
 	return s.tell(prefix.Decide(prefix.Input{Record: prefix.Record{Prefix: s.p, Groups: s.groups}, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert}))
 }
 
-// tell is the verdict of decision d about the snapshot's prefix.
 func (s prefixSnapshot) tell(d prefix.Decision) verdict {
 	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
 	v := verdict{d: d}
@@ -212,15 +199,12 @@ func (s prefixSnapshot) tell(d prefix.Decision) verdict {
 	return v
 }
 
-// previewFatal is the plan's error for a change prefix.Decide refuses, in
-// the words the apply gives the same refusal (refusalText); before is what
-// the plan read, when the refusal alone does not say it.
+// previewFatal words a refusal as the apply does (refusalText).
 func previewFatal(diags *diag.Diagnostics, p string, target int32, rollbackOnRevert bool, r *prefix.Refusal, before string) {
 	summary, detail := refusalText(p, target, rollbackOnRevert, r)
 	diags.AddAttributeError(path.Root("shard_count"), summary, before+detail+"\n\nNothing was sent to the coordinator.")
 }
 
-// reshardingHasUnknowns reports a planned preview with values left for apply.
 func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
 	if v.IsNull() || v.IsUnknown() {
 		return v.IsUnknown()
@@ -233,12 +217,9 @@ func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
 	return false
 }
 
-// reshardingAtApply fills in a preview the plan could not make (a new
-// resource's, or one planned with the provider configuration unknown),
-// keeping every value the plan did know.
+// reshardingAtApply fills in a preview the plan could not make, keeping what it knew.
 func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
 	if planned.IsUnknown() && !out.changed() {
-		// Nothing was left to change by the apply.
 		return reshardingNull()
 	}
 	m := reshardingModel{
@@ -299,8 +280,7 @@ func (s prefixSnapshot) withSelf(seen client.Group) prefixSnapshot {
 	return out
 }
 
-// setGroupSeen records (privateRecord.GroupSeen) the group the last refresh
-// read: the basis of the next plan's preview.
+// setGroupSeen records the group the refresh read: the next plan's basis.
 func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupSeen = g })
 }
@@ -310,7 +290,6 @@ func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, d
 	return rec.GroupSeen, diags
 }
 
-// without drops a group from the snapshot (one this run creates).
 func (s prefixSnapshot) without(g string) prefixSnapshot {
 	out := s
 	out.groups = nil
@@ -328,13 +307,8 @@ func (s prefixSnapshot) without(g string) prefixSnapshot {
 	return out
 }
 
-// withoutPlannedCreates drops the other groups this run plans to create,
-// but for the replacement of a group in state that this run has not deleted
-// yet (a -replace with deletion_policy DELETE): that group exists when the
-// plan is made and again when the scale is sent, so the stream-level scale
-// rescales it. Kept from the listing until its delete, and put back as the
-// plan saw it after (withDeletedInRun), it is in the preview whichever of
-// the replacement's steps the plan and Terraform's re-plan during apply meet.
+// withoutPlannedCreates keeps a replacement this run has not deleted yet: that
+// group exists when the scale is sent, so the stream-level scale rescales it.
 func (s prefixSnapshot) withoutPlannedCreates(reg *planRegistry) prefixSnapshot {
 	out := s
 	for _, gi := range s.groups {

@@ -12,15 +12,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// Read's record of a migration under way and of the prefix: what a plan
-// that keeps the count decides from (group_shard_count_keep.go).
-
-// planCheckUnderWay is resharding.plan_check of a plan that waits for a
-// migration under way to the count (planWait).
 const planCheckUnderWay = "a migration to this count is already under way (read from the coordinator at plan time): applying waits for it and sends no scale"
 
-// underWayMigration returns the group's migration under way to its own
-// count, or nil.
+// underWayMigration returns the group's migration under way to its own count, or nil.
 func underWayMigration(g *client.Group) *client.Migration {
 	if g == nil {
 		return nil
@@ -32,31 +26,13 @@ func underWayMigration(g *client.Group) *client.Migration {
 	return am
 }
 
-// The prefix as the refresh read it is recorded in private state: every
-// group with its count, its migration under way and whether it has a live
-// consumer (prefixSeen, versioned). It is the basis of every plan of the
-// prefix: planKeep's record, so that Terraform's re-plan during apply,
-// which has no refresh, computes the same values however the prefix moved
-// since; and what a change's preview
-// checks the prefix against (siblingsSinceRefresh), so that a sibling that
-// moved since is refused as a stale plan instead of the re-plan differing
-// from the plan. The refresh lists the coordinator once per run for it (the
-// listing serves every read of the run, group_snapshot.go); nothing is
-// recorded when listing fails, and the plan lists for itself.
-//
-// It is privateRecord.PrefixSeen. Builds before the record kept it under a
-// key of its own in two versions (legacySiblingsSeenRecord); a version-1
-// record has counts only (no migrations, liveness unknown: taken as live),
-// and says so (prefix.Record.CountsOnly): a stale-plan check compares its
-// counts only.
-
-// recordSiblingsSeen is Read's part.
+// recordSiblingsSeen records the prefix as the refresh read it: Terraform's
+// re-plan during apply has no refresh and must compute the same values
+// however the prefix moved since.
 func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
 	all, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
-		// The group itself was read: the refresh stands, but without the
-		// prefix the plan cannot tell a split prefix from one at its
-		// count, and says so rather than plan "No changes" silently.
+		// The refresh stands, but must not let a split prefix plan "No changes".
 		diags := updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
 		addAPIWarning(&diags, fmt.Sprintf("Cannot check the other groups of stream prefix %q", group.StreamPrefix), err,
 			"The refresh read the group but not the groups listing (GET /coord/v1/monitoring/groups, which the READ role allows), so this "+
@@ -67,14 +43,13 @@ func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, privat
 	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
 	for _, gi := range prefix.FromListing(all, group.StreamPrefix).Groups {
 		if gi.ConsumerGroup == group.ConsumerGroup {
-			gi = *group // as this refresh read it
+			gi = *group
 		}
 		seen.Groups[gi.ConsumerGroup] = prefixSeenGroup{Count: gi.ShardCount, Empty: !hasLiveConsumer(gi), Migration: prefix.Unfinished(&gi)}
 	}
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = seen })
 }
 
-// readPrefixSeen returns the prefix as the refresh recorded it, or false.
 func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
 	rec, diags := readPrivateRecord(ctx, private)
 	if diags.HasError() || rec.PrefixSeen == nil {
@@ -93,7 +68,6 @@ func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefi
 	return out, true, diags
 }
 
-// recordUnderWay is Read's part: state tracks the migration under way.
 func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
 	am := underWayMigration(group)
 	if am == nil {
@@ -119,8 +93,7 @@ func underWaySince(am *client.Migration) string {
 	return am.CreatedAt.UTC().Format(time.RFC3339)
 }
 
-// underWayWaitsFor says, from the group record alone, what the migration
-// still waits for (CONTRACT §7).
+// underWayWaitsFor says, from the group record alone, what the migration still waits for.
 func underWayWaitsFor(p string, g *client.Group, am *client.Migration) string {
 	scaleIn := am.ToShardCount < am.FromShardCount
 	switch {

@@ -12,42 +12,14 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The plan basis of redisstreamcoordinator_group_shard_count (issue 23 §1).
-//
-// The coordinator raises a group's metadataVersion on every change of its
-// stored state (CONTRACT §4): a consumer joining, leaving, expiring or being
-// fenced, a migration draining or completing, stale members pruned. So the
-// version alone cannot be a saved plan's basis: in a group with live
-// consumers it moves between plan and apply most of the time, although
-// nothing a reviewer saw changed. The basis is what the reviewer saw and what
-// the mutation depends on:
-//
-//   - the group's shard count;
-//   - its migration under way (id, from, to), or that none was: one that
-//     appeared, or was replaced by another, is a change; one that completed
-//     (DEPRECATED) is not, one rolled back (or no longer known) is;
-//   - the groups of the prefix with their counts (resharding.affected_groups);
-//   - the regression guard: a metadataVersion lower than the one the plan
-//     saw (resharding.basis_metadata_version) is a regression, never a
-//     stale plan.
-//
-// A version that only moved forward with all of that unchanged is not stale.
-// The group as the plan saw it is the record the plan's refresh kept in
-// private state (group_seen); an update's plan, Terraform's re-plan during
-// apply and the apply itself compare the coordinator's group with it
-// (basisChanges). A new resource has no refresh and no basis: Terraform
-// re-plans it during apply from a fresh read, so its preview is known after
-// apply and the apply scales from what it finds. Private bookkeeping (an
-// unfinished wait, a migration under way that the plan waits for) is
-// checked the same way: such a plan never sends a scale (scaler.waitOnly).
+// The coordinator raises metadataVersion on every change of a group's state,
+// consumer churn included, so a saved plan's basis is what the reviewer saw:
+// the count, the migration under way and the prefix's counts.
 
-// migrationLookup reads one migration of a group.
 type migrationLookup func(ctx context.Context, p, g, id string) (*client.Migration, error)
 
-// basisChanges lists what changed in the group between seen (what the plan
-// was based on) and now. regressed reports a lower metadataVersion (the
-// metadata guard's to report). A nil list and false mean the plan stands,
-// however far metadataVersion moved forward. err is a failed migration read.
+// basisChanges lists what changed since seen; regressed reports a lower
+// metadataVersion. A version that only moved forward is no change.
 func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client.Group) (changes []string, regressed bool, err error) {
 	if now.MetadataVersion < seen.MetadataVersion {
 		return nil, true, nil
@@ -75,9 +47,7 @@ func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client
 	return changes, false, nil
 }
 
-// refuseChangedBasis reports a plan whose basis changed: a regression with
-// the runbook, otherwise a stale plan listing what changed. It returns false
-// when the caller must stop.
+// refuseChangedBasis returns false when the caller must stop.
 func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group, changes []string, regressed bool) bool {
 	if regressed {
 		addBasisRegression(diags, p, g, seen.MetadataVersion, now)
@@ -108,9 +78,6 @@ func migrationClause(g *client.Group) string {
 	return ", with no migration under way"
 }
 
-// addBasisRegression is the regression a basis check finds, at apply or in
-// a `plan -refresh=false`: the coordinator reports a lower metadataVersion
-// than the plan (or the state) was based on.
 func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) {
 	diags.AddError(
 		fmt.Sprintf("Metadata of group %s/%s regressed since the plan", p, g),
@@ -123,10 +90,7 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 	)
 }
 
-// checkPlanBasis refuses, before any mutation, a plan whose basis changed on
-// the coordinator since it was made (plan_basis.go): seen is the group as the
-// plan's refresh recorded it (nil for a new resource, which has no basis:
-// preview). A metadataVersion that only moved forward is no change.
+// checkPlanBasis refuses a plan whose basis changed; seen is nil for a new resource.
 func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
 	var planned reshardingModel
 	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
@@ -146,16 +110,11 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 		}
 	}
 	if s.waitOnly || !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
-		// A plan that only waits sends no stream-level scale, so the
-		// siblings' counts are not part of what it changes; and a resumed
-		// wait carries the resharding record of the last change, whose
-		// affected_groups are the counts from before it, not this plan's
-		// basis. The wait refuses a group of the prefix that is not where
-		// waiting brings it (refuseWaitOnly).
+		// A wait sends no stream-level scale, and a resumed wait's
+		// affected_groups are from before the last change, not this plan's basis.
 		return true
 	}
-	// The stream-level scale rescales the siblings too: their counts are
-	// part of what was reviewed.
+	// The stream-level scale rescales the siblings: their counts were reviewed.
 	want := map[string]int64{}
 	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
 	reviewed := prefix.Record{Prefix: s.p, CountsOnly: true}
@@ -170,9 +129,7 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	} else {
 		return false
 	}
-	// What this apply deleted (gone, or created again or about to be: a
-	// replacement) and the groups it creates are its own, not changes
-	// behind the plan's back; the group itself was compared above.
+	// What this apply deletes, replaces or creates is its own change, not drift.
 	changed := reviewed.Changes(now, func(g string) bool {
 		run := r.pd.plans.of(s.p, g)
 		switch {
