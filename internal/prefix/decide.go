@@ -121,10 +121,19 @@ func (d Decision) Sends() bool {
 	return false
 }
 
-// Decide is the one rule for bringing a stream prefix to a shard count; it is
-// pure. A stream scale is refused (409) while any migration is under way, so
-// then each group is scaled on its own; migrations elsewhere are waited for
-// or, in a revert, rolled back.
+// Decide is the one rule for bringing a stream prefix to a shard count; it
+// is pure. In order:
+//  1. a PREPARING migration to another count refuses everything (only its
+//     own target moves it);
+//  2. a migration that started at the target and heads elsewhere makes a
+//     revert: those heading away are rolled back (all ACTIVE, and
+//     rollback_on_revert set, else refused), the rest as in 5;
+//  3. migrations heading elsewhere are waited for once, then decided again;
+//     a stalled one (no consumer), a take-over or a second wait refuses;
+//  4. with nothing under way, one stream scale (a noop for groups there);
+//  5. with migrations under way to the target, each is adopted (a PREPARING
+//     one resumed) and each group behind gets a per-group scale, since a
+//     stream scale is refused (409) while anything is under way.
 func Decide(in Input) Decision {
 	d := decide(in)
 	if d.Refusal != nil {
