@@ -16,52 +16,29 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// The shard count's executor. What an apply of
-// redisstreamcoordinator_group_shard_count sends: Create and Update call
-// apply (group_shard_count_resource.go), which runs this executor. start
-// reads the prefix (group_listing_shared.go), checks the plan's basis
-// (plan_basis.go, with the run's own creates and deletes from
-// plan_registry.go) and runs prefix.Decide's steps (internal/prefix:
-// record.go the basis, decide.go the steps): scaleStream, or runSteps'
-// per-group scales and rollbacks, each journaled in prefix.Run before its
-// send and settled by prefix.Settle (settle.go; a rollback's in
-// mutation_settle.go, shared with the actions). Its waits only read
-// (group_shard_count_wait.go).
-
 // scaler brings every group of a stream prefix to one target shard count,
 // starting a stream-level scale or taking over migrations already under way.
 type scaler struct {
 	api              *client.Client
-	timing           settleTiming // how long what was sent is settled for (grace.go)
+	timing           settleTiming
 	locks            *keyedMutex
 	p, g             string
 	target           int32
 	rollbackOnRevert bool
-	// mutation carries requestedBy and reason; the client gives each call its
-	// own request id, kept across that call's retries.
-	mutation client.Mutation
-	diags    *diag.Diagnostics
-	// checkBasis, when set, runs on the group as read before any mutation;
-	// false stops the apply (a saved plan whose basis changed).
+	mutation         client.Mutation
+	diags            *diag.Diagnostics
+	// checkBasis returning false stops the apply before any mutation.
 	checkBasis func(ctx context.Context, group *client.Group) bool
-	// waitOnly: the plan only waits for a migration under way (or resumes an
-	// unfinished wait) and said it sends no scale; nothing is sent, and a
-	// group that would need one stops the apply.
+	// waitOnly: the plan said it sends no scale, so a group that would need
+	// one stops the apply.
 	waitOnly bool
-	// resumed are the migrations (group → id) of the unfinished wait a
-	// wait-only apply resumes.
-	resumed map[string]string
-	// self is the group as last read; selfSinceSend: that read (the
-	// wait's listing) came after the last send, so the state recorded
-	// after the change needs no read of its own (settleComputed).
+	resumed  map[string]string
+	// selfSinceSend: self was read after the last send, so the state
+	// recorded after the change needs no read of its own.
 	self          *client.Group
 	selfSinceSend bool
-	// plans, when set, is the run's registry: a group this run deleted is
-	// no longer waited for.
-	plans *planRegistry
-	// run, when set, is the run's journal (prefix.Run): every step is
-	// journaled there, under the prefix lock, before it is sent (note),
-	// with planned: the prefix's groups as the plan showed them.
+	plans         *planRegistry
+	// planned: the prefix's groups as the plan showed them.
 	run     *prefix.Run
 	planned map[string]int64
 	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
@@ -69,33 +46,17 @@ type scaler struct {
 	// through it, and the first reading of the prefix may share the run's
 	// newest one (group_listing_shared.go).
 	reads *groupReader
-	// basis is the prefix as start read it, for the basis check and the
-	// first decision (one listing for both); nil once decided from.
+	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
-	// first is that record once the plan's basis check (checkPlanBasis)
-	// passed on it: every record read after it is compared with it before
-	// anything is sent from it (basisHolds). The plan's check covers the
-	// siblings only when the plan listed them (resharding.affected_groups);
-	// first then holds the executor to the prefix as the apply found it.
-	// nil without a basis check (a created group brought to its prefix's
-	// count).
-	first *prefix.Record
-	// landed: a read-back found the stream scale whose answer was lost
-	// applied (what it found, for basisHolds' diagnostic).
-	landed []string
-	// before is the prefix as read right before a stream scale: its
-	// read-back after a lost answer compares the groups with it.
-	before *prefix.Record
-	// lostApplied: the stream scale's lost answer was read back as
-	// applied; the warning's detail, once its take-over ran.
+	// first holds the executor to the prefix as the apply found it: the plan's
+	// check covers the siblings only when the plan listed them.
+	first       *prefix.Record
+	landed      []string
+	before      *prefix.Record
 	lostApplied string
 }
 
-// note journals a step of this run's change of the prefix (prefix.Run)
-// before it is sent; the caller holds the prefix lock. Each kind of step
-// is journaled in one place: the send functions (scaleStream, scaleGroup,
-// rollback) and, for a migration adopted without a send, the take-over. A
-// refusal before any step leaves nothing journaled.
+// note journals a step before it is sent; the caller holds the prefix lock.
 func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
 	s.selfSinceSend = false
 	s.sent()
@@ -104,29 +65,24 @@ func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
 	}
 }
 
-// sent notes a mutation of the prefix with the run's group reader, before
-// a step's send (note) and after it returns: no answer issued before either
-// serves a later read of the prefix (group_snapshot.go, rule 4).
+// sent runs before and after a send, so no listing answered before either
+// serves a later read of the prefix.
 func (s *scaler) sent() {
 	if s.reads != nil {
 		s.reads.noteMutation(s.p)
 	}
 }
 
-// strike takes back the step just journaled: its send was proved not to
-// have reached the coordinator.
+// strike takes back the step just journaled: its send provably changed nothing.
 func (s *scaler) strike() {
 	if s.run != nil {
 		s.run.Strike(s.p)
 	}
 }
 
-// impliedAfterSend is the group as the answers to this apply's sends imply,
-// from its last reading (which predates the last send): its count and
-// active migration follow its tracked migration (PREPARING keeps the old
-// count; ACTIVE, DRAINING and DEPRECATED report the new one; ROLLED_BACK the
-// one it started from). Its metadata version and epochs stay as read: a
-// lower bound, and a pair a later reading cannot take for a regression.
+// impliedAfterSend is the group as this apply's answers imply, from a reading
+// older than the last send. Metadata version and epochs stay as read: a lower
+// bound a later reading cannot take for a regression.
 func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	g := *s.self
 	m, ok := out.migrations[s.g]
@@ -148,19 +104,15 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	return &g
 }
 
-// deletedInRun reports a group of the prefix this run deleted (a
-// replacement's delete, or a destroy, in the same apply).
 func (s *scaler) deletedInRun(g string) bool {
 	return s.plans != nil && s.plans.of(s.p, g).deleted != nil
 }
 
-// scaleOutcome is what the scaler started or adopted: one migration per
-// affected group (noop migrations are left out).
+// scaleOutcome is what the scaler started or adopted, without noop migrations.
 type scaleOutcome struct {
-	previous   *int32
-	migrations map[string]client.Migration
-	state      client.MigrationState
-	// waitingForConsumer marks scale-outs that cannot finish: no live member.
+	previous           *int32
+	migrations         map[string]client.Migration
+	state              client.MigrationState
 	waitingForConsumer map[string]bool
 }
 
@@ -170,10 +122,7 @@ func newScaleOutcome() *scaleOutcome {
 
 func (o *scaleOutcome) changed() bool { return len(o.migrations) > 0 }
 
-// unfinished is o itself when none of its migrations is finished (a
-// scale's, a take-over's); otherwise, as after a revert's rollbacks, a new
-// outcome of the unfinished ones alone, for the wait (which absorb brings
-// back into o).
+// unfinished is what the wait tracks; absorb brings its result back into o.
 func (o *scaleOutcome) unfinished() *scaleOutcome {
 	for _, m := range o.migrations {
 		if m.Finished() {
@@ -189,10 +138,6 @@ func (o *scaleOutcome) unfinished() *scaleOutcome {
 	return o
 }
 
-// absorb takes back what the wait saw of the migrations of p (o.unfinished):
-// each one's last state, the scale-outs still waiting for a consumer, and
-// the groups it stopped tracking (deleted by this apply: untrackDeleted).
-// A revert's outcome keeps its ROLLED_BACK state.
 func (o *scaleOutcome) absorb(p *scaleOutcome) {
 	if p == o {
 		return
@@ -230,8 +175,7 @@ var migrationProgress = map[client.MigrationState]int{
 	client.MigrationPreparing: 0, client.MigrationActive: 1, client.MigrationDraining: 2, client.MigrationDeprecated: 3,
 }
 
-// aggregateState is the least advanced state among the migrations; a
-// rollback anywhere dominates.
+// aggregateState is the least advanced state; a rollback anywhere dominates.
 func aggregateState(ms map[string]client.Migration) client.MigrationState {
 	var agg client.MigrationState
 	for _, m := range ms {
@@ -268,9 +212,7 @@ func (o *scaleOutcome) previousValue() types.Int64 {
 	return types.Int64Value(int64(*o.previous))
 }
 
-// start carries out the change: it reads the group (the basis check runs
-// on it), then decides from the prefix and runs the steps (execute). It
-// returns nil after adding an error diagnostic.
+// start returns nil after adding an error diagnostic.
 func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	rec, ok := s.readPrefix(ctx, true)
 	if !ok {
@@ -294,11 +236,8 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	return s.execute(ctx)
 }
 
-// confirmMissing runs when the prefix's listing (a 200) lacks the group:
-// the group's own GET confirms it, so the error reports a coordinator
-// answer (its errorCode, message and request id) rather than an absence,
-// and a group created since the listing is read again instead of refused.
-// ok is false after adding an error diagnostic.
+// confirmMissing GETs a group the listing lacks, so the error reports the
+// coordinator's answer and a group created since the listing is not refused.
 func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Group, bool) {
 	const next = "A shard count can only be set on an existing group. If the group existed when Terraform planned, it was deleted since " +
 		"(outside this apply): run terraform plan again, which plans what is missing. If this configuration does not create the group, " +
@@ -313,9 +252,6 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 			"The listing (GET /coord/v1/monitoring/groups) answered without the group; its own GET, sent to confirm, failed as above. "+next)
 		return prefix.Record{}, nil, false
 	}
-	// The group exists after all: the listing was taken before it was
-	// created. Read the prefix again, so the basis check and the decision
-	// see the group with its siblings.
 	rec, ok := s.record(ctx)
 	if !ok {
 		return prefix.Record{}, nil, false
@@ -330,14 +266,8 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 	return prefix.Record{}, nil, false
 }
 
-// execute is the prefix's executor, one loop: read the prefix, let
-// prefix.Decide turn the record into steps, check the basis before anything
-// is sent from it, run the steps, and read and decide again when a step
-// says so. Per-group steps are decided again from a record read under the
-// prefix lock, which they run under; the wait for migrations heading
-// elsewhere happens once (Input.Waited); a refused stream scale is decided
-// again once, then taken over, like one whose lost answer was read back as
-// applied (Input.TakeOver, with Known): so the loop ends.
+// execute ends because the wait for others happens once and a refused stream
+// scale is decided again once, then taken over.
 func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	var (
 		known            map[string]client.Migration
@@ -359,8 +289,6 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		}
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
-			// The record start read (and the basis check compared):
-			// decided from as it is, one listing for both.
 			rec, ok, s.basis = *s.basis, true, nil
 		} else if rec, ok = s.record(ctx); !ok {
 			return nil
@@ -388,14 +316,13 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			waited = true
 			continue
 		case d.Steps[0].Kind == prefix.StreamScale:
-			release() // its send takes the lock
+			release()
 			if !s.basisHolds(rec) {
 				return nil
 			}
 			s.before = &rec
-			// The scale, its read-back and what follows from them run on
-			// a grace context: an interrupt while the scale is in flight
-			// still ends with what happened recorded in state.
+			// The grace context lets an interrupted scale be settled and
+			// recorded in state.
 			gctx, done := s.timing.graceContext(ctx, "scale-stream "+s.p)
 			defer done()
 			ctx = gctx
@@ -408,10 +335,8 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			case refusals > 0:
 				takeOver, verb = true, "recovered"
 			}
-			// A refusal (409 ACTIVE_MIGRATION_EXISTS): a stream scale that
-			// failed part-way, a sibling's migration, or a lost scale that
-			// landed after its read-back. The first is decided again from
-			// a fresh record (it may wait, or adopt ours).
+			// A first 409 may be our part-way scale or a sibling's migration:
+			// decide again from a fresh record.
 			refusals++
 			continue
 		case unlock == nil:
@@ -429,12 +354,9 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	}
 }
 
-// record reads the prefix afresh: every group, in name order, and s.self
-// among them.
 func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
 
-// readPrefix is record; first: the executor's first reading, which the
-// run's newest listing may serve (group_listing_shared.go).
+// readPrefix: first lets the run's newest listing serve the executor's first reading.
 func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
 	groups, ok := s.prefixGroups(ctx, first)
 	if !ok {
@@ -448,12 +370,8 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 	return rec, true
 }
 
-// landedOutcome is what this apply's stream scale started, as rec shows it:
-// the migrations a read-back of its lost answer found (underWay), or, once
-// it was sent (s.before), the migrations to the target of groups that were
-// behind it then (a scale that failed part-way, refused on its client
-// retry with 409). nil when there are none. It also says what landed for
-// the diagnostics (s.landed, nothingSent).
+// landedOutcome is what this apply's stream scale started, as rec shows it,
+// including a part-way scale refused with 409 on its client retry.
 func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
 	out := newScaleOutcome()
 	var found []string
@@ -476,8 +394,6 @@ func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Mig
 	return out
 }
 
-// nothingSent ends a refusal's diagnostic: nothing was sent, or, when this
-// apply's stream scale had already landed (landedOutcome), what it did.
 func (s *scaler) nothingSent() string {
 	if s.landed == nil {
 		return "Nothing was sent to the coordinator."
@@ -486,16 +402,8 @@ func (s *scaler) nothingSent() string {
 		"state, and the next plan waits for them or repairs the prefix. Nothing more was sent.", strings.Join(s.landed, "; "))
 }
 
-// basisHolds is the executor's basis rule for every record of the prefix
-// read after the first, checked before anything is sent from it
-// (prefix.Record.Moved): the first was compared with the plan, so a later
-// one in which nothing moved except towards the target sends no more than
-// the plan showed. A record from which only adoptions follow sends nothing
-// and is not checked. Otherwise (a group that appeared,
-// went, or moved elsewhere while the apply waited for other migrations, or
-// between a refused stream scale and its second decision) it refuses as a
-// stale plan, naming what moved, and nothing more is sent. The groups this
-// run creates, deletes or replaces are its own.
+// basisHolds: the first record was compared with the plan, so a later one in
+// which nothing moved except towards the target sends no more than the plan showed.
 func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
@@ -511,10 +419,6 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	return false
 }
 
-// input is the decision's input for a record; known are the migrations an
-// earlier read saw under way (a lost scale's read-back) or, for a wait-only
-// plan, the migrations of the wait it resumes that ended away from the
-// target (the wait reads how they ended).
 func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
 	if s.waitOnly && known == nil {
 		known = prefix.ResumedWait(rec, s.target, s.resumed)
@@ -522,7 +426,6 @@ func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) pre
 	return prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly, Known: known}
 }
 
-// refused reports a decision to send nothing, with its diagnostic.
 func (s *scaler) refused(d prefix.Decision) bool {
 	switch {
 	case d.Refusal == nil:
@@ -547,18 +450,13 @@ func scaleErrorHint(err error) string {
 	return ""
 }
 
-// runSteps runs a decision's per-group steps (adopt, per-group scale,
-// rollback) one group at a time, journaling each (prefix.Run): a revert
-// (Decision.Revert), or a take-over (verb says why). landed is what this
-// apply's stream scale started (landedOutcome), which a failed step's
-// outcome keeps.
+// runSteps runs a decision's per-group steps; a failed step's outcome keeps landed.
 func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decision, verb string, landed *scaleOutcome) *scaleOutcome {
 	revert := d.Revert
 	out := newScaleOutcome()
 	var did []string
-	// stopped is what a failed step leaves: what this apply's stream scale
-	// started, and the steps done before it, which state records (apply)
-	// so that the next plan does not take them for another actor's.
+	// State records what a failed step leaves, so the next plan does not
+	// take it for another actor's.
 	stopped := func() *scaleOutcome {
 		switch {
 		case !revert:
@@ -607,7 +505,6 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 				addAPIError(s.diags, fmt.Sprintf("Failed to scale group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target), err, next)
 				return stopped()
 			}
-			// Its migration is the apply's to wait for, as any scale's.
 			out.track(gi.ConsumerGroup, *m)
 			switch {
 			case st.Resume:
@@ -634,8 +531,7 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
-// merged is the outcome of both (either may be nil); nil when neither
-// changed anything.
+// merged takes nil outcomes and returns nil when neither changed anything.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
 	for _, o := range []*scaleOutcome{a, b} {
@@ -715,8 +611,6 @@ func orNone(items []string) string {
 	return strings.Join(items, "; ")
 }
 
-// refuseWaitOnly stops a plan that waits and sends no scale, when a group of
-// the prefix is not where waiting would bring it.
 func (s *scaler) refuseWaitOnly(gi *client.Group) {
 	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
 		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
@@ -725,28 +619,17 @@ func (s *scaler) refuseWaitOnly(gi *client.Group) {
 		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
 }
 
-// Sending the steps, and the one rule for their lost answers.
-
-// errDiagnosed: a read-back failed and said so in the diagnostics itself.
+// errDiagnosed: a read-back failed and said so in the diagnostics.
 var errDiagnosed = errors.New("reported in the diagnostics")
 
-// scaleStream sends the stream-level scale and settles its outcome by the
-// one rule for lost answers (prefix.Settle). A lost answer (no answer, a
-// proxy's 5xx, an unreadable 202) is read back before anything else is
-// decided: a migration to the target means the scale happened and is
-// adopted; the old count without a migration means it did not, and the same
-// scale (same request id) is sent again. A scale is not idempotent while its
-// migration is active, so a failed read-back sends nothing more. It returns
-// what the scale started, or the migrations a read-back found it started
-// (underWay, for the take-over), or refused: a 409 ACTIVE_MIGRATION_EXISTS.
+// scaleStream: a lost answer may have landed, and a scale is not idempotent
+// while its migration is active, so a failed read-back sends nothing more.
 func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay map[string]client.Migration, refused bool) {
 	out = newScaleOutcome()
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-stream")
 	sends := 0
-	var lost error // the answer the read-back settles, for its warning
-	// landed: the migrations to the target a read-back found (the scale
-	// happened): the take-over adopts them.
+	var lost error
 	var landed map[string]client.Migration
 	res, _, err := prefix.Settle(ctx, prefix.Mutation[*scaleOutcome]{
 		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
@@ -754,9 +637,8 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 		Send: func(ctx context.Context) (*scaleOutcome, error) {
 			unlock := s.locks.Lock(s.p)
 			defer unlock()
-			// Journaled under the prefix lock, so a create of the
-			// prefix in this apply either precedes the scale or sees it
-			// (createCount).
+			// Journaled under the prefix lock, so a create of the prefix in
+			// this apply either precedes the scale or sees it.
 			s.note(prefix.StreamScale, "", m.RequestID)
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
 			s.sent()
@@ -779,8 +661,6 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			return out, nil
 		},
 		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
-			// It only reads: what the scale started is taken over below,
-			// once the scale is settled.
 			applied, underWay := s.readBackScale(ctx)
 			if !applied && s.diags.HasError() {
 				return nil, false, errDiagnosed
@@ -792,8 +672,6 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 	var un *prefix.UnsettledError
 	switch {
 	case err == nil && landed != nil:
-		// A lost answer, read back as applied: the take-over adopts what
-		// it started, and brings any group it left behind there.
 		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
 			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
 			"waits for them, without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
@@ -807,7 +685,6 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 				"migration). Nothing was changed. Check the coordinator's health and the proxy in front of it, then run terraform apply again.",
 			un.Sends, s.self.ShardCount))
 	case client.IsNotSent(err):
-		// The interrupt rule (client.WithOperation): nothing new is sent.
 		what := fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) was not sent: the operation ended first.", s.p, s.target, m.RequestID)
 		if errors.As(err, &un) {
 			err = un.NotSent
@@ -826,11 +703,7 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 	return nil, nil, false
 }
 
-// readBackScale reads the prefix's groups after a scale whose outcome is
-// unknown, and sends nothing. applied: the scale happened (a group has a
-// migration to the target, or a group that was behind has the target
-// count); underWay are the migrations to the target it found (not nil when
-// applied).
+// readBackScale only reads; underWay is not nil when applied.
 func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[string]client.Migration) {
 	siblings, ok := s.prefixGroups(ctx, false)
 	if !ok {
@@ -857,11 +730,8 @@ func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[
 	return true, underWay
 }
 
-// wasBehind reports a group that was not at the target when the stream
-// scale was sent (s.before), so finding it there proves the scale landed. A
-// group of a split prefix already at the target before proves nothing.
-// Without that record only this resource's own group counts, as it was read
-// before the scale.
+// wasBehind: only a group not at the target before the scale proves, by being
+// there now, that the scale landed.
 func (s *scaler) wasBehind(g string) bool {
 	if s.before == nil {
 		return g == s.g
@@ -870,7 +740,6 @@ func (s *scaler) wasBehind(g string) bool {
 	return was != nil && was.ShardCount != s.target
 }
 
-// lostAnswerCause says in a few words what came back instead of an answer.
 func lostAnswerCause(err error) string {
 	var amb *client.AmbiguousError
 	if !errors.As(err, &amb) {
@@ -891,8 +760,6 @@ func lostAnswerCause(err error) string {
 	return "no answer (the connection was reset, closed or timed out)"
 }
 
-// rollback rolls back one group's ACTIVE migration with a fresh request id,
-// reading a lost answer back (rollbackSettled).
 func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
@@ -902,21 +769,17 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 	return mig, err
 }
 
-// scaleGroup scales one group left behind with the per-group endpoint,
-// settling a lost answer, or a 409 ACTIVE_MIGRATION_EXISTS, by the one rule
-// (prefix.Settle): a migration of the group to the target that moves by
-// itself is the scale's result; the group unchanged, or PREPARING to the
-// target, means it did not happen, and it is sent again with the same
-// request id (which resumes a PREPARING one). A scale is not idempotent
-// while its migration is active, so a failed read-back sends nothing more.
+// scaleGroup: a scale is not idempotent while its migration is active, so a
+// failed read-back sends nothing more.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
 	s.note(prefix.ScaleGroup, gi.ConsumerGroup, m.RequestID)
+	// The grace context lets an interrupted send be settled.
 	mctx, done := s.timing.graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
 	var read *client.Group
-	var answer error // the last send's answer
+	var answer error
 	sends := 0
 	mig, _, err := prefix.Settle(mctx, prefix.Mutation[*client.Migration]{
 		What:      fmt.Sprintf("scale of group %q under stream prefix %q to %d shards", gi.ConsumerGroup, s.p, s.target),
@@ -928,13 +791,8 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			sends++
 			return mig, answer
 		},
-		// 409 ACTIVE_MIGRATION_EXISTS, on any send, is read back like a
-		// lost answer: a migration to the target is adopted (CONTRACT §9:
-		// "if the active migration already targets the desired count, adopt
-		// it"): this scale's first send landing after its lost answer was
-		// read back, or another actor's scale (or a stream scale still
-		// being applied) heading where this one goes. A migration heading
-		// elsewhere leaves the refusal as the outcome.
+		// A 409 ACTIVE_MIGRATION_EXISTS is read back like a lost answer: a
+		// migration to the target is adopted.
 		Lost: func(err error) bool {
 			return client.IsAmbiguous(err) || client.IsConflict(err, client.CodeActiveMigrationExists)
 		},
@@ -943,13 +801,11 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			if read, err = s.api.GetGroup(ctx, s.p, gi.ConsumerGroup); err != nil {
 				return nil, false, err
 			}
-			// PREPARING to the target is not applied: it never moves by
-			// itself, and the same scale sent again resumes it (§4.6).
+			// PREPARING never moves by itself; the same scale resumes it.
 			if am := read.ActiveMigration; am != nil && am.ToShardCount == s.target && am.State != client.MigrationPreparing && !am.Finished() {
 				return am, true, nil
 			}
 			if read.ShardCount == s.target && read.ActiveMigration.Finished() {
-				// Applied and already finished: nothing left to wait for.
 				return &client.Migration{ReshardingID: client.NoopReshardingID, FromShardCount: s.target, ToShardCount: s.target, State: client.MigrationDeprecated}, true, nil
 			}
 			if client.IsConflict(answer, client.CodeActiveMigrationExists) {
@@ -959,8 +815,6 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 		},
 	})
 	if sends <= 1 && provedNotApplied(err) {
-		// Its one send was refused before any change, or never sent (the
-		// interrupt gate): not a step of the run.
 		s.strike()
 	}
 	var un *prefix.UnsettledError
@@ -971,11 +825,8 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 	return mig, err
 }
 
-// provedNotApplied reports an answer proving that nothing of the request was
-// applied: not sent at all, or refused before any change (400, 401, 403,
-// 404, 422). A 409 or 503 may follow a part-way scale, so its step stays
-// journaled (prefix.Run), and the take-over that handles it journals its
-// own.
+// provedNotApplied: a 409 or 503 may follow a part-way scale, so its step
+// stays journaled.
 func provedNotApplied(err error) bool {
 	if err == nil || client.IsAmbiguous(err) {
 		return false
