@@ -334,10 +334,11 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 				return out
 			case refusals > 0:
 				takeOver, verb = true, "recovered"
+			default:
+				// A first 409 may be our part-way scale or a sibling's
+				// migration: decide again from a fresh record.
+				refusals++
 			}
-			// A first 409 may be our part-way scale or a sibling's migration:
-			// decide again from a fresh record.
-			refusals++
 			continue
 		case unlock == nil:
 			unlock = s.locks.Lock(s.p)
@@ -377,7 +378,7 @@ func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Mig
 	var found []string
 	for _, gi := range rec.Groups {
 		m, ok := underWay[gi.ConsumerGroup]
-		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && s.before != nil && s.wasBehind(gi.ConsumerGroup) {
+		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
 			m, ok = *am, true
 		}
 		if ok {
