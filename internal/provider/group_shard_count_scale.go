@@ -19,7 +19,7 @@ import (
 // The shard count's executor. What an apply of
 // redisstreamcoordinator_group_shard_count sends: Create and Update call
 // apply (group_shard_count_resource.go), which runs this executor. start
-// reads the prefix (group_listing_shared.go), checks the plan's basis
+// reads the prefix (prefixGroups), checks the plan's basis
 // (plan_basis.go, with the run's own creates and deletes from
 // plan_registry.go) and runs prefix.Decide's steps (internal/prefix:
 // record.go the basis, decide.go the steps): scaleStream, or runSteps'
@@ -64,10 +64,8 @@ type scaler struct {
 	// with planned: the prefix's groups as the plan showed them.
 	run     *prefix.Run
 	planned map[string]int64
-	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads, when set, is the run's group reader: every listing goes
-	// through it, and the first reading of the prefix may share the run's
-	// newest one (group_listing_shared.go).
+	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
+	// reads, when set, is the run's group reader, told of every send.
 	reads *groupReader
 	// basis is the prefix as start read it, for the basis check and the
 	// first decision (one listing for both); nil once decided from.
@@ -381,7 +379,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
 
 // readPrefix is record; first: the executor's first reading, which the
-// run's newest listing may serve (group_listing_shared.go).
+// waits' next poll round may serve (prefix.Watcher.Join).
 func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
 	groups, ok := s.prefixGroups(ctx, first)
 	if !ok {
@@ -628,19 +626,12 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 // prefixGroups lists the groups of the stream prefix, in name order (the
 // order the coordinator scales them in).
 func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
-	var groups []client.Group
-	var err error
-	switch {
-	case s.reads == nil:
-		groups, err = s.api.Groups(ctx)
-	case first:
-		var polling func() bool
-		if s.watch != nil {
-			polling = s.watch.Polling
-		}
-		groups, err = s.reads.recentGroups(ctx, polling)
-	default:
-		groups, err = s.reads.listGroups(ctx)
+	groups, joined, err := []client.Group(nil), false, error(nil)
+	if first && s.watch != nil {
+		groups, joined, err = s.watch.Join(ctx)
+	}
+	if !joined {
+		groups, err = s.api.GroupsFor(ctx, groupsOperation)
 	}
 	if err != nil {
 		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")

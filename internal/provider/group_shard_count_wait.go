@@ -357,5 +357,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// runWatcher is the run's prefix.Watcher, as the scaler holds it.
-type runWatcher = prefix.Watcher
+// roundReader is what the run's Watcher reads: the client, its listings
+// named as the waits' rounds.
+type roundReader struct{ *client.Client }
+
+func (r roundReader) Groups(ctx context.Context) ([]client.Group, error) {
+	return r.GroupsFor(ctx, waitGroupsOperation)
+}
+
+// waitGroupsOperation names the waits' poll rounds in their request ids.
+const waitGroupsOperation = "wait-groups"

@@ -94,15 +94,6 @@ type groupReader struct {
 	// listing is the latest GET /monitoring/groups (in flight or done).
 	listing       *groupListing
 	listingFailed bool
-	// latest is the apply's newest listing, shared by its waits and
-	// executors (group_listing_shared.go); issuedListing is closed when
-	// the next one is issued, joinWait (sharedListingBackstop) bounds a first
-	// reading's wait for it.
-	latest        *groupListing
-	issuedListing chan struct{}
-	joinWait      time.Duration
-	listings      uint64 // listings issued through listGroupsWith
-	awaitingRound int    // first readings waiting for one (tests observe it)
 	// waiting counts reads blocked on a request in flight (tests observe it).
 	waiting int
 }
@@ -118,21 +109,17 @@ type groupFetch struct {
 type groupListing struct {
 	// forReads is set when reads (not plan-time checks) asked for it.
 	forReads bool
-	// n numbers the apply's listings (listGroupsWith), from 1; round marks
-	// a waits' poll round.
-	n      uint64
-	round  bool
-	done   chan struct{}
-	issued uint64
-	at     time.Time
-	groups []client.Group
-	index  map[groupKey]int
-	err    error
+	done     chan struct{}
+	issued   uint64
+	at       time.Time
+	groups   []client.Group
+	index    map[groupKey]int
+	err      error
 }
 
 func newGroupReader(api groupFetcher) *groupReader {
 	return &groupReader{
-		api: api, now: time.Now, joinWait: sharedListingBackstop, issuedListing: make(chan struct{}),
+		api: api, now: time.Now,
 		mutated: map[string]uint64{}, asked: map[groupKey]struct{}{}, gets: map[groupKey]*groupFetch{},
 	}
 }

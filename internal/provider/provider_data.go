@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -18,17 +17,15 @@ import (
 type providerData struct {
 	api *client.Client
 	// groups serves this run's refresh reads (readGroup) and plan-time
-	// listings (groupsForPlan) from shared answers (group_snapshot.go), and
-	// the apply's listings: the waits' poll and the executors' readings,
-	// of which only an executor's first reading of its prefix may be a
-	// shared one (group_listing_shared.go).
+	// listings (groupsForPlan) from shared answers (group_snapshot.go).
 	groups *groupReader
 	// prefixLocks serialises work on one stream prefix within this provider
 	// process: group creates that resolve their siblings' shard count, and
 	// stream-level scales (which touch every group of the prefix).
 	prefixLocks *keyedMutex
 	// watch serves every shard count wait of the run from one poll of the
-	// groups listing (prefix.Watcher), on the run's clock.
+	// groups listing (prefix.Watcher), and an executor's first reading of
+	// its prefix from the poll's next round.
 	watch *prefix.Watcher
 	// plans records what this run plans (plan_registry.go).
 	plans planRegistry
@@ -64,11 +61,8 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client, timing settleTiming) *providerData {
-	groups := newGroupReader(api)
-	clock := prefix.Clock{Now: time.Now, Sleep: client.Sleep}
-	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{},
-		watch:         prefix.NewWatcher(sharedReader{groups, api}, prefix.Options{Clock: clock}),
-		configuration: newConfiguration(), timing: timing}
+	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{},
+		watch: prefix.NewWatcher(roundReader{api}, prefix.Options{}), configuration: newConfiguration(), timing: timing}
 }
 
 // providerDataFrom type-asserts ProviderData; nil data (the provider is not
