@@ -53,6 +53,16 @@ type Watcher struct {
 	stop   context.CancelFunc
 	kick   chan struct{}
 	parked bool
+	// next is the listing the next round shares with Join's callers; a
+	// round takes it just before it sends.
+	next *sharedListing
+}
+
+type sharedListing struct {
+	done   chan struct{}
+	groups []client.Group
+	err    error
+	joined bool
 }
 
 // NewWatcher builds the run's Watcher; it sends nothing until a wait.
@@ -97,16 +107,51 @@ func (w *Watcher) Parked() bool {
 	return w.parked
 }
 
-// Polling reports whether the poll will issue another round.
-func (w *Watcher) Polling() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// polling reports whether the poll will issue another round; callers hold w.mu.
+func (w *Watcher) polling() bool {
 	return w.stop != nil && len(w.waits) > 0 && (!w.parked || len(w.kick) > 0)
+}
+
+// Join returns the groups listing of the poll's next round: one sent after
+// the call, never one sent before it (a group created in between would be
+// missed). joined is false when no round is coming (no wait, or the loop
+// parks or stops) or the round was stopped: the caller lists for itself.
+// A round that failed after the client's retries fails the caller too:
+// listing again would ride out the same outage twice. The answer is
+// shared: callers must not modify it.
+func (w *Watcher) Join(ctx context.Context) (groups []client.Group, joined bool, err error) {
+	w.mu.Lock()
+	if !w.polling() {
+		w.mu.Unlock()
+		return nil, false, nil
+	}
+	if w.next == nil {
+		w.next = &sharedListing{done: make(chan struct{})}
+	}
+	l := w.next
+	w.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.groups, l.joined, l.err
+	case <-ctx.Done():
+		return nil, true, ctx.Err()
+	}
+}
+
+// releaseLocked tells Join's callers that no round is coming.
+func (w *Watcher) releaseLocked() {
+	if w.next != nil {
+		close(w.next.done)
+		w.next = nil
+	}
 }
 
 func (w *Watcher) setParked(v bool) {
 	w.mu.Lock()
 	w.parked = v
+	if v {
+		w.releaseLocked()
+	}
 	w.mu.Unlock()
 }
 
@@ -217,6 +262,7 @@ func (wt *Wait) Close() {
 	if len(w.waits) == 0 && w.stop != nil {
 		w.stop()
 		w.stop = nil
+		w.releaseLocked()
 	}
 }
 
@@ -262,6 +308,7 @@ func (w *Watcher) refused(ctx context.Context, err error) {
 	}
 	w.stop()
 	w.stop = nil
+	w.releaseLocked()
 	waits := make([]*Wait, 0, len(w.waits))
 	for wt := range w.waits {
 		waits = append(waits, wt)
@@ -306,7 +353,17 @@ func (w *Watcher) round(ctx context.Context, waits []*Wait) bool {
 		ctx, cancel = context.WithDeadline(ctx, d)
 		defer cancel()
 	}
+	w.mu.Lock()
+	shared := w.next
+	w.next = nil
+	w.mu.Unlock()
 	groups, err := w.api.Groups(ctx)
+	if shared != nil {
+		// A round ended by its waits (stopped, or their deadline) is not
+		// a joiner's failure.
+		shared.groups, shared.err, shared.joined = groups, err, ctx.Err() == nil
+		close(shared.done)
+	}
 	if ctx.Err() != nil && !errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return true
 	}

@@ -338,12 +338,12 @@ func TestWatcherLoopRunsOnlyWhileWaiting(t *testing.T) {
 	if d := e.clock.round(); d != DefaultPollInitial {
 		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
 	}
-	if !e.w.Polling() {
+	if !polling(e.w) {
 		t.Fatal("Polling is false with a wait registered")
 	}
 	next(t, wt)
 	wt.Close()
-	if e.w.Polling() {
+	if polling(e.w) {
 		t.Fatal("Polling is true once the last wait closed")
 	}
 	<-e.clock.stopped // the loop's next sleep ends with the last wait
@@ -397,12 +397,12 @@ func TestWatcherParksWithNothingAwaited(t *testing.T) {
 		t.Fatalf("first interval %s, want %s", d, DefaultPollInitial)
 	}
 	parked(t, e)
-	if e.w.Polling() {
+	if polling(e.w) {
 		t.Fatal("Polling is true while the loop is parked: no round is coming")
 	}
 	wt := e.w.Watch(ctx, "parked", e.scaled(t, "parked", 2, "g1"))
 	defer wt.Close()
-	if !e.w.Polling() {
+	if !polling(e.w) {
 		t.Fatal("Polling is false once a Watch kicked the parked loop")
 	}
 	// A loop that had slept on would sleep its grown interval here.
@@ -426,5 +426,97 @@ func parked(t *testing.T, e *watchEnv) {
 		default:
 			runtime.Gosched()
 		}
+	}
+}
+
+func polling(w *Watcher) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.polling()
+}
+
+// Join is served by the poll's next round sent after it asked, never by
+// the round in flight when it asked (a group created after that round's
+// listing would be missed); it is the round's own listing, so Join costs
+// no request. With no round coming (no wait, the loop parks or stops) it
+// returns at once, not joined; a round that failed after the client's
+// retries fails it too.
+func TestWatcherJoinTakesTheNextRound(t *testing.T) {
+	e := newWatchEnv(t)
+	ctx := context.Background()
+	type answer struct {
+		groups []client.Group
+		joined bool
+		err    error
+	}
+	join := func() chan answer {
+		got := make(chan answer, 1)
+		go func() { g, ok, err := e.w.Join(ctx); got <- answer{g, ok, err} }()
+		for asked := false; !asked; runtime.Gosched() {
+			e.w.mu.Lock()
+			asked = e.w.next != nil || !e.w.polling()
+			e.w.mu.Unlock()
+		}
+		return got
+	}
+	if a := <-join(); a.joined || a.err != nil {
+		t.Fatalf("Join without a wait: %+v, want not joined", a)
+	}
+
+	wt := e.w.Watch(ctx, "join", e.scaled(t, "join", 8, "svc"))
+	arrived, gate := make(chan struct{}), make(chan struct{})
+	e.c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay,
+		OnMatch: func() { close(arrived); <-gate }})
+	e.clock.round()
+	<-arrived // round 1's listing is in flight
+	got := join()
+	close(gate)
+	next(t, wt)
+	four := int32(4)
+	if _, err := e.api.CreateGroup(ctx, "join-late", "svc", &four, client.Mutation{}); err != nil {
+		t.Fatal(err)
+	}
+	e.clock.round()
+	a := <-got
+	if !a.joined || a.err != nil || e.listings() != 2 {
+		t.Fatalf("Join: %+v after %d listings, want round 2's listing (2)", a, e.listings())
+	}
+	late := false
+	for _, g := range a.groups {
+		late = late || g.StreamPrefix == "join-late"
+	}
+	if !late {
+		t.Fatal("Join was served by the round in flight when it asked: the group created after it is missing")
+	}
+	next(t, wt)
+
+	e.c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20,
+		Kind: coordinator.FaultRespond, Status: 503, ErrorCode: client.CodeCoordinatorTerminating, Message: "shutting down"})
+	got = join()
+	e.clock.round()
+	if a := <-got; !a.joined || client.ErrorCode(a.err) != client.CodeCoordinatorTerminating {
+		t.Fatalf("Join on a failed round: %+v, want the round's error", a)
+	}
+	if _, err := wt.Next(ctx); err == nil {
+		t.Fatal("the failed round did not fail the wait")
+	}
+	e.c.ClearFaults()
+
+	got = join() // the last wait closes before the next round
+	wt.Close()
+	if a := <-got; a.joined || a.err != nil {
+		t.Fatalf("Join once the last wait closed: %+v, want not joined", a)
+	}
+	<-e.clock.stopped
+
+	done := e.w.Watch(ctx, "join", nil) // nothing awaited: the loop parks
+	defer done.Close()
+	got = join()
+	e.clock.round()
+	if a := <-got; a.joined || a.err != nil {
+		t.Fatalf("Join when the loop parks: %+v, want not joined", a)
+	}
+	if want := watchRetries + 3; e.listings() != want {
+		t.Fatalf("%d listings, want %d: Join sent none of its own", e.listings(), want)
 	}
 }

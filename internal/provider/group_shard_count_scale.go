@@ -41,10 +41,8 @@ type scaler struct {
 	// planned: the prefix's groups as the plan showed them.
 	run     *prefix.Run
 	planned map[string]int64
-	watch   *runWatcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads, when set, is the run's group reader: every listing goes
-	// through it, and the first reading of the prefix may share the run's
-	// newest one (group_listing_shared.go).
+	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
+	// reads, when set, is the run's group reader, told of every send.
 	reads *groupReader
 	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
@@ -357,7 +355,8 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 
 func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
 
-// readPrefix: first lets the run's newest listing serve the executor's first reading.
+// readPrefix: first lets the waits' next poll round serve the executor's
+// first reading (prefix.Watcher.Join).
 func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
 	groups, ok := s.prefixGroups(ctx, first)
 	if !ok {
@@ -555,19 +554,12 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 // prefixGroups lists the groups of the stream prefix, in name order (the
 // order the coordinator scales them in).
 func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
-	var groups []client.Group
-	var err error
-	switch {
-	case s.reads == nil:
-		groups, err = s.api.Groups(ctx)
-	case first:
-		var polling func() bool
-		if s.watch != nil {
-			polling = s.watch.Polling
-		}
-		groups, err = s.reads.recentGroups(ctx, polling)
-	default:
-		groups, err = s.reads.listGroups(ctx)
+	groups, joined, err := []client.Group(nil), false, error(nil)
+	if first && s.watch != nil {
+		groups, joined, err = s.watch.Join(ctx)
+	}
+	if !joined {
+		groups, err = s.api.GroupsFor(ctx, groupsOperation)
 	}
 	if err != nil {
 		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")

@@ -50,19 +50,24 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 				"and further shard count changes of this prefix are refused (409 ACTIVE_MIGRATION_EXISTS) until it completes or is rolled back.",
 			name, s.p, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.ToShardCount))
 	}
+	// A round failed by the deadline may end before ctx does: still a timeout.
+	expired := ctx.Err() != nil
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+		expired = true
+	}
 	switch {
 	case err == nil:
 		return true
 	case errors.Is(err, errMigrationEnded):
 		s.diags.AddError(fmt.Sprintf("Resharding of stream prefix %q to %d shards did not complete", s.p, s.target), err.Error())
 		return true
-	case ctx.Err() != nil && interrupted(ctx):
+	case expired && interrupted(ctx):
 		s.diags.AddError(fmt.Sprintf("Interrupted while waiting for the resharding of stream prefix %q to %d shards", s.p, s.target),
 			"The coordinator accepted the scale; the operation was interrupted while the migration runs. "+s.describeUnfinished(out, finished)+
 				"\n\nThe new shard count and the unfinished migrations are recorded in state: the next terraform plan shows an update, "+
 				"and its apply waits for the migration without sending another scale.")
 		return false
-	case ctx.Err() != nil:
+	case expired:
 		s.diags.AddError(fmt.Sprintf("Timed out waiting for the resharding of stream prefix %q to %d shards", s.p, s.target),
 			s.describeUnfinished(out, finished)+"\n\nThe new shard count and the unfinished migrations are recorded in state; the next "+
 				"terraform apply resumes waiting (the plan shows an update). If migrations legitimately take longer, raise the resource's "+
@@ -357,5 +362,13 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// runWatcher is the run's prefix.Watcher, as the scaler holds it.
-type runWatcher = prefix.Watcher
+// roundReader is what the run's Watcher reads: the client, its listings
+// named as the waits' rounds.
+type roundReader struct{ *client.Client }
+
+func (r roundReader) Groups(ctx context.Context) ([]client.Group, error) {
+	return r.GroupsFor(ctx, waitGroupsOperation)
+}
+
+// waitGroupsOperation names the waits' poll rounds in their request ids.
+const waitGroupsOperation = "wait-groups"

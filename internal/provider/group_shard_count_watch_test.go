@@ -181,7 +181,7 @@ func TestAccGroupShardCount_waitsShareOnePoll(t *testing.T) {
 }
 
 // An executor's first reading of its prefix is a listing issued after it
-// asked (group_listing_shared.go), never the run's newest one as such:
+// asked (prefix.Watcher.Join), never the run's newest one as such:
 // prefix q's wait reads its finished migration right after the listing that
 // showed it done, and another actor creates group "d" in prefix p at that
 // moment; p's shard count, which depends on q's, then starts. Served by
@@ -234,7 +234,7 @@ func TestAccGroupShardCount_firstReadingPostdatesAnotherPrefixsWait(t *testing.T
 
 // While another prefix's wait polls, an executor's first reading of its
 // prefix is the waits' next poll round, joined in flight, not a listing of
-// its own (group_listing_shared.go, the branch the bench's many prefixes
+// its own (prefix.Watcher.Join, the branch the bench's many prefixes
 // take). Prefix q's scale 4→2 is held by an undrained shard, so its wait
 // polls; p's shard count depends on a data source (a group of a third
 // prefix, created out of band, so no refresh reads it) whose read, deferred

@@ -48,13 +48,8 @@ type groupReader struct {
 	gets          map[groupKey]*groupFetch
 	listing       *groupListing
 	listingFailed bool
-	// latest is the apply's newest listing, shared by its waits and executors.
-	latest        *groupListing
-	issuedListing chan struct{}
-	joinWait      time.Duration
-	listings      uint64 // listings issued through listGroupsWith
-	awaitingRound int    // first readings waiting for one (tests observe it)
-	waiting       int
+	// waiting counts reads blocked on a request in flight (tests observe it).
+	waiting int
 }
 
 type groupFetch struct {
@@ -67,8 +62,6 @@ type groupFetch struct {
 
 type groupListing struct {
 	forReads bool
-	n        uint64
-	round    bool
 	done     chan struct{}
 	issued   uint64
 	at       time.Time
@@ -79,7 +72,7 @@ type groupListing struct {
 
 func newGroupReader(api groupFetcher) *groupReader {
 	return &groupReader{
-		api: api, now: time.Now, joinWait: sharedListingBackstop, issuedListing: make(chan struct{}),
+		api: api, now: time.Now,
 		mutated: map[string]uint64{}, asked: map[groupKey]struct{}{}, gets: map[groupKey]*groupFetch{},
 	}
 }

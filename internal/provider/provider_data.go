@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -45,11 +44,8 @@ func (pd *providerData) unknownConfigDetail() string {
 }
 
 func newProviderData(api *client.Client, timing settleTiming) *providerData {
-	groups := newGroupReader(api)
-	clock := prefix.Clock{Now: time.Now, Sleep: client.Sleep}
-	return &providerData{api: api, groups: groups, prefixLocks: &keyedMutex{},
-		watch:         prefix.NewWatcher(sharedReader{groups, api}, prefix.Options{Clock: clock}),
-		configuration: newConfiguration(), timing: timing}
+	return &providerData{api: api, groups: newGroupReader(api), prefixLocks: &keyedMutex{},
+		watch: prefix.NewWatcher(roundReader{api}, prefix.Options{}), configuration: newConfiguration(), timing: timing}
 }
 
 // providerDataFrom returns nil without error before the provider is configured.
