@@ -209,3 +209,39 @@ func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) 
 	}
 	return ids
 }
+
+// planRecreated is ModifyPlan's part for a group this run re-creates (a
+// replacement with deletion_policy DELETE): the new group starts a new
+// lifecycle at metadataVersion 1, with none of the old one's migrations,
+// which is no metadata regression. It returns the group as its create makes
+// it, for planKeep to keep the count from; nil when the plan cannot tell
+// (no refresh record, a count known only at apply): the apply then brings
+// the prefix to the count and records the outcome.
+func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, created plannedGroupCreate, private privateGetter, resp *resource.ModifyPlanResponse) *client.Group {
+	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	plan.MetadataVersion, plan.MigrationState = types.Int64Unknown(), types.StringNull()
+	// A pending wait was for the old group's migrations.
+	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
+	resp.Diagnostics.AddWarning(fmt.Sprintf("Group %s/%s is re-created by this apply", p, g), fmt.Sprintf(
+		"This configuration re-creates group %q of stream prefix %q (a replacement). The new group starts a new lifecycle at "+
+			"metadataVersion 1, so this shard count resource records it as its metadata baseline once it exists (metadata_version "+
+			"is known after apply); that is not a metadata regression. shard_count = %d is kept as for any group, the new one as its "+
+			"create makes it: if that leaves the prefix at another count, the apply brings every group of the prefix to shard_count.",
+		g, p, plan.ShardCount.ValueInt64()))
+	rec, ok, diags := readPrefixSeen(ctx, private, p)
+	resp.Diagnostics.Append(diags...)
+	n := created.InitialShardCount
+	if sib := rec.Without(g).Groups; len(sib) > 0 && len(rec.Without(g).Split(sib[0].ShardCount)) == 0 && (n == nil || sib[0].ShardCount > 0) {
+		// The create takes the siblings' one count (a configured count
+		// must match it unless they are drained), as the refresh saw them:
+		// Terraform's re-plan during apply sees the same.
+		c := int64(sib[0].ShardCount)
+		n = &c
+	}
+	if !ok || n == nil || r.pd.unconfigured() {
+		plan.MigrationIDs, plan.MigrationState = types.MapUnknown(types.StringType), types.StringUnknown()
+		plan.PreviousShardCount, plan.Resharding = types.Int64Unknown(), types.ObjectUnknown(reshardingAttrTypes)
+		return nil
+	}
+	return &client.Group{StreamPrefix: p, ConsumerGroup: g, ShardCount: int32(*n), MetadataVersion: 1, State: client.GroupEmpty}
+}

@@ -75,15 +75,14 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// the baseline; the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
-		if r.pd != nil && known && r.planGroupRecreated(ctx, &plan, *state, req.Private, resp) {
-			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-			return
-		}
 		var seen *client.Group
 		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
 			var diags diag.Diagnostics
 			seen, diags = readGroupSeen(ctx, req.Private)
 			resp.Diagnostics.Append(diags...)
+			if created := r.pd.plans.of(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()).create; created != nil {
+				seen, pending = r.planRecreated(ctx, &plan, *created, req.Private, resp), false
+			}
 		}
 		if known && planUnderWayUnconfigured(r.pd, &plan, seen, &resp.Diagnostics) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)

@@ -15,9 +15,10 @@ import (
 // -replace` of a group with deletion_policy = "DELETE" deletes it and creates
 // it again, at metadataVersion 1, below what the shard count resource of that
 // group had seen (a consumer had joined, raising the version). That is
-// Terraform's own replacement, not a metadata regression: the shard count
-// records the new group as its new baseline, and the next plan is empty
-// instead of failing closed with the backup-restore runbook (issue 23 §2).
+// Terraform's own replacement, not a metadata regression: the plan warns that
+// the group is re-created, the shard count records the new group as its new
+// baseline, and the next plan is empty instead of failing closed with the
+// backup-restore runbook (issue 23 §2).
 func TestAccGroupShardCount_replacedGroupIsNoRegression(t *testing.T) {
 	if os.Getenv(resource.EnvTfAcc) == "" {
 		t.Skipf("acceptance test: set %s=1", resource.EnvTfAcc)
@@ -52,8 +53,13 @@ resource "redisstreamcoordinator_group_shard_count" "test" {
 	if code := run("apply", "-auto-approve"); code != 0 {
 		t.Fatalf("refreshing apply exited %d", code)
 	}
+	replaced := &strings.Builder{}
+	tf.Stdout, tf.Stderr = replaced, replaced
 	if code := run("apply", "-auto-approve", "-replace="+groupAddr); code != 0 {
-		t.Fatalf("apply -replace exited %d", code)
+		t.Fatalf("apply -replace exited %d:\n%s", code, replaced)
+	}
+	if want := "Group " + p + "/" + g + " is re-created by this apply"; !strings.Contains(replaced.String(), want) {
+		t.Fatalf("the replacement's plan does not warn %q:\n%s", want, replaced)
 	}
 	if grp, err := env.Client().GetGroup(ctx, p, g); err != nil || grp.MetadataVersion != 1 {
 		t.Fatalf("want the re-created group at metadataVersion 1: %+v %v", grp, err)

@@ -191,17 +191,15 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	// A planned repair of a split prefix sends scales like a change of the
-	// count (group_shard_count_keep.go).
-	// (A plan that keeps the last change's values, that change a repair
-	// included, carries its resharding record with the migrations it
-	// tracked: planRepair leaves migration_ids unknown.)
-	repair := isSplitRepair(plan.Resharding) && plan.MigrationIDs.IsUnknown()
+	// count (group_shard_count_keep.go), and so may a re-created group's
+	// plan that left the outcome to the apply (planRecreated). (A plan that
+	// keeps the last change's values, that change a repair included,
+	// carries its resharding record with the migrations it tracked: these
+	// leave migration_ids unknown.)
+	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
+	recreated := r.pd.plans.of(p, g).create != nil
+	repair := (isSplitRepair(plan.Resharding) || recreated) && plan.MigrationIDs.IsUnknown()
 	pending = pending || repair
-	// A group this apply re-created (its plan cleared a pending wait: the
-	// wait was for the old group's migrations; planGroupRecreated).
-	if plan.ShardCount.Equal(state.ShardCount) && !pending && r.applyGroupRecreated(ctx, plan, state, resp) {
-		return
-	}
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
 		// Only Terraform-side settings changed (or an acknowledged metadata
 		// regression, whose version ModifyPlan planned as the new baseline).
@@ -219,6 +217,19 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 			resp.Diagnostics.Append(d...)
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
+		if recreated {
+			// The new group's lifecycle is the metadata guard's baseline.
+			group, err := r.pd.api.GetGroup(ctx, p, g)
+			if err != nil {
+				addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
+					"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
+				return
+			}
+			plan.MetadataVersion, plan.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
+			mark := markOf(group)
+			resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
+			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
+		}
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 		return
 	}
@@ -236,7 +247,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.pd.plans.of(state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()).deleted != nil {
+	if r.pd.plans.of(p, g).deleted != nil {
 		// This apply replaced the group (a -replace with deletion_policy
 		// DELETE): the refresh's record is the old group's, and the plan,
 		// which described the group as created, is the new one's basis.
