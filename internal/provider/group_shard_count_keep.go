@@ -14,21 +14,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// A plan that keeps the count is a change while the prefix is not at it:
-// prefix.Keep, on the prefix as the refresh recorded it (the same record in
-// Terraform's re-plan during apply). When waiting
-// is enough, the plan waits for the group's own migration to the count (a
-// refresh never reports an unfinished resharding as done), unless it is a
-// scale-out with no live consumer or wait_for is "ACCEPTED"; when it is not,
-// the plan repairs the split prefix with the decision's steps; a refusal
-// fails the plan. A PREPARING migration elsewhere beside groups at the count
-// blocks the next change of the count, not this plan: nothing to repair.
-
-// planCheckSplit is resharding.plan_check of a plan that repairs a split
-// prefix; Update recognises the repair by it.
+// planCheckSplit marks a plan that repairs a split prefix; Update recognises the repair by it.
 const planCheckSplit = "the stream prefix is split (read from the coordinator at the refresh): applying brings every group to this count"
 
-// isSplitRepair reports a planned repair of a split prefix.
 func isSplitRepair(resharding types.Object) bool {
 	if resharding.IsNull() || resharding.IsUnknown() {
 		return false
@@ -37,18 +25,16 @@ func isSplitRepair(resharding types.Object) bool {
 	return ok && v.ValueString() == planCheckSplit
 }
 
-// planKeep is ModifyPlan's part for a plan that keeps the count: seen is the
-// group as the refresh read it, resumed the migrations (group → id) of the
-// unfinished wait the plan resumes, if pending. It reports whether it planned
-// an update.
+// planKeep plans a kept count while the prefix is not at it: a wait for the
+// group's migration or a split prefix's repair, decided on the refresh's record
+// (which the re-plan during apply sees too). It reports whether it planned an update.
 func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resumed map[string]string, private privateGetter, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	rec, ok, diags := readPrefixSeen(ctx, private, p)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
-		// No record of the prefix (the refresh could not list it, or an
-		// apply since cleared it): the group alone, as the refresh read it.
+		// No record of the prefix: the group alone, as the refresh read it.
 		rec = prefix.Record{Prefix: p}
 	}
 	rec = prefix.FromListing(append(rec.Without(g).Groups, *seen), p)
@@ -58,12 +44,10 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 	case wait:
 		return r.planWait(ctx, plan, seen, rec, d, pending, resp)
 	case !ok:
-		// Without the refresh's record the plan cannot show what a repair
-		// would send to the other groups.
+		// Without the refresh's record the plan cannot show what a repair would send.
 		return false
 	case d.Refusal != nil && d.Refusal.Kind == prefix.PreparingElsewhere && len(rec.Split(target)) == 0:
-		// PREPARING elsewhere, beside groups at the count or heading there:
-		// nothing to repair, and the next change of the count is blocked.
+		// PREPARING elsewhere beside groups at the count: nothing to repair.
 		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"),
 			fmt.Sprintf("A PREPARING migration of stream prefix %q blocks its next change of the count", p),
 			preparingElsewhereDetail(p, target, d.Refusal.Groups[0]))
@@ -72,8 +56,6 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 	return r.planRepair(plan, seen, rec, d, resp)
 }
 
-// planWait plans the wait for the group's own migration to the count; d is
-// the wait's decision.
 func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, pending bool, resp *resource.ModifyPlanResponse) bool {
 	am := underWayMigration(seen)
 	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || prefix.Stalled(seen) {
@@ -97,8 +79,7 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
 		PlanCheck:            types.StringValue(planCheckUnderWay),
 	}
-	// Migrations and liveness that move by themselves (the siblings', the
-	// group's own scale-out): the apply records the outcome, as for a change.
+	// What moves by itself is recorded by the apply, as for a change.
 	moving := prefixSnapshot{p: p, g: g, target: am.ToShardCount, groups: rec.Groups}.movesByItself()
 	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
@@ -125,8 +106,6 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 	return true
 }
 
-// planRepair plans the repair of a split prefix: d's steps, as the preview
-// of a change tells them (tell).
 func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
@@ -197,8 +176,6 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 	return true
 }
 
-// resumedIDs are the migrations of the unfinished wait a plan resumes (nil
-// when none is pending).
 func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) map[string]string {
 	if !pending || state == nil || state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() {
 		return nil
@@ -210,13 +187,9 @@ func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) 
 	return ids
 }
 
-// planRecreated is ModifyPlan's part for a group this run re-creates (a
-// replacement with deletion_policy DELETE): the new group starts a new
-// lifecycle at metadataVersion 1, with none of the old one's migrations,
-// which is no metadata regression. It returns the group as its create makes
-// it, for planKeep to keep the count from; nil when the plan cannot tell
-// (no refresh record, a count known only at apply): the apply then brings
-// the prefix to the count and records the outcome.
+// planRecreated plans a group this run re-creates: a new lifecycle at
+// metadataVersion 1 is no metadata regression. It returns the group as its
+// create makes it, or nil when the plan cannot tell and leaves the outcome to the apply.
 func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, created plannedGroupCreate, private privateGetter, resp *resource.ModifyPlanResponse) *client.Group {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	plan.MetadataVersion, plan.MigrationState = types.Int64Unknown(), types.StringNull()
@@ -232,9 +205,8 @@ func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *group
 	resp.Diagnostics.Append(diags...)
 	n := created.InitialShardCount
 	if sib := rec.Without(g).Groups; len(sib) > 0 && len(rec.Without(g).Split(sib[0].ShardCount)) == 0 && (n == nil || sib[0].ShardCount > 0) {
-		// The create takes the siblings' one count (a configured count
-		// must match it unless they are drained), as the refresh saw them:
-		// Terraform's re-plan during apply sees the same.
+		// The create takes the siblings' one count (a configured count must match it
+		// unless they are drained); the re-plan during apply sees the same record.
 		c := int64(sib[0].ShardCount)
 		n = &c
 	}

@@ -18,19 +18,14 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// ModifyPlan puts what a reviewer needs into the plan's values: the
-// resharding preview (from, to, affected groups, moved keys, whether it
-// completes by itself) and the basis a saved plan is checked against at
-// apply. What the provider knows will fail fails the plan; a plan-time read
-// that fails fails the plan too.
+// ModifyPlan fills the resharding preview and the basis a saved plan is checked against at apply.
 func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	if req.Plan.Raw.IsNull() {
 		resp.Diagnostics.AddWarning("Destroy keeps the shard count",
 			"Destroying a redisstreamcoordinator_group_shard_count only removes it from Terraform state; the group keeps its current shard count.")
 		return
 	}
-	// The import mark is read before it is cleared: the planned private
-	// state may be the prior one itself.
+	// Read the import mark before clearing it: the planned private state may be the prior one.
 	importing, diags := readImportRead(ctx, req.Private, r.pd)
 	resp.Diagnostics.Append(diags...)
 	clearImportRead(ctx, req, resp)
@@ -67,12 +62,10 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	}
 	countChanges := state == nil || !plan.ShardCount.Equal(state.ShardCount)
 	if state != nil && !countChanges {
-		// Nothing to send: the values of the last change stand.
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		plan.MetadataVersion, plan.Resharding = state.MetadataVersion, state.Resharding
 		if reg != nil {
-			// Acknowledged (checked above): the acknowledged version becomes
-			// the baseline; the next refresh raises it to the coordinator's.
+			// Acknowledged: the baseline until the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
 		var seen *client.Group
@@ -97,9 +90,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			}
 		}
 		if pending {
-			// The apply reads the migrations again and records them as it
-			// finds them: waited for (COMPLETION) or not (ACCEPTED, which
-			// records their state then). Either may differ from the refresh's.
+			// The apply records the migrations as it finds them, which may differ from the refresh's.
 			next := "This apply resumes the wait."
 			if plan.WaitFor.ValueString() == waitForAccepted {
 				next = `With wait_for = "ACCEPTED", this apply does not wait: it records the migrations' state as it finds them.`
@@ -110,15 +101,12 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 				state.MigrationIDs.String(), state.MigrationState.ValueString(), next))
 			plan.MigrationState = types.StringUnknown()
 			plan.MetadataVersion = types.Int64Unknown()
-			// Whether it completes by itself is what the resumed wait finds
-			// (a scale-out whose consumers left since waits for one).
 			plan.Resharding = withOutcomeUnknown(plan.Resharding)
 		}
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
 
-	// A change: the last change's details no longer apply.
 	plan.ID = types.StringUnknown()
 	if known {
 		plan.ID = types.StringValue(groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()))
@@ -130,9 +118,8 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
 	switch {
 	case r.pd != nil && len(r.pd.configUnknown) > 0:
-		// Everything stays unknown: Terraform plans again during apply, with
-		// the provider configured, and any value known now would have to
-		// match what that plan computes.
+		// Terraform re-plans during apply with the provider configured: a value
+		// known now would have to match that plan's.
 		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
 			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
@@ -156,16 +143,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
 
-// importPlansNothing reports an import's plan that changes no attribute
-// (plan, as planned so far, is the imported state): it reports a migration
-// under way or a split prefix and changes nothing, and Terraform applies no
-// change, so nothing plans it again. An import whose plan changes an
-// attribute anyway (wait_for, timeouts, reason...) is planned like any
-// other plan (the wait, the split prefix's repair): Terraform plans it again
-// during apply in another provider instance, which does not take itself for
-// the import's (group_shard_count_import.go), and both must agree, or
-// Terraform fails the apply with "Provider produced inconsistent final
-// plan": the apply's re-plan must reproduce the saved plan.
+// importPlansNothing reports an import's plan that changes no attribute. Any
+// other import plan is re-planned during apply in another provider instance,
+// which must reproduce it, so it is planned like any other.
 func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShardCountModel, state tfsdk.State) bool {
 	trial := planned
 	if setPlan(ctx, &trial, plan).HasError() {
@@ -174,8 +154,6 @@ func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShar
 	return trial.Raw.Equal(state.Raw)
 }
 
-// checkMetadataRegression fails the plan closed when a refresh recorded a
-// metadata regression that the configuration has not acknowledged.
 func (r *groupShardCountResource) checkMetadataRegression(ctx context.Context, req resource.ModifyPlanRequest, plan, state groupShardCountModel, resp *resource.ModifyPlanResponse) *metadataRegression {
 	reg, diags := readMetadataRegression(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -184,10 +162,7 @@ func (r *groupShardCountResource) checkMetadataRegression(ctx context.Context, r
 	return reg
 }
 
-// checkOnePerPrefix fails the plan when the configuration manages a stream
-// prefix's shard count from two groups: a stream-level scale rescales every
-// group of the prefix, so two resources would race (one scales, the other
-// gets 409 or scales it back).
+// checkOnePerPrefix fails the plan when two resources manage one stream prefix's shard count.
 func (r *groupShardCountResource) checkOnePerPrefix(plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	groups := dedupeSorted(r.pd.plans.registerShardCount(p, g))
@@ -216,21 +191,9 @@ func dedupeSorted(names []string) []string {
 	return out
 }
 
-// preview reads the prefix at plan time and fills the planned resharding
-// values, or fails the plan.
-//
-// Terraform plans a resource again during apply and refuses values that
-// differ from the saved plan's, so the preview is built from what the
-// plan's refresh recorded for the group (seen, from Read), not from a newer
-// read. A newer read is compared with it instead: when the group changed
-// since that refresh, the plan is stale and fails with what changed.
-//
-// The other groups are likewise checked against the prefix the refresh
-// recorded (refreshed, from prefix_seen) when it recorded it: a sibling
-// that moved between the plan and the apply makes Terraform's re-plan
-// refuse the plan as stale, instead of differing from it. A sibling this
-// apply deleted before the re-plan is put back as that record has it
-// (withDeletedInRun). A new resource has no such record (below).
+// preview fills the planned resharding values or fails the plan. The re-plan
+// during apply must reproduce them, so they come from the refresh's records
+// (seen, refreshed), and a newer read that differs fails the plan as stale.
 func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
@@ -242,17 +205,13 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"Fix the cause above and plan again.")
 		return
 	}
-	// Groups this run creates are left out: they do not exist while
-	// planning, and Terraform plans again during apply, after some exist.
-	// Groups it deleted are put back: they existed while planning
-	// (group_shard_count_preview_basis.go).
+	// The re-plan during apply must see the prefix as planned: groups this run
+	// created are left out, groups it deleted put back.
 	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans, refreshed)
 	run := r.pd.plans.of(p, g)
 	createdHere := run.create != nil
 	if seen != nil && !createdHere && run.deleted == nil {
-		// (A group this run replaces is described as created, below: the
-		// refresh's record is the old group's, which Terraform's re-plan
-		// during apply no longer finds.)
+		// A replaced group is planned as created: the re-plan during apply no longer finds the old one.
 		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, snap.self) {
 			return
 		}
@@ -269,16 +228,14 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	extra := map[string]int32{}
 	basis := types.Int64Null()
 	if createdHere {
-		// Terraform plans again during apply, after the group exists:
-		// describe it the same way then as now.
+		// The re-plan during apply, after the group exists, must describe it the same way.
 		snap = snap.without(g)
 	}
 	switch {
 	case snap.self != nil && !createdHere:
 		from = snap.self.ShardCount
 		if am := snap.self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
-			// Already heading there (the count switched when it was
-			// accepted): the change being completed started from its from.
+			// The count switched when the migration was accepted.
 			from = am.FromShardCount
 		}
 		basis = types.Int64Value(snap.self.MetadataVersion)
@@ -300,13 +257,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	v := snap.judge(plan.RollbackOnRevert.ValueBool())
 	if from == target && (snap.self == nil || snap.self.ActiveMigration.Finished()) && v.d.AdoptsOnly() {
-		// The group (or the group created in this apply) has the count, and
-		// prefix.Decide sends nothing: nothing will be sent. (Siblings at
-		// another count, a drained prefix's included, are scaled to it: the
-		// preview below shows them, or the apply's result would differ from
-		// the plan.) A sibling's migration to the count still under way is
-		// taken over and recorded by the apply: its ids and state are known
-		// only then, so the plan leaves them to the apply.
+		// Nothing will be sent (siblings at another count would be, and take the
+		// preview below). A sibling's migration to the count is taken over by the
+		// apply, which alone learns its ids and state.
 		if seen == nil {
 			// A new resource (below): the apply may find a change to make.
 			return
@@ -339,12 +292,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 	}
 	if seen == nil {
-		// A new resource: Terraform plans it again during apply, with no
-		// prior state or private data, from a fresh read, and fails the
-		// apply with "Provider produced inconsistent final plan" when a
-		// known value differs. So the preview is known after apply, and the
-		// plan's warning has it as read now: a saved plan applied after the
-		// prefix moved scales from the counts the apply finds.
+		// A new resource is re-planned during apply from a fresh read, with no prior
+		// state or private data, so the preview stays unknown; the warning shows the
+		// prefix as read now.
 		r.warnAboutChange(ctx, snap, from, completes, blockedBy, nil, true, resp)
 		if am := prefix.Unfinished(snap.self); am != nil && am.ToShardCount == target {
 			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
@@ -353,8 +303,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 		return
 	}
-	// What moves by itself is known after apply (the plan's warning says
-	// what it is now): Terraform's re-plan during apply must agree.
+	// What moves by itself stays unknown: the re-plan during apply must agree.
 	moving := snap.movesByItself()
 	m := reshardingModel{
 		FromShardCount:       types.Int64Unknown(),
@@ -387,8 +336,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
 }
 
-// withOutcomeUnknown leaves a recorded preview's completes_by_itself and
-// blocked_by to the apply.
+// withOutcomeUnknown leaves completes_by_itself and blocked_by to the apply.
 func withOutcomeUnknown(resharding types.Object) types.Object {
 	if resharding.IsNull() || resharding.IsUnknown() {
 		return resharding
@@ -419,8 +367,7 @@ func groupNames(groups []client.Group) string {
 	return strings.Join(names, ", ")
 }
 
-// warnAboutChange repeats the preview on the console: what producers must do
-// (the plan values cannot say that), and the groups it also rescales.
+// warnAboutChange adds what producers must do, which the plan values cannot say.
 func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, moving []string, newResource bool, resp *resource.ModifyPlanResponse) {
 	const readAtPlan = "\n\nThis is the prefix as read at plan time. The resharding values are known after apply: Terraform plans a new " +
 		"resource again when it applies, and the apply scales from the counts it finds then."
@@ -466,12 +413,8 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p), detail)
 }
 
-// checkSinceRefresh compares the group as the plan's refresh recorded it with
-// the coordinator now (basisChanges). They differ when someone changed the
-// group's basis after the refresh: between the plan and the apply of a saved
-// plan (Terraform plans again during apply), or with -refresh=false. A
-// metadataVersion that only moved forward (consumer churn, a migration
-// draining or completing) is not a change.
+// checkSinceRefresh fails when the group's basis changed since the plan's
+// refresh; a metadataVersion that only moved forward is not a change.
 func (r *groupShardCountResource) checkSinceRefresh(ctx context.Context, diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group) bool {
 	if now == nil {
 		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(

@@ -31,16 +31,12 @@ var (
 	_ resource.ResourceWithModifyPlan  = &groupShardCountResource{}
 )
 
-// Wait modes of redisstreamcoordinator_group_shard_count.
 const (
 	waitForCompletion = "COMPLETION"
 	waitForAccepted   = "ACCEPTED"
 )
 
 const defaultScaleTimeout = 10 * time.Minute
-
-// privateRecord.PendingWait marks a scale whose wait did not finish: the
-// next plan proposes an update that resumes it.
 
 // NewGroupShardCountResource is the redisstreamcoordinator_group_shard_count resource.
 func NewGroupShardCountResource() resource.Resource { return &groupShardCountResource{} }
@@ -190,19 +186,13 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	}
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	// A planned repair of a split prefix sends scales like a change of the
-	// count (group_shard_count_keep.go), and so may a re-created group's
-	// plan that left the outcome to the apply (planRecreated). (A plan that
-	// keeps the last change's values, that change a repair included,
-	// carries its resharding record with the migrations it tracked: these
-	// leave migration_ids unknown.)
+	// A split prefix's repair, or a re-created group's plan that left the
+	// outcome to the apply, sends scales like a change of the count.
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	recreated := r.pd.plans.of(p, g).create != nil
 	repair := (isSplitRepair(plan.Resharding) || recreated) && plan.MigrationIDs.IsUnknown()
 	pending = pending || repair
 	if plan.ShardCount.Equal(state.ShardCount) && !pending {
-		// Only Terraform-side settings changed (or an acknowledged metadata
-		// regression, whose version ModifyPlan planned as the new baseline).
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		if plan.MetadataVersion.IsUnknown() {
 			plan.MetadataVersion = state.MetadataVersion
@@ -211,14 +201,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 			plan.Resharding = state.Resharding
 		}
 		if reg, d := readMetadataRegression(ctx, req.Private); reg != nil {
-			// Acknowledged (ModifyPlan let it through): the new baseline.
 			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
 		} else {
 			resp.Diagnostics.Append(d...)
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		if recreated {
-			// The new group's lifecycle is the metadata guard's baseline.
 			group, err := r.pd.api.GetGroup(ctx, p, g)
 			if err != nil {
 				addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
@@ -248,9 +236,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	if r.pd.plans.of(p, g).deleted != nil {
-		// This apply replaced the group (a -replace with deletion_policy
-		// DELETE): the refresh's record is the old group's, and the plan,
-		// which described the group as created, is the new one's basis.
+		// This apply replaced the group: the refresh's record is the old group's.
 		seen = nil
 	}
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
@@ -261,14 +247,12 @@ func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Dia
 	return rec.PendingWait, diags
 }
 
-// setPendingWait records whether a wait is unfinished.
 func setPendingWait(ctx context.Context, private privateSetter, pending bool) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PendingWait = pending })
 }
 
-// apply drives the group to the planned shard count, recording progress in
-// state before it waits, so a timeout or crash leaves a resumable record.
-// resumed is the prior state when this apply resumes an unfinished wait.
+// apply records progress in state before it waits, so a timeout or crash
+// leaves a resumable record. resumed is the prior state of an unfinished wait;
 // seen is the group as the plan's refresh recorded it (nil for a create).
 func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Duration, plan groupShardCountModel, resumed *groupShardCountModel, seen *client.Group, state *tfsdk.State, private privateSetter, diags *diag.Diagnostics) {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
@@ -284,9 +268,6 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plans:    &r.pd.plans, run: &r.pd.run, planned: plannedAffectedGroups(ctx, plan.Resharding),
 		reads: r.pd.groups,
 	}
-	// Every plan's apply checks its basis, a resumed wait's included; a
-	// resumed wait (an unfinished wait, or a migration under way the plan
-	// waits for) never sends a scale.
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
 	}
@@ -294,19 +275,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	if s.waitOnly && !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {
 		diags.Append(resumed.MigrationIDs.ElementsAs(ctx, &s.resumed, false)...)
 	}
-	// A resumed wait planned the ids it resumes as they were: it keeps them
-	// (the migrations it tracks are among them). Otherwise they are the
-	// migrations tracked, as of each record (a group this apply deleted
-	// while its migration was awaited is no longer among them).
+	// A resumed wait keeps the ids it planned; otherwise they are the migrations
+	// tracked, as of each record.
 	idsPlanned := !plan.MigrationIDs.IsUnknown()
-	// What the plan left of the resharding preview to the apply is computed
-	// from each record's outcome, the last one's included: the record before
-	// the wait must not fix it (completes_by_itself, blocked_by) before the
-	// wait finds who waits for a consumer.
+	// Each record settles the preview from planned, so the one before the wait
+	// does not fix completes_by_itself and blocked_by.
 	planned := plan.Resharding
-	// read: the state recorded reads the group when nothing read it since
-	// the last send (settleComputed); the record taken just before a wait
-	// does not, since the wait's poll reads it.
+	// read: the record before a wait does not read the group; the wait's poll does.
 	record := func(out *scaleOutcome, pending, read bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		if !idsPlanned {
@@ -321,26 +296,21 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		diags.Append(setState(ctx, state, &plan)...)
 		diags.Append(setPendingWait(ctx, private, pending)...)
 		diags.Append(setMetadataRegression(ctx, private, nil)...)
-		// The prefix as a refresh saw it no longer holds after this apply.
 		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })...)
 		if s.self != nil {
-			// The group as this apply last read it: a plan without a
-			// refresh must not see the migration it waited for as under way.
+			// A plan without a refresh must not see the migration waited for as under way.
 			diags.Append(setGroupSeen(ctx, private, s.self)...)
 			mark := markOf(s.self)
 			diags.Append(setEpochsSeen(ctx, private, &mark)...)
 		}
 	}
 
-	// Whatever start sent (scale, rollback), later reads of the prefix must
-	// not be served from a listing taken before it.
+	// Later reads of the prefix must not be served from a listing taken before start's sends.
 	out := s.start(ctx)
 	r.pd.noteMutation(p)
 	if out != nil && out.changed() && diags.HasError() {
-		// A change was made and then the apply stopped (a lost stream
-		// scale that had been applied, in a prefix that moved since the
-		// plan: basisHolds): state records what it started, the wait
-		// pending, so the next plan waits for it or repairs the prefix.
+		// A change was made, then the apply stopped: record it with the wait pending,
+		// so the next plan waits for it or repairs the prefix.
 		record(out, plan.WaitFor.ValueString() != waitForAccepted, true)
 		return
 	}
@@ -359,34 +329,21 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		}
 		return
 	}
-	// What is left to wait for: every migration not finished (a revert's
-	// rollbacks are; the per-group scales it sent after them are not).
 	pending := out.unfinished()
 	if !pending.changed() || plan.WaitFor.ValueString() == waitForAccepted {
 		record(out, false, true)
 		return
 	}
-	// The count has switched on the coordinator: record it before waiting.
-	// The group is not read for it: the state after the wait comes from
-	// the poll's last record of the group, or from one read then.
+	// The count has switched: record it before waiting, without reading the group (the poll will).
 	record(out, true, false)
 	finished := s.wait(ctx, pending)
 	out.absorb(pending)
 	record(out, !finished, true)
 }
 
-// settleComputed resolves what the plan left unknown: the metadata version
-// after the change and, when the plan could not preview it (provider
-// configuration unknown at plan time), the resharding values.
-//
-// The metadata version is the group's as last read after the last send: the
-// wait's poll (s.selfSinceSend) or, when nothing read it since (no wait, or
-// a wait that ended before its first round), one GET, sent even after the
-// operation ended (a read; the interrupt gate stops only mutations) within
-// the grace period. Without read (the record before a wait) it stays
-// unknown until the record after the wait. When that GET fails too, the
-// group is recorded as the answers since the last reading imply
-// (impliedAfterSend), never as the reading from before the send.
+// settleComputed resolves the metadata version and any resharding values the
+// plan left unknown. The group is the last one read after the last send, else
+// one GET (a read, allowed past the operation's end), else what the answers imply.
 func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler, plan *groupShardCountModel, out *scaleOutcome, read bool) {
 	group := s.self
 	if !read && out.changed() && !s.selfSinceSend {
@@ -408,9 +365,8 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 				"The change was made; run terraform apply -refresh-only to record the group's metadata version.")
 			plan.MetadataVersion = types.Int64Null()
 		case out.changed() && !s.selfSinceSend:
-			// The last reading predates the last send: recorded as it is,
-			// the next plan would take this apply's own change for
-			// another actor's. Record what the answers imply instead.
+			// Recorded as read before the send, the next plan would take this
+			// apply's own change for another actor's.
 			group = s.impliedAfterSend(out)
 			s.self = group
 			addAPIWarning(s.diags, fmt.Sprintf("Could not read group %q under stream prefix %q after changing it", s.g, s.p), err, fmt.Sprintf(
@@ -435,15 +391,14 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics) // private_record.go
+	dropUnreadablePrivate(ctx, resp.Private, &resp.Diagnostics)
 	if skipRefreshUnconfigured(r.pd, &resp.Diagnostics, importedNotRead(ctx, req.Private), "Shard count not refreshed",
 		fmt.Sprintf("the shard count of group %s", groupID(p, g))) {
 		return
 	}
 	group, err := r.pd.readGroup(ctx, p, g)
 	if client.IsNotFound(err) {
-		// Imported or not, a shard count has nothing to re-create: the group
-		// resource does that (and an import of it fails, group_import.go).
+		// A shard count has nothing to re-create: the group resource does that.
 		resp.State.RemoveResource(ctx)
 		return
 	}
@@ -481,11 +436,8 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 }
 
-// followMigration updates migration_state from the group's own active
-// migration. Once it is no longer active, the group response cannot tell a
-// completed migration from a rolled-back one (both clear activeMigration),
-// so the migration itself is looked up, once. It returns the id of a recorded
-// migration the coordinator no longer knows (group_part_not_found.go), or "".
+// followMigration updates migration_state, looking a finished migration up once: the group cannot
+// tell completed from rolled back. It returns the id of a recorded migration the coordinator lost, or "".
 func (r *groupShardCountResource) followMigration(ctx context.Context, state *groupShardCountModel, group *client.Group, private privateSetter, diags *diag.Diagnostics) string {
 	if state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() || state.MigrationState.IsNull() {
 		return ""
@@ -518,7 +470,6 @@ func (r *groupShardCountResource) followMigration(ctx context.Context, state *gr
 	return ""
 }
 
-// Delete only forgets the resource: a group always has a shard count.
 func (r *groupShardCountResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state groupShardCountModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
@@ -534,8 +485,6 @@ func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.
 	})
 }
 
-// plannedAffectedGroups is the plan's resharding.affected_groups, nil when
-// the plan could not preview them.
 func plannedAffectedGroups(ctx context.Context, resharding types.Object) map[string]int64 {
 	if resharding.IsNull() || resharding.IsUnknown() {
 		return nil

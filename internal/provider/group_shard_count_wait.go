@@ -16,29 +16,16 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-// migrationPoll is the schedule of a rollback's confirmation
-// (waitRolledBack): first check within ~250 ms, growing to 500 ms. A
-// shard count's waits are the Watcher's (wait).
+// migrationPoll is the schedule of a rollback's confirmation (waitRolledBack).
 var migrationPoll = client.PollOptions{Initial: 250 * time.Millisecond, Max: 500 * time.Millisecond, Factor: 1.5, MaxConsecutiveErrors: 5}
 
-// errMigrationEnded ends a wait at once: the migration was rolled back or
-// its group disappeared. Waiting longer cannot help.
+// errMigrationEnded ends a wait at once: waiting longer cannot help.
 var errMigrationEnded = errors.New("migration ended without completing")
 
-// wait waits for every tracked migration until each is finished (DEPRECATED
-// and no longer the group's active migration), or is a scale-out that cannot
-// finish because its group has no live consumer. It reports whether the
-// outcome is settled: false means the next apply should resume the wait.
-//
-// Its rounds are the run's Watcher's (prefix.Watcher): one groups listing a
-// round serves every wait of the run, and the final state of a migration no
-// longer active is read once. The wait's rule for an unavailable coordinator
-// is the Watcher's, which is the client's: the listing gets the client's
-// retries and no others, and a listing that fails after them ends the wait
-// (the next apply resumes it). With the provider's defaults (max_retries
-// 10, retry_wait_min 1 s, retry_wait_max 30 s) a wait rides out about 1.5
-// to 3 minutes of 503s and 3 s of refused connections, as every other read
-// does, rather than hiding an outage for its whole timeout.
+// wait waits until every tracked migration is finished or is a scale-out
+// whose group has no live consumer, and reports whether the outcome is settled;
+// false means the next apply resumes the wait. An unavailable coordinator gets
+// the client's retries and no others: a round that fails after them ends the wait.
 func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	finished := map[string]bool{}
 	err := s.awaitMigrations(ctx, out, finished)
@@ -81,9 +68,6 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 	}
 }
 
-// awaitMigrations takes the Watcher's rounds until every tracked migration
-// is done (finished[name]); a migration ended otherwise is an error
-// wrapping errMigrationEnded.
 func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finished map[string]bool) error {
 	seenViolations := map[string]bool{}
 	wt := s.watcher().Watch(ctx, s.p, out.migrations)
@@ -124,8 +108,7 @@ func allDone(out *scaleOutcome, finished map[string]bool) bool {
 	return true
 }
 
-// watcher is the run's Watcher; a scaler built without one (a unit test)
-// gets its own, on the real clock.
+// watcher is the run's Watcher; a unit test's scaler gets its own.
 func (s *scaler) watcher() *prefix.Watcher {
 	if s.watch == nil {
 		s.watch = prefix.NewWatcher(s.api, prefix.Options{})
@@ -133,30 +116,18 @@ func (s *scaler) watcher() *prefix.Watcher {
 	return s.watch
 }
 
-// Invariant violations are read (GET .../assignments, which the listing
-// does not carry) only for a migration that lingers: in the first round
-// that sees it unfinished after violationsEvery of waiting, and again every
-// violationsEvery while it stays unfinished. Violations are only warned
-// about, never waited on; what they explain is a migration that does not
-// finish, and a migration that finishes within half a minute has nothing
-// left to explain. A read at each migration's start was a third of a
-// run's requests while its migrations ran, and told nothing in a run that
-// went well.
+// Invariant violations (GET .../assignments) are read only for a migration
+// that lingers, once per violationsEvery: they explain one that does not finish.
 const violationsEvery = 30 * time.Second
 
-// observe applies one round's observation of a group's migration; done
-// means nothing more to wait for.
+// observe applies one round's observation; done means nothing more to wait for.
 func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o prefix.Observation, seenViolations map[string]bool) (bool, error) {
 	m := out.migrations[name]
 	switch {
 	case o.Gone || o.Err != nil && client.IsNotFound(o.Err):
-		// A delete ends the group's migration (CONTRACT §4.4: an active
-		// migration does not block it), and a group created again under
-		// the name is a new one that does not know it (404): nothing is
-		// left to wait for, and the coordinator was not unavailable.
+		// A delete ends the group's migration, and a group created again under the
+		// name does not know it (404): nothing left to wait for, and no outage.
 		if name == s.g && !s.deletedInRun(name) && o.Group == nil {
-			// The group this resource addresses is gone: there is no
-			// shard count left to bring to the target.
 			return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d shards) was in progress: someone "+
 				"deleted it while this apply waited. If that was intended, remove this shard count resource; otherwise create the "+
 				"group again and apply", errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
@@ -173,7 +144,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	m = o.Migration
 	out.migrations[name] = m
 	if name == s.g && o.Group != nil {
-		// The listing's record is the group's GET answer (CONTRACT §5).
+		// The listing's record is the group's GET answer.
 		g := *o.Group
 		s.self, s.selfSinceSend = &g, true
 	}
@@ -197,10 +168,8 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	return false, nil
 }
 
-// violationsCheckDue reports whether a migration awaited for waited is due
-// an invariant-violation read (once in each violationsEvery from the first
-// one on), and notes it in seen (under the group's name and a NUL, a key no
-// violation text has).
+// violationsCheckDue notes each violationsEvery slot in seen, under a key no
+// violation text has (the name and a NUL).
 func violationsCheckDue(waited time.Duration, seen map[string]bool, name string) bool {
 	if waited < violationsEvery {
 		return false
@@ -213,9 +182,8 @@ func violationsCheckDue(waited time.Duration, seen map[string]bool, name string)
 	return true
 }
 
-// untrackDeleted stops waiting for the migration of a deleted group: it
-// ended with the group. It is dropped from the migrations recorded in state,
-// whose next refresh would otherwise look for it in a group created again.
+// untrackDeleted also drops the migration from state: a refresh would look
+// for it in a group created again.
 func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name string) bool {
 	m := out.migrations[name]
 	tflog.Info(ctx, "group deleted while its migration was awaited; no longer waiting for it", map[string]any{
@@ -226,9 +194,7 @@ func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name str
 	return true
 }
 
-// vanishedElsewhere reports the group of an awaited migration that someone
-// else deleted (and maybe created again) while this apply waited. Created
-// again at another count, it leaves the prefix split: an error.
+// vanishedElsewhere: a group created again at another count leaves the prefix split, an error.
 func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, name string) error {
 	detail := fmt.Sprintf("Migration %s of group %q under stream prefix %q (%d→%d shards) ended with its group: someone deleted the "+
 		"group while this apply waited (another workspace's replace or destroy, or an operator), and a delete ends a group's migration; "+
@@ -248,8 +214,6 @@ func (s *scaler) vanishedElsewhere(m client.Migration, o prefix.Observation, nam
 	return nil
 }
 
-// reportViolations warns, once each, about invariant violations the
-// coordinator reports while the migration runs; they are not waited on.
 func (s *scaler) reportViolations(ctx context.Context, name string, seen map[string]bool) {
 	a, err := s.api.Assignments(ctx, s.p, name)
 	if err != nil {
@@ -265,17 +229,14 @@ func (s *scaler) reportViolations(ctx context.Context, name string, seen map[str
 	}
 }
 
-// waitForOthers waits for the migrations of the prefix that head to another
-// count (blocking, prefix.Decide's WaitOthers step), so a new scale can be
-// decided after them.
+// waitForOthers waits for the prefix's migrations heading to another count, so a new scale is decided after them.
 func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) bool {
 	others := newScaleOutcome()
 	for _, gi := range blocking {
 		others.track(gi.ConsumerGroup, *gi.ActiveMigration)
 	}
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(blocking)})
-	// The inner wait's own diagnostics describe the other migrations as if
-	// they were ours; this function reports them in its own words instead.
+	// The inner wait's diagnostics would describe the other migrations as ours.
 	s.watcher() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
@@ -294,7 +255,6 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	return false
 }
 
-// describeUnfinished explains, per unfinished migration, what it waits for.
 func (s *scaler) describeUnfinished(out *scaleOutcome, finished map[string]bool) string {
 	// The operation's context has expired; these reads get a short one.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -362,13 +322,11 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// roundReader is what the run's Watcher reads: the client, its listings
-// named as the waits' rounds.
+// roundReader names the Watcher's listings as the waits' poll rounds.
 type roundReader struct{ *client.Client }
 
 func (r roundReader) Groups(ctx context.Context) ([]client.Group, error) {
 	return r.GroupsFor(ctx, waitGroupsOperation)
 }
 
-// waitGroupsOperation names the waits' poll rounds in their request ids.
 const waitGroupsOperation = "wait-groups"

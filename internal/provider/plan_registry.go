@@ -9,48 +9,35 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// planRegistry is what one run does to each group: the provider
-// configuration's resources are served by one provider process per
-// Terraform operation, which sees each of the run's plans and applies.
-// Terraform plans again during apply, after some of the run's creates and
-// deletes, and a plan made then must give the values the first one gave: it
-// reads here what the run itself did. Besides, the shard count resources
-// planned per stream prefix, so that two of one prefix see each other.
+// planRegistry is what one run does to each group. Terraform re-plans during
+// apply, after some of the run's creates and deletes, and that plan must give
+// the first one's values: it reads here what the run itself did.
 type planRegistry struct {
 	mu          sync.Mutex
 	groups      map[groupKey]*runGroup
 	shardCounts map[string]map[string]int // stream prefix → consumer group → shard-count plans
 }
 
-// runGroup is what the run does to one group.
 type runGroup struct {
-	// create is the run's planned create of the group; nil when none.
 	create *plannedGroupCreate
-	// deletesOnReplace: the group is in state, planned in this run, with
-	// deletion_policy DELETE: replacing it deletes it before creating it.
+	// deletesOnReplace: deletion_policy DELETE, so a replacement deletes before it creates.
 	deletesOnReplace bool
-	// renamedAway: this run renames the group (another consumer group or
-	// prefix) with deletion_policy DELETE: Terraform deletes it first.
+	// renamedAway: renamed with deletion_policy DELETE, so Terraform deletes it first.
 	renamedAway bool
-	// created is the count this provider created the group with in this
-	// run; nil when it did not.
+	// created is the count this provider created the group with in this run.
 	created *int32
-	// deleted is the group as the run's plan saw it, once this provider
-	// deleted it in this run; nil when it did not.
+	// deleted is the group as the run's plan saw it, once this provider deleted it.
 	deleted *client.Group
-	// vanished is the vanished group whose no-op delete ran: Terraform
-	// plans the create of a -/+ again during apply, after the delete, with
-	// no private state, and that plan must keep the saved plan's recreation.
+	// vanished: Terraform re-plans a -/+ create during apply, after the no-op
+	// delete, with no private state; that plan must keep the saved recreation.
 	vanished *groupVanished
 }
 
-// own reports a group the run creates (planned or done) or deletes: a
-// change of it is the run's own, not a change behind the plan's back.
+// own: a change of the group is the run's own, not one behind the plan's back.
 func (rg runGroup) own() bool { return rg.create != nil || rg.created != nil || rg.deleted != nil }
 
 type groupKey struct{ prefix, group string }
 
-// note records something the run does to group {p, g}.
 func (r *planRegistry) note(p, g string, f func(*runGroup)) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -64,8 +51,7 @@ func (r *planRegistry) note(p, g string, f func(*runGroup)) {
 	f(r.groups[k])
 }
 
-// of is what the run does to group {p, g} (among the resources planned or
-// applied so far: a resource that references a group comes after it).
+// of sees what was planned or applied so far: a resource referencing a group comes after it.
 func (r *planRegistry) of(p, g string) runGroup {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -75,12 +61,8 @@ func (r *planRegistry) of(p, g string) runGroup {
 	return runGroup{}
 }
 
-// planBasisOfPrefix is prefix p's groups as the coordinator had them when
-// this run was planned, from a listing taken now: the groups this provider
-// created since are left out, the ones it deleted are put back (as they
-// were), and the ones this run's own change of the prefix moved have the
-// count its plan showed (prefix.Run.AsPlanned). deletedSelf: g is one of
-// those deleted (a -replace, after its delete).
+// planBasisOfPrefix is prefix p's groups as when this run was planned, from a
+// listing taken now; it also reports whether this run deleted g.
 func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, p, g string) (map[string]client.Group, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -99,16 +81,13 @@ func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, 
 	return out, rg != nil && rg.deleted != nil
 }
 
-// plannedGroupCreate is a group this run plans to create; InitialShardCount
-// is nil when the count is not known at plan time.
+// plannedGroupCreate's InitialShardCount is nil when unknown at plan time.
 type plannedGroupCreate struct {
 	InitialShardCount *int64
-	// Unset: the configuration sets no initial_shard_count (the create
-	// inherits its siblings' count, or takes the coordinator's default).
+	// Unset: no initial_shard_count; the create takes the siblings' count or the default.
 	Unset bool
 }
 
-// registerGroupCreate notes that this run plans to create group {p, g}.
 func (r *planRegistry) registerGroupCreate(p, g string, initial *int64) {
 	r.note(p, g, func(rg *runGroup) {
 		c := plannedGroupCreate{}
@@ -120,9 +99,8 @@ func (r *planRegistry) registerGroupCreate(p, g string, initial *int64) {
 	})
 }
 
-// registerGroupCreateOfPrefix notes the planned create of group {p, g} and,
-// in the same step, returns the other creates of prefix p planned so far:
-// of two creates planned at once, the later one always sees the earlier.
+// registerGroupCreateOfPrefix returns the prefix's other planned creates in
+// the same step: of two planned at once, the later sees the earlier.
 func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCreate) map[string]plannedGroupCreate {
 	out := map[string]plannedGroupCreate{}
 	r.note(p, g, func(rg *runGroup) {
@@ -136,10 +114,7 @@ func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCr
 	return out
 }
 
-// registerShardCount notes a shard-count plan for group {p, g} and returns
-// every consumer group of the prefix with a shard-count plan in this run,
-// sorted, with a name repeated once per extra plan of the same group. More
-// than one entry means the configuration manages the prefix's count twice.
+// registerShardCount returns the prefix's groups with a shard-count plan, sorted, one entry per plan.
 func (r *planRegistry) registerShardCount(p, g string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -160,13 +135,8 @@ func (r *planRegistry) registerShardCount(p, g string) []string {
 	return all
 }
 
-// deletedAsPlanned is the group as the plan of this run saw it, for the
-// creates this apply plans again after deleting it (planBasisOfPrefix). The
-// refresh does not raise the shard_count attribute (scales through
-// redisstreamcoordinator_group_shard_count are not changes of this
-// resource), so the count the plan saw is the refresh's record in private
-// state (groupHighest), not the attribute: after a scale, the attribute
-// still has the count before it.
+// deletedAsPlanned is the group as this run's plan saw it: a refresh does not
+// raise the shard_count attribute, so the count is the private record's.
 func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, state groupResourceModel) client.Group {
 	grp := client.Group{StreamPrefix: p, ConsumerGroup: g,
 		ShardCount: int32(state.ShardCount.ValueInt64()), MetadataVersion: state.MetadataVersion.ValueInt64()}
@@ -176,16 +146,8 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 	return grp
 }
 
-// deletedWithListed completes a group about to be deleted (deletedAsPlanned:
-// count and version only) with its migration under way and liveness as the
-// run's listing has them, read before the delete is sent. A shard count
-// update whose refresh kept no record of the prefix (its listing failed)
-// assessed blocked_by from the plan's listing, a sibling's PREPARING
-// migration included, and Terraform's re-plan during apply, after this apply
-// deleted the sibling (a rename or a removal with deletion_policy DELETE),
-// puts it back from the registry (withDeletedInRun): without them the
-// sibling came back with no migration, and the re-plan would disagree with
-// the saved plan. Best effort: without a listing the record stays as it is.
+// deletedWithListed adds the listing's migration and liveness to a group about to
+// be deleted: the re-plan during apply puts it back and must agree. Best effort.
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)
 	if err != nil {
@@ -200,8 +162,7 @@ func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group)
 	return grp
 }
 
-// withDeleted puts back into rec the groups of its prefix this run deleted
-// (a replacement's or a rename's old group) that are gone from it: a group
+// withDeleted puts back the groups of rec's prefix this run deleted: a group
 // created after them still takes the prefix's count from them.
 func (r *planRegistry) withDeleted(rec prefix.Record) prefix.Record {
 	r.mu.Lock()
