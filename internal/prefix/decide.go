@@ -323,3 +323,24 @@ func ResumedWait(rec Record, target int32, resumed map[string]string) map[string
 func refuse(k RefusalKind, g client.Group) Decision {
 	return Decision{Refusal: &Refusal{Kind: k, Groups: []client.Group{g}}}
 }
+
+// MovesByItself names the groups whose migration or liveness may change
+// between a plan of in and its apply without making the plan stale: a
+// sibling's migration under way (a PREPARING one only when resumed as a
+// scale-out), a sibling that finished below the target, and Self's ACTIVE
+// scale-out. What a decision tells of them is known only at apply.
+func MovesByItself(in Input) []string {
+	var names []string
+	for _, g := range in.Record.Groups {
+		am := g.ActiveMigration
+		own := g.ConsumerGroup == in.Self
+		resumed := !am.Finished() && am.ToShardCount == in.Target && am.ToShardCount > am.FromShardCount
+		switch {
+		case own && !am.Finished() && am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount,
+			!own && !am.Finished() && (am.State != client.MigrationPreparing || resumed),
+			!own && am.Finished() && g.ShardCount < in.Target:
+			names = append(names, g.ConsumerGroup)
+		}
+	}
+	return names
+}

@@ -447,3 +447,33 @@ func TestKeep(t *testing.T) {
 		}
 	}
 }
+
+func TestMovesByItself(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		groups []client.Group
+		want   string
+	}{
+		{"every group at the target", []client.Group{grp("a", 6), grp("b", 6)}, ""},
+		{"a sibling's migration elsewhere", []client.Group{grp("a", 4), migrating("b", 4, 3, client.MigrationDraining)}, "b"},
+		{"a sibling PREPARING elsewhere keeps its count", []client.Group{grp("a", 4), migrating("b", 4, 8, client.MigrationPreparing)}, ""},
+		{"a sibling PREPARING a scale-out to the target is resumed", []client.Group{grp("a", 4), migrating("b", 4, 6, client.MigrationPreparing)}, "b"},
+		{"a sibling below the target", []client.Group{grp("a", 4), grp("b", 2)}, "b"},
+		{"its own ACTIVE scale-out", []client.Group{migrating("a", 4, 6, client.MigrationActive)}, "a"},
+		{"its own scale-in", []client.Group{migrating("a", 8, 6, client.MigrationDraining)}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := strings.Join(MovesByItself(Input{Record: rec(tc.groups...), Self: "a", Target: 6}), ",")
+			if got != tc.want {
+				t.Fatalf("MovesByItself = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestRecordWith(t *testing.T) {
+	r := rec(grp("a", 4), grp("c", 4)).With(grp("b", 6)).With(grp("a", 2))
+	if got := r.String(); got != `"a" 2, "b" 6, "c" 4` {
+		t.Fatalf("With = %s", got)
+	}
+}

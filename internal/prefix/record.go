@@ -48,6 +48,11 @@ func (r Record) Counts() map[string]int32 {
 	return out
 }
 
+// With is r with g in place of the group of its name, or added.
+func (r Record) With(g client.Group) Record {
+	return FromListing(append(r.Without(g.ConsumerGroup).Groups, g), r.Prefix)
+}
+
 // Without leaves the named groups out.
 func (r Record) Without(names ...string) Record {
 	out := Record{Prefix: r.Prefix}

@@ -14,16 +14,8 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// planCheckSplit marks a plan that repairs a split prefix; Update recognises the repair by it.
+// planCheckSplit marks a plan that repairs a split prefix.
 const planCheckSplit = "the stream prefix is split (read from the coordinator at the refresh): applying brings every group to this count"
-
-func isSplitRepair(resharding types.Object) bool {
-	if resharding.IsNull() || resharding.IsUnknown() {
-		return false
-	}
-	v, ok := resharding.Attributes()["plan_check"].(types.String)
-	return ok && v.ValueString() == planCheckSplit
-}
 
 // planKeep plans a kept count while the prefix is not at it: a wait for the
 // group's migration or a split prefix's repair, decided on the refresh's record
@@ -53,7 +45,7 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 			preparingElsewhereDetail(p, target, d.Refusal.Groups[0]))
 		return false
 	}
-	return r.planRepair(plan, seen, rec, d, resp)
+	return r.planRepair(ctx, plan, seen, rec, d, resp)
 }
 
 func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, pending bool, resp *resource.ModifyPlanResponse) bool {
@@ -80,7 +72,7 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 		PlanCheck:            types.StringValue(planCheckUnderWay),
 	}
 	// What moves by itself is recorded by the apply, as for a change.
-	moving := prefixSnapshot{p: p, g: g, target: am.ToShardCount, groups: rec.Groups}.movesByItself()
+	moving := prefix.MovesByItself(prefix.Input{Record: rec, Self: g, Target: am.ToShardCount})
 	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
@@ -106,7 +98,7 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 	return true
 }
 
-func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planRepair(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	var moves []string
@@ -117,7 +109,8 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 			moved = pct
 		}
 	}
-	v := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups, self: rec.Group(g)}.tell(d)
+	in := prefix.Input{Record: rec, Self: g, Target: target}
+	v := tell(in, d)
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
 	if v.d.Refusal != nil {
 		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, fmt.Sprintf("%s. As the refresh read it: %s. Producers routing by one group's count write "+
@@ -141,13 +134,15 @@ func (r *groupShardCountResource) planRepair(plan *groupShardCountModel, seen *c
 	if v.blockedBy != "" {
 		m.BlockedBy = types.StringValue(v.blockedBy)
 	}
-	moving := prefixSnapshot{p: p, g: g, target: target, groups: rec.Groups}.movesByItself()
+	moving := prefix.MovesByItself(in)
 	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()
 	plan.PreviousShardCount = types.Int64Unknown()
 	plan.MetadataVersion = types.Int64Unknown()
+	// The repair sends: a wait it resumed no longer stands.
+	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
 	var steps []string
 	for _, st := range v.d.Steps {
 		switch st.Kind {

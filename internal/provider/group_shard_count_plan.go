@@ -207,16 +207,16 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	// The re-plan during apply must see the prefix as planned: groups this run
 	// created are left out, groups it deleted put back.
-	snap := newPrefixSnapshot(all, p, g, target).withoutPlannedCreates(&r.pd.plans).withDeletedInRun(&r.pd.plans, refreshed)
+	rec := withDeletedInRun(&r.pd.plans, withoutPlannedCreates(&r.pd.plans, prefix.FromListing(all, p), g), g, refreshed)
 	run := r.pd.plans.of(p, g)
 	createdHere := run.create != nil
 	if seen != nil && !createdHere && run.deleted == nil {
 		// A replaced group is planned as created: the re-plan during apply no longer finds the old one.
-		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, snap.self) {
+		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, rec.Group(g)) {
 			return
 		}
-		snap = snap.withSelf(*seen)
-		if changed := snap.siblingsSinceRefresh(refreshed, &r.pd.plans); len(changed) > 0 {
+		rec = rec.With(*seen)
+		if changed := siblingsSinceRefresh(&r.pd.plans, rec, g, refreshed); len(changed) > 0 {
 			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
 					"read them, and since then: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, p, target, strings.Join(changed, "; ")))
@@ -229,16 +229,18 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	basis := types.Int64Null()
 	if createdHere {
 		// The re-plan during apply, after the group exists, must describe it the same way.
-		snap = snap.without(g)
+		rec = rec.Without(g)
 	}
+	self := rec.Group(g)
+	in := prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()}
 	switch {
-	case snap.self != nil && !createdHere:
-		from = snap.self.ShardCount
-		if am := snap.self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
+	case self != nil && !createdHere:
+		from = self.ShardCount
+		if am := self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
 			// The count switched when the migration was accepted.
 			from = am.FromShardCount
 		}
-		basis = types.Int64Value(snap.self.MetadataVersion)
+		basis = types.Int64Value(self.MetadataVersion)
 	default:
 		if !createdHere {
 			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
@@ -246,7 +248,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 					"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
 					"with redisstreamcoordinator_group and reference that resource's attributes here "+
 					"(stream_prefix = redisstreamcoordinator_group.<name>.stream_prefix, consumer_group = redisstreamcoordinator_group.<name>.consumer_group), "+
-					"so Terraform plans and creates the group first.", g, p, groupNames(snap.groups)))
+					"so Terraform plans and creates the group first.", g, p, groupNames(rec.Groups)))
 			return
 		}
 		check = planCheckGroupCreated
@@ -255,8 +257,8 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			extra[g] = from
 		}
 	}
-	v := snap.judge(plan.RollbackOnRevert.ValueBool())
-	if from == target && (snap.self == nil || snap.self.ActiveMigration.Finished()) && v.d.AdoptsOnly() {
+	v := tell(in, prefix.Decide(in))
+	if from == target && (self == nil || self.ActiveMigration.Finished()) && v.d.AdoptsOnly() {
 		// Nothing will be sent (siblings at another count would be, and take the
 		// preview below). A sibling's migration to the count is taken over by the
 		// apply, which alone learns its ids and state.
@@ -272,7 +274,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			plan.MigrationIDs = types.MapUnknown(types.StringType)
 			plan.MigrationState = types.StringUnknown()
 		}
-		if snap.self != nil {
+		if self != nil {
 			plan.MetadataVersion = basis
 		}
 		return
@@ -283,7 +285,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, "")
 		return
 	}
-	if snap.self == nil {
+	if self == nil {
 		// A new group has no consumers: a scale-out of it waits for one.
 		if from < 0 || target > from {
 			completes = false
@@ -295,8 +297,8 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// A new resource is re-planned during apply from a fresh read, with no prior
 		// state or private data, so the preview stays unknown; the warning shows the
 		// prefix as read now.
-		r.warnAboutChange(ctx, snap, from, completes, blockedBy, nil, true, resp)
-		if am := prefix.Unfinished(snap.self); am != nil && am.ToShardCount == target {
+		r.warnAboutChange(ctx, in, from, completes, blockedBy, nil, true, resp)
+		if am := prefix.Unfinished(self); am != nil && am.ToShardCount == target {
 			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
 				fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
 					"over and sends no scale for it.", g, p, prefix.Describe(am)))
@@ -304,11 +306,11 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		return
 	}
 	// What moves by itself stays unknown: the re-plan during apply must agree.
-	moving := snap.movesByItself()
+	moving := prefix.MovesByItself(in)
 	m := reshardingModel{
 		FromShardCount:       types.Int64Unknown(),
 		ToShardCount:         types.Int64Value(int64(target)),
-		AffectedGroups:       snap.affectedGroups(extra),
+		AffectedGroups:       affectedGroups(rec, extra),
 		MovedKeyPercent:      types.Float64Unknown(),
 		CompletesByItself:    types.BoolValue(completes),
 		BlockedBy:            types.StringNull(),
@@ -323,7 +325,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	if from == target {
 		// A split prefix: this group has the count, others move.
 		moved := 0.0
-		for _, gi := range (prefix.Record{Prefix: p, Groups: snap.groups}).Split(target) {
+		for _, gi := range rec.Split(target) {
 			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, target))
 		}
 		m.MovedKeyPercent = types.Float64Value(moved)
@@ -333,7 +335,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	}
 	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
-	r.warnAboutChange(ctx, snap, from, completes, blockedBy, moving, false, resp)
+	r.warnAboutChange(ctx, in, from, completes, blockedBy, moving, false, resp)
 }
 
 // withOutcomeUnknown leaves completes_by_itself and blocked_by to the apply.
@@ -368,26 +370,26 @@ func groupNames(groups []client.Group) string {
 }
 
 // warnAboutChange adds what producers must do, which the plan values cannot say.
-func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap prefixSnapshot, from int32, completes bool, blockedBy string, moving []string, newResource bool, resp *resource.ModifyPlanResponse) {
+func (r *groupShardCountResource) warnAboutChange(ctx context.Context, in prefix.Input, from int32, completes bool, blockedBy string, moving []string, newResource bool, resp *resource.ModifyPlanResponse) {
 	const readAtPlan = "\n\nThis is the prefix as read at plan time. The resharding values are known after apply: Terraform plans a new " +
 		"resource again when it applies, and the apply scales from the counts it finds then."
 	if from < 0 {
 		if len(moving) > 0 {
-			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p),
-				fmt.Sprintf("Stream prefix %q is scaled to %d shards.", snap.p, snap.target)+movesByItselfDetail(moving, completes, blockedBy))
+			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", in.Record.Prefix),
+				fmt.Sprintf("Stream prefix %q is scaled to %d shards.", in.Record.Prefix, in.Target)+movesByItselfDetail(moving, completes, blockedBy))
 		}
 		return
 	}
 	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: %.2f%% of partition keys move to another shard. "+
 		"Producers that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the "+
 		"migration completes and their routing is refreshed. Terraform cannot verify that they were paused.",
-		snap.g, snap.p, from, snap.target, movedKeyPercent(from, snap.target))
-	if snap.target == 0 {
+		in.Self, in.Record.Prefix, from, in.Target, movedKeyPercent(from, in.Target))
+	if in.Target == 0 {
 		detail += " A count of 0 retires every shard: producers refuse to publish until the count is raised again."
 	}
 	var siblings []string
-	for _, gi := range snap.groups {
-		if gi.ConsumerGroup != snap.g {
+	for _, gi := range in.Record.Groups {
+		if gi.ConsumerGroup != in.Self {
 			siblings = append(siblings, fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount))
 		}
 	}
@@ -405,12 +407,12 @@ func (r *groupShardCountResource) warnAboutChange(ctx context.Context, snap pref
 	}
 	if newResource {
 		detail += readAtPlan
-		if snap.self != nil {
+		if in.Record.Group(in.Self) != nil {
 			detail += " To review them in a saved plan, import the shard count at the group's current count first, then change shard_count."
 		}
 	}
-	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": snap.p, "from": from, "to": snap.target})
-	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", snap.p), detail)
+	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": in.Record.Prefix, "from": from, "to": in.Target})
+	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", in.Record.Prefix), detail)
 }
 
 // checkSinceRefresh fails when the group's basis changed since the plan's

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -110,39 +109,24 @@ func movedKeyPercent(from, to int32) float64 {
 	return math.Round(routing.MovedKeyShare(int(from), int(to))*10000) / 100
 }
 
-// prefixSnapshot is what the plan knows about a stream prefix.
-type prefixSnapshot struct {
-	p, g   string
-	target int32
-	groups []client.Group
-	self   *client.Group
-}
-
-func newPrefixSnapshot(all []client.Group, p, g string, target int32) prefixSnapshot {
-	s := prefixSnapshot{p: p, g: g, target: target}
-	for _, gi := range all {
-		if gi.StreamPrefix == p {
-			s.groups = append(s.groups, gi)
-		}
-	}
-	sort.Slice(s.groups, func(i, j int) bool { return s.groups[i].ConsumerGroup < s.groups[j].ConsumerGroup })
-	for i := range s.groups {
-		if s.groups[i].ConsumerGroup == g {
-			s.self = &s.groups[i]
-		}
-	}
-	return s
-}
-
-func (s prefixSnapshot) affectedGroups(extra map[string]int32) types.Map {
+func affectedGroups(rec prefix.Record, extra map[string]int32) types.Map {
 	counts := map[string]attr.Value{}
-	for _, gi := range s.groups {
+	for _, gi := range rec.Groups {
 		counts[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
 	}
 	for name, c := range extra {
 		counts[name] = types.Int64Value(int64(c))
 	}
 	return types.MapValueMust(types.Int64Type, counts)
+}
+
+// quoted lists names, quoted, for a diagnostic.
+func quoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = fmt.Sprintf("%q", n)
+	}
+	return strings.Join(q, ", ")
 }
 
 func describeMigration(gi client.Group) string {
@@ -161,12 +145,8 @@ type verdict struct {
 
 func (v verdict) completes() bool { return len(v.d.NoConsumer) == 0 }
 
-func (s prefixSnapshot) judge(rollbackOnRevert bool) verdict {
-	return s.tell(prefix.Decide(prefix.Input{Record: prefix.Record{Prefix: s.p, Groups: s.groups}, Self: s.g, Target: s.target, RollbackOnRevert: rollbackOnRevert}))
-}
-
-func (s prefixSnapshot) tell(d prefix.Decision) verdict {
-	rec := prefix.Record{Prefix: s.p, Groups: s.groups}
+func tell(in prefix.Input, d prefix.Decision) verdict {
+	rec := in.Record
 	v := verdict{d: d}
 	if v.d.Refusal != nil {
 		return v
@@ -187,13 +167,9 @@ func (s prefixSnapshot) tell(d prefix.Decision) verdict {
 		}
 	}
 	if !v.completes() {
-		quoted := make([]string, len(v.d.NoConsumer))
-		for i, g := range v.d.NoConsumer {
-			quoted[i] = fmt.Sprintf("%q", g)
-		}
 		waits = append(waits, fmt.Sprintf("scale-out of group(s) %s, which have no live consumer: their migrations stay ACTIVE "+
 			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
-			strings.Join(quoted, ", "), s.target))
+			quoted(v.d.NoConsumer), in.Target))
 	}
 	v.blockedBy = strings.Join(waits, "; ")
 	return v
@@ -255,31 +231,6 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 	return types.ObjectValueMust(reshardingAttrTypes, merged)
 }
 
-// withSelf replaces this group's record with the one the plan is based on.
-func (s prefixSnapshot) withSelf(seen client.Group) prefixSnapshot {
-	out := s
-	out.groups = nil
-	out.self = nil
-	found := false
-	for _, gi := range s.groups {
-		if gi.ConsumerGroup == s.g {
-			gi = seen
-			found = true
-		}
-		out.groups = append(out.groups, gi)
-	}
-	if !found {
-		out.groups = append(out.groups, seen)
-		sort.Slice(out.groups, func(i, j int) bool { return out.groups[i].ConsumerGroup < out.groups[j].ConsumerGroup })
-	}
-	for i := range out.groups {
-		if out.groups[i].ConsumerGroup == s.g {
-			out.self = &out.groups[i]
-		}
-	}
-	return out
-}
-
 // setGroupSeen records the group the refresh read: the next plan's basis.
 func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupSeen = g })
@@ -290,44 +241,15 @@ func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, d
 	return rec.GroupSeen, diags
 }
 
-func (s prefixSnapshot) without(g string) prefixSnapshot {
-	out := s
-	out.groups = nil
-	out.self = nil
-	for _, gi := range s.groups {
-		if gi.ConsumerGroup != g {
-			out.groups = append(out.groups, gi)
+// withoutPlannedCreates leaves out the groups other than g this run creates,
+// but a replacement not deleted yet: it exists when the scale is sent.
+func withoutPlannedCreates(reg *planRegistry, rec prefix.Record, g string) prefix.Record {
+	var planned []string
+	for _, gi := range rec.Groups {
+		run := reg.of(rec.Prefix, gi.ConsumerGroup)
+		if gi.ConsumerGroup != g && run.create != nil && !(run.deletesOnReplace && run.deleted == nil) {
+			planned = append(planned, gi.ConsumerGroup)
 		}
 	}
-	for i := range out.groups {
-		if out.groups[i].ConsumerGroup == s.g {
-			out.self = &out.groups[i]
-		}
-	}
-	return out
-}
-
-// withoutPlannedCreates keeps a replacement this run has not deleted yet: that
-// group exists when the scale is sent, so the stream-level scale rescales it.
-func (s prefixSnapshot) withoutPlannedCreates(reg *planRegistry) prefixSnapshot {
-	out := s
-	for _, gi := range s.groups {
-		if gi.ConsumerGroup == s.g {
-			continue
-		}
-		run := reg.of(s.p, gi.ConsumerGroup)
-		planned := run.create != nil
-		replacedLater := run.deletesOnReplace && run.deleted == nil
-		if planned && !replacedLater {
-			out = out.without(gi.ConsumerGroup)
-		}
-	}
-	if out.self == nil {
-		for i := range out.groups {
-			if out.groups[i].ConsumerGroup == s.g {
-				out.self = &out.groups[i]
-			}
-		}
-	}
-	return out
+	return rec.Without(planned...)
 }

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
@@ -15,11 +14,10 @@ import (
 
 // withDeletedInRun puts back the groups this run deleted, as the plan's refresh
 // saw them, so the re-plan during apply describes the prefix as the plan did.
-func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Record) prefixSnapshot {
-	listed := prefix.Record{Prefix: s.p, Groups: s.groups}
-	all := append([]client.Group(nil), s.groups...)
-	for _, grp := range reg.withDeleted(prefix.Record{Prefix: s.p}).Without(s.g).Groups {
-		if listed.Group(grp.ConsumerGroup) != nil {
+func withDeletedInRun(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) prefix.Record {
+	all := append([]client.Group(nil), rec.Groups...)
+	for _, grp := range reg.withDeleted(prefix.Record{Prefix: rec.Prefix}).Without(g).Groups {
+		if rec.Group(grp.ConsumerGroup) != nil {
 			continue
 		}
 		if refreshed != nil {
@@ -29,26 +27,7 @@ func (s prefixSnapshot) withDeletedInRun(reg *planRegistry, refreshed *prefix.Re
 		}
 		all = append(all, grp)
 	}
-	return newPrefixSnapshot(all, s.p, s.g, s.target)
-}
-
-// movesByItself lists the groups the assessment depends on that may change
-// before the apply: consumers join and leave, ACTIVE and DRAINING migrations
-// advance (a PREPARING one never moves by itself).
-func (s prefixSnapshot) movesByItself() []string {
-	var names []string
-	for _, gi := range s.groups {
-		am := gi.ActiveMigration
-		own := gi.ConsumerGroup == s.g
-		resumed := !am.Finished() && am.ToShardCount == s.target && am.ToShardCount > am.FromShardCount
-		switch {
-		case own && !am.Finished() && am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount,
-			!own && !am.Finished() && (am.State != client.MigrationPreparing || resumed),
-			!own && am.Finished() && gi.ShardCount < s.target:
-			names = append(names, fmt.Sprintf("%q", gi.ConsumerGroup))
-		}
-	}
-	return names
+	return prefix.FromListing(all, rec.Prefix)
 }
 
 func movesByItselfDetail(names []string, completes bool, blockedBy string) string {
@@ -63,18 +42,18 @@ func movesByItselfDetail(names []string, completes bool, blockedBy string) strin
 	return fmt.Sprintf("\n\nresharding.completes_by_itself and resharding.blocked_by are known after apply: they depend on whether "+
 		"group(s) %s have a live consumer and on their migrations under way, which change by themselves between this plan and "+
 		"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
-		"it %s.", strings.Join(names, ", "), now, by)
+		"it %s.", quoted(names), now, by)
 }
 
 // siblingsSinceRefresh lists how the other groups differ from the refresh's
 // record: the re-plan during apply refuses such a plan as stale instead of
 // computing a preview that differs from the saved plan's.
-func (s prefixSnapshot) siblingsSinceRefresh(refreshed *prefix.Record, reg *planRegistry) []string {
+func siblingsSinceRefresh(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) []string {
 	if refreshed == nil {
 		return nil
 	}
 	ours := func(name string) bool {
-		return name == s.g || reg.of(s.p, name).own()
+		return name == g || reg.of(rec.Prefix, name).own()
 	}
-	return refreshed.Changes(prefix.Record{Prefix: s.p, Groups: s.groups}, ours)
+	return refreshed.Changes(rec, ours)
 }

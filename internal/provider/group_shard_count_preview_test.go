@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // The preview's verdict is prefix.Decide's: what it waits for, what it
@@ -43,7 +44,8 @@ func TestJudge(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			v := prefixSnapshot{p: "p", g: "a", target: tc.target, groups: tc.groups}.judge(tc.rollback)
+			in := prefix.Input{Record: prefix.Record{Prefix: "p", Groups: tc.groups}, Self: "a", Target: tc.target, RollbackOnRevert: tc.rollback}
+			v := tell(in, prefix.Decide(in))
 			text := v.blockedBy
 			if v.d.Refusal != nil {
 				_, text = refusalText("p", tc.target, tc.rollback, v.d.Refusal)

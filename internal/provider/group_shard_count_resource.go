@@ -186,13 +186,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	}
 	pending, diags := readPendingWait(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	// A split prefix's repair, or a re-created group's plan that left the
-	// outcome to the apply, sends scales like a change of the count.
+	// A plan that keeps the count and leaves migration_ids to the apply (a
+	// wait, a split prefix's repair) runs the executor, as a change does; a
+	// pending wait sends nothing.
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	recreated := r.pd.plans.of(p, g).create != nil
-	repair := (isSplitRepair(plan.Resharding) || recreated) && plan.MigrationIDs.IsUnknown()
-	pending = pending || repair
-	if plan.ShardCount.Equal(state.ShardCount) && !pending {
+	if plan.ShardCount.Equal(state.ShardCount) && !pending && !plan.MigrationIDs.IsUnknown() {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		if plan.MetadataVersion.IsUnknown() {
 			plan.MetadataVersion = state.MetadataVersion
@@ -227,7 +226,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	var resumed *groupShardCountModel
-	if pending && !repair {
+	if pending {
 		resumed = &state
 	}
 	seen, diags := readGroupSeen(ctx, req.Private)
