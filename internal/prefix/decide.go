@@ -62,7 +62,7 @@ type RefusalKind int
 
 const (
 	// PreparingElsewhere: a PREPARING migration to another count blocks every
-	// scale of the prefix but one to its own target.
+	// scale of the prefix but one to its own target (CONTRACT §4.6).
 	PreparingElsewhere RefusalKind = iota + 1
 	// RevertRefused: migrations started at the target head elsewhere and cannot
 	// be rolled back.
@@ -171,6 +171,7 @@ func waitsForConsumer(g *client.Group, target int32) bool {
 	case am.FromShardCount == target:
 		return false // rolled back to the target
 	}
+	// Waited for, then scaled out from where it ends.
 	return am.ToShardCount < target
 }
 
@@ -231,6 +232,9 @@ func decide(in Input) Decision {
 			behind = append(behind, g)
 		case am != nil:
 			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: am})
+		// A known migration no longer under way ended: at the target, it is
+		// adopted so the wait reads its end; a wait-only plan adopts it
+		// wherever it ended (rolled back), and the wait reports that.
 		case isKnown && (g.ShardCount == target || in.WaitOnly):
 			d.Steps = append(d.Steps, Step{Kind: Adopt, Group: g.ConsumerGroup, Migration: &known})
 		case g.ShardCount != target:
@@ -309,7 +313,9 @@ func decideRevert(in Input, active []client.Group) Decision {
 }
 
 // ResumedWait is Input.Known for a wait-only decision that resumes an
-// unfinished wait (resumed: group → migration id).
+// unfinished wait (resumed: group → migration id): a group of it now away
+// from the target with nothing under way ended its migration elsewhere; the
+// stand-in ACTIVE migration makes the wait adopt it and read how it ended.
 func ResumedWait(rec Record, target int32, resumed map[string]string) map[string]client.Migration {
 	known := map[string]client.Migration{}
 	for name, id := range resumed {

@@ -15,7 +15,8 @@ import (
 const MaxResends = 2
 
 // Mutation is one coordinator mutation for Settle. ReadBack runs on ctx, Send
-// on its send context, which an interrupt's grace ends first.
+// on its send context, which an interrupt's grace ends first, so that a held
+// answer leaves time for the read-back.
 type Mutation[T any] struct {
 	// What names the mutation in logs and errors.
 	What string
@@ -27,7 +28,8 @@ type Mutation[T any] struct {
 	// Decided is the outcome found, returned as it is.
 	ReadBack func(ctx context.Context) (result T, applied bool, err error)
 	// Idempotent: a second send of an applied mutation is harmless (rollback,
-	// delete), so it is re-sent even when the read-back failed. A create is not.
+	// delete: CONTRACT §9), so it is re-sent even when the read-back failed. A
+	// create is not, nor a scale while its migration is active.
 	Idempotent bool
 	// Lost reports an answer that is not the coordinator's own decision; nil
 	// means client.IsAmbiguous.

@@ -65,6 +65,8 @@ func (t settleTiming) graceContext(ctx context.Context, what string) (context.Co
 	var gctx context.Context
 	var cancel context.CancelFunc
 	if deadline, ok := ctx.Deadline(); ok {
+		// Retry decisions still see a deadline (a Retry-After past it fails
+		// at once); the grace extends it.
 		gctx, cancel = context.WithDeadline(detached, deadline.Add(t.grace()))
 	} else {
 		gctx, cancel = context.WithCancel(detached)

@@ -206,16 +206,11 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
 		if recreated {
-			group, err := r.pd.api.GetGroup(ctx, p, g)
-			if err != nil {
-				addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
-					"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
+			group := r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics)
+			if group == nil {
 				return
 			}
 			plan.MetadataVersion, plan.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
-			mark := markOf(group)
-			resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
-			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
 		}
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 		return
@@ -238,7 +233,27 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		// This apply replaced the group: the refresh's record is the old group's.
 		seen = nil
 	}
+	if recreated && r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics) == nil {
+		return
+	}
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
+}
+
+// newLifecycle makes the group this run re-created the metadata guard's
+// baseline before anything else can stop the apply: it starts again at
+// metadataVersion 1, which is no regression.
+func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string, private privateSetter, diags *diag.Diagnostics) *client.Group {
+	group, err := r.pd.api.GetGroup(ctx, p, g)
+	if err != nil {
+		addAPIError(diags, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
+			"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
+		return nil
+	}
+	mark := markOf(group)
+	diags.Append(setMetadataRegression(ctx, private, nil)...)
+	diags.Append(setGroupSeen(ctx, private, group)...)
+	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	return group
 }
 
 func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {

@@ -281,6 +281,11 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		}
 	}
 	defer release()
+	defer func() {
+		if s.lostApplied != "" {
+			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), s.lostApplied)
+		}
+	}()
 	for {
 		if takeOver && unlock == nil {
 			unlock = s.locks.Lock(s.p)
@@ -289,7 +294,9 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		if s.basis != nil {
 			rec, ok, s.basis = *s.basis, true, nil
 		} else if rec, ok = s.record(ctx); !ok {
-			return nil
+			// What a read-back found this apply's scale started stays
+			// recorded without another read.
+			return merged(outcomeOf(known), nil)
 		}
 		in := s.input(rec, known)
 		in.TakeOver, in.Waited = takeOver, waited
@@ -304,6 +311,8 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			return landed
 		}
 		switch {
+		case d.Done() && landed != nil:
+			return landed
 		case d.Done():
 			return newScaleOutcome()
 		case d.Steps[0].Kind == prefix.WaitOthers:
@@ -345,11 +354,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		if d.Sends() && !s.basisHolds(rec) {
 			return landed
 		}
-		out := s.runSteps(ctx, rec, d, verb, landed)
-		if out != nil && s.lostApplied != "" {
-			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), s.lostApplied)
-		}
-		return out
+		return s.runSteps(ctx, rec, d, verb, landed)
 	}
 }
 
@@ -531,6 +536,15 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
+// outcomeOf tracks the known migrations.
+func outcomeOf(known map[string]client.Migration) *scaleOutcome {
+	out := newScaleOutcome()
+	for g, m := range known {
+		out.track(g, m)
+	}
+	return out
+}
+
 // merged takes nil outcomes and returns nil when neither changed anything.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
@@ -666,8 +680,8 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 	switch {
 	case err == nil && landed != nil:
 		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
-			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply adopted its migration(s) and "+
-			"waits for them, without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
+			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply takes over what it started, "+
+			"without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
 		return nil, landed, false
 	case err == nil:
 		return res, nil, false
@@ -784,8 +798,9 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 			sends++
 			return mig, answer
 		},
-		// A 409 ACTIVE_MIGRATION_EXISTS is read back like a lost answer: a
-		// migration to the target is adopted.
+		// A 409 ACTIVE_MIGRATION_EXISTS is read back like a lost answer: this
+		// scale landing late, or another actor's to the same target, is
+		// adopted (CONTRACT §9); one heading elsewhere stays the refusal.
 		Lost: func(err error) bool {
 			return client.IsAmbiguous(err) || client.IsConflict(err, client.CodeActiveMigrationExists)
 		},

@@ -37,9 +37,10 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 				"and further shard count changes of this prefix are refused (409 ACTIVE_MIGRATION_EXISTS) until it completes or is rolled back.",
 			name, s.p, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.ToShardCount))
 	}
-	// A round failed by the deadline may end before ctx does: still a timeout.
+	// A poll round cut by this wait's deadline may fail before ctx ends:
+	// still a timeout. Any other failure is reported as itself.
 	expired := ctx.Err() != nil
-	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) && errors.Is(err, context.DeadlineExceeded) {
 		expired = true
 	}
 	switch {
@@ -125,7 +126,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	m := out.migrations[name]
 	switch {
 	case o.Gone || o.Err != nil && client.IsNotFound(o.Err):
-		// A delete ends the group's migration, and a group created again under the
+		// A delete ends the group's migration (CONTRACT §4.4), and a group created again under the
 		// name does not know it (404): nothing left to wait for, and no outage.
 		if name == s.g && !s.deletedInRun(name) && o.Group == nil {
 			return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d shards) was in progress: someone "+

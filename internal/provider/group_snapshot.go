@@ -246,6 +246,9 @@ func (pd *providerData) groupsForPlan(ctx context.Context) ([]client.Group, erro
 	return pd.groups.forPlan(ctx)
 }
 
+// planGroupsTTL: once this provider has mutated something, a plan-time
+// listing still serves for this long, so the re-plans an apply makes after
+// its creates share one listing; a delete always forces a new one.
 const planGroupsTTL = 10 * time.Second
 
 func (r *groupReader) forPlan(ctx context.Context) ([]client.Group, error) {

@@ -250,3 +250,48 @@ func TestAccGroupShardCount_waitPlanWithASiblingUnderWayLeavesTheOutcomeToTheApp
 		},
 	})
 }
+
+// A stream scale whose lost answer the read-back found applied is said and
+// kept in state when the apply stops at its next read (a 403 on the groups
+// listing): the next plan waits for that migration, sending no second scale.
+func TestAccGroupShardCount_lostScaleReadBackAppliedThenListingFailsIsRecorded(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "a fault applies the scale, loses its answer, then refuses the listing after the read-back")
+	p, g := acctest.RandomName("lostlist"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	c.SetUndrainedShard(p, g, 3, true) // the migration stays under way until step 2 drains it
+	forbid := coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultRespond, Status: 403,
+		ErrorCode: "ACCESS_DENIED", Message: "monitoring is not allowed"}
+	// The read-back is the first listing after the scale; the one after it fails.
+	afterReadBack := coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultDelay,
+		OnMatch: func() { c.InjectFault(forbid) }}
+	arm := betweenPlanAndApply(func() {
+		c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultResetAfterApply,
+			OnMatch: func() { c.InjectFault(afterReadBack) }})
+	})
+	config := a.env.ProviderConfig() + shardCountHCL("test", p, g, 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4)},
+			{
+				Config:           config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{arm}},
+				ExpectError:      regexp.MustCompile(`Failed to list the groups of stream prefix`),
+			},
+			{
+				PreConfig: func() { go drainOnceWaiting(t, c, p, g, 3) },
+				Config:    config,
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectKnownValue(shardCountAddr, reshardingPath("plan_check"), knownvalue.StringExact(planCheckUnderWay)),
+				}},
+				ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
+				Check: resource.ComposeTestCheckFunc(
+					// Said by the apply that stopped, which had found the scale applied.
+					a.diags.ExpectWarning("The answer to the scale of stream prefix", "the scale had been applied"),
+					a.migrationFinished(p, g, 2), expectOneTerraformMutation(c, p, "SCALE_STREAM"),
+				),
+			},
+		},
+	})
+}

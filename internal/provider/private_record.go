@@ -25,17 +25,36 @@ const (
 type privateRecord struct {
 	V int `json:"v"`
 
+	// MetadataRegression: a refresh read a metadataVersion below the one
+	// recorded (a restored coordinator store); the plan fails closed until
+	// the configuration acknowledges it. Both resources.
 	MetadataRegression *metadataRegression `json:"metadata_regression,omitempty"`
-	EpochsSeen         *epochMark          `json:"epochs_seen,omitempty"`
+	// EpochsSeen: the epochs seen at the highest version, since a version
+	// unchanged with lower epochs is a regression too. Both resources.
+	EpochsSeen *epochMark `json:"epochs_seen,omitempty"`
 
-	ImportedNotRead bool           `json:"imported_not_read,omitempty"`
-	GroupVanished   *groupVanished `json:"group_vanished,omitempty"`
-	GroupHighest    *groupHighest  `json:"group_highest_seen,omitempty"`
+	// ImportedNotRead: an import whose first Read has not run; a Read that
+	// then finds no group removes the resource instead of planning a create.
+	ImportedNotRead bool `json:"imported_not_read,omitempty"`
+	// GroupVanished: the coordinator answered 404 for the group on refresh;
+	// the plan re-creates it (-/+) as a new lifecycle.
+	GroupVanished *groupVanished `json:"group_vanished,omitempty"`
+	// GroupHighest: the group as the last refresh saw it, since shard_count
+	// is not raised by scales; the basis a replacement deletes from.
+	GroupHighest *groupHighest `json:"group_highest_seen,omitempty"`
 
-	PrefixSeen  *prefixSeen   `json:"prefix_seen,omitempty"`
-	GroupSeen   *client.Group `json:"group_seen,omitempty"`
-	PendingWait bool          `json:"pending_wait,omitempty"`
-	ImportRead  string        `json:"import_read,omitempty"`
+	// PrefixSeen: every group of the prefix as the refresh listed it, since
+	// Terraform's re-plan during apply reads nothing and must agree.
+	PrefixSeen *prefixSeen `json:"prefix_seen,omitempty"`
+	// GroupSeen: the group as the last refresh or apply read it, the basis a
+	// saved plan is checked against.
+	GroupSeen *client.Group `json:"group_seen,omitempty"`
+	// PendingWait: the next apply waits for the migrations in state and
+	// sends no scale (an apply's unfinished wait, or a planned wait).
+	PendingWait bool `json:"pending_wait,omitempty"`
+	// ImportRead: the provider instance whose import refresh wrote this
+	// state; only its own plan is the import's, which changes nothing.
+	ImportRead string `json:"import_read,omitempty"`
 }
 
 type prefixSeen struct {
