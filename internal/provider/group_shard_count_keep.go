@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -54,26 +53,11 @@ func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShard
 		return false
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	affected := map[string]attr.Value{}
-	for _, gi := range rec.Groups {
-		affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
-	}
 	since := underWaySince(am)
 	waitsFor := underWayWaitsFor(p, seen, am)
 	blockedBy := fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)
-	m := reshardingModel{
-		FromShardCount:       types.Int64Value(int64(am.FromShardCount)),
-		ToShardCount:         types.Int64Value(int64(am.ToShardCount)),
-		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
-		MovedKeyPercent:      types.Float64Value(movedKeyPercent(am.FromShardCount, am.ToShardCount)),
-		CompletesByItself:    types.BoolValue(true),
-		BlockedBy:            types.StringValue(blockedBy),
-		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
-		PlanCheck:            types.StringValue(planCheckUnderWay),
-	}
-	// What moves by itself is recorded by the apply, as for a change.
-	moving := prefix.MovesByItself(prefix.Input{Record: rec, Self: g, Target: am.ToShardCount})
-	m.outcomeAtApply(moving)
+	m, moving := newResharding(prefix.Input{Record: rec, Self: g, Target: am.ToShardCount}, am.FromShardCount, true, blockedBy,
+		types.Int64Value(seen.MetadataVersion), planCheckUnderWay, nil)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()
@@ -117,25 +101,7 @@ func (r *groupShardCountResource) planRepair(ctx context.Context, plan *groupSha
 			"to shards another group never reads. This plan cannot repair it:\n\n", summary, strings.Join(moves, "; ")))
 		return false
 	}
-	affected := map[string]attr.Value{}
-	for _, gi := range rec.Groups {
-		affected[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
-	}
-	m := reshardingModel{
-		FromShardCount:       types.Int64Value(int64(seen.ShardCount)),
-		ToShardCount:         types.Int64Value(int64(target)),
-		AffectedGroups:       types.MapValueMust(types.Int64Type, affected),
-		MovedKeyPercent:      types.Float64Value(moved),
-		CompletesByItself:    types.BoolValue(v.completes()),
-		BlockedBy:            types.StringNull(),
-		BasisMetadataVersion: types.Int64Value(seen.MetadataVersion),
-		PlanCheck:            types.StringValue(planCheckSplit),
-	}
-	if v.blockedBy != "" {
-		m.BlockedBy = types.StringValue(v.blockedBy)
-	}
-	moving := prefix.MovesByItself(in)
-	m.outcomeAtApply(moving)
+	m, moving := newResharding(in, seen.ShardCount, v.completes(), v.blockedBy, types.Int64Value(seen.MetadataVersion), planCheckSplit, nil)
 	plan.Resharding = m.object()
 	plan.MigrationIDs = types.MapUnknown(types.StringType)
 	plan.MigrationState = types.StringUnknown()

@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -305,35 +304,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		}
 		return
 	}
-	// What moves by itself stays unknown: the re-plan during apply must agree.
-	moving := prefix.MovesByItself(in)
-	m := reshardingModel{
-		FromShardCount:       types.Int64Unknown(),
-		ToShardCount:         types.Int64Value(int64(target)),
-		AffectedGroups:       affectedGroups(rec, extra),
-		MovedKeyPercent:      types.Float64Unknown(),
-		CompletesByItself:    types.BoolValue(completes),
-		BlockedBy:            types.StringNull(),
-		BasisMetadataVersion: basis,
-		PlanCheck:            types.StringValue(check),
-	}
+	m, moving := newResharding(in, from, completes, blockedBy, basis, check, extra)
 	if from >= 0 {
-		m.FromShardCount = types.Int64Value(int64(from))
-		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(from, target))
 		plan.PreviousShardCount = types.Int64Value(int64(from))
 	}
-	if from == target {
-		// A split prefix: this group has the count, others move.
-		moved := 0.0
-		for _, gi := range rec.Split(target) {
-			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, target))
-		}
-		m.MovedKeyPercent = types.Float64Value(moved)
-	}
-	if blockedBy != "" {
-		m.BlockedBy = types.StringValue(blockedBy)
-	}
-	m.outcomeAtApply(moving)
 	plan.Resharding = m.object()
 	r.warnAboutChange(ctx, in, from, completes, blockedBy, moving, false, resp)
 }

@@ -89,12 +89,33 @@ func reshardingSchema() schema.SingleNestedAttribute {
 
 func reshardingNull() types.Object { return types.ObjectNull(reshardingAttrTypes) }
 
-// outcomeAtApply leaves completes_by_itself and blocked_by to the apply when
-// they depend on groups that move by themselves.
-func (m *reshardingModel) outcomeAtApply(moving []string) {
-	if len(moving) > 0 {
+// newResharding is the preview of bringing in's record to in.Target from
+// from (-1: unknown). What moves by itself (moving) leaves the outcome to the
+// apply: Terraform's re-plan during apply must agree with the plan.
+func newResharding(in prefix.Input, from int32, completes bool, blockedBy string, basis types.Int64, check string, extra map[string]int32) (m reshardingModel, moving []string) {
+	m = reshardingModel{
+		FromShardCount: types.Int64Unknown(), ToShardCount: types.Int64Value(int64(in.Target)), AffectedGroups: affectedGroups(in.Record, extra),
+		MovedKeyPercent: types.Float64Unknown(), CompletesByItself: types.BoolValue(completes), BlockedBy: types.StringNull(),
+		BasisMetadataVersion: basis, PlanCheck: types.StringValue(check),
+	}
+	if from >= 0 {
+		m.FromShardCount, m.MovedKeyPercent = types.Int64Value(int64(from)), types.Float64Value(movedKeyPercent(from, in.Target))
+	}
+	if from == in.Target {
+		// A split prefix: this group has the count, others move.
+		moved := 0.0
+		for _, gi := range in.Record.Split(in.Target) {
+			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, in.Target))
+		}
+		m.MovedKeyPercent = types.Float64Value(moved)
+	}
+	if blockedBy != "" {
+		m.BlockedBy = types.StringValue(blockedBy)
+	}
+	if moving = prefix.MovesByItself(in); len(moving) > 0 {
 		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
 	}
+	return m, moving
 }
 
 func (m reshardingModel) object() types.Object {
