@@ -233,15 +233,11 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		// This apply replaced the group: the refresh's record is the old group's.
 		seen = nil
 	}
-	if recreated && r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics) == nil {
-		return
-	}
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
 }
 
 // newLifecycle makes the group this run re-created the metadata guard's
-// baseline before anything else can stop the apply: it starts again at
-// metadataVersion 1, which is no regression.
+// baseline: it starts again at metadataVersion 1, which is no regression.
 func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string, private privateSetter, diags *diag.Diagnostics) *client.Group {
 	group, err := r.pd.api.GetGroup(ctx, p, g)
 	if err != nil {

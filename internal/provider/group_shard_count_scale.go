@@ -680,8 +680,8 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 	switch {
 	case err == nil && landed != nil:
 		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
-			"The provider read the groups back: %s. So the coordinator had accepted the scale: this apply takes over what it started, "+
-			"without sending a second scale.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
+			"The provider read the groups back: %s. So the coordinator had accepted the scale: its migrations are recorded, and no "+
+			"second scale is sent.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
 		return nil, landed, false
 	case err == nil:
 		return res, nil, false

@@ -111,7 +111,7 @@ func testLostScaleAnswer(t *testing.T, la lostAnswer) {
 			ConfigStateChecks: expectShardCountState(2, "DEPRECATED"),
 			Check: resource.ComposeTestCheckFunc(
 				a.migrationFinished(p, g, 2),
-				a.diags.ExpectWarning("The answer to the scale of stream prefix", "the scale had been applied", "without sending a second scale"),
+				a.diags.ExpectWarning("The answer to the scale of stream prefix", "the scale had been applied", "no second scale is sent"),
 				expectOneTerraformMutation(c, p, "SCALE_STREAM"),
 				func(*terraform.State) error {
 					if n := c.RequestCount("POST", coordinator.RouteGroupScale); n != 0 {
