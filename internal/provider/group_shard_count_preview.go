@@ -268,7 +268,7 @@ func withoutPlannedCreates(reg *planRegistry, rec prefix.Record, g string) prefi
 	var planned []string
 	for _, gi := range rec.Groups {
 		run := reg.of(rec.Prefix, gi.ConsumerGroup)
-		if gi.ConsumerGroup != g && run.create != nil && !(run.deletesOnReplace && run.deleted == nil) {
+		if gi.ConsumerGroup != g && run.create != nil && (!run.deletesOnReplace || run.deleted != nil) {
 			planned = append(planned, gi.ConsumerGroup)
 		}
 	}
