@@ -528,3 +528,37 @@ func TestAccGroup_newShardCountBesideARenamedSiblingWithAPreparingMigration(t *t
 		},
 	})
 }
+
+// A replacement whose shard count apply stops before recording (its
+// listing refused after the group's create) leaves the new group's
+// lifecycle in state: the next plan repairs the count, with no metadata
+// regression for the version starting over.
+func TestAccGroup_replaceWhoseShardCountApplyStopsKeepsTheNewLifecycle(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "refuses the groups listing once the replacement's create is sent")
+	p, g := acctest.RandomName("repstop"), "svc"
+	config := func(n int) string {
+		return a.env.ProviderConfig() + groupHCL("group", p, g, `deletion_policy = "DELETE"`, "initial_shard_count = 2", replacedBy) +
+			shardCountHCL("test", p, g, 3, "depends_on = [redisstreamcoordinator_group.group]") + replaceTrigger(n)
+	}
+	forbid := coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Kind: coordinator.FaultRespond, Status: 403,
+		ErrorCode: "ACCESS_DENIED", Message: "monitoring is not allowed"}
+	arm := betweenPlanAndApply(func() {
+		c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteGroup, Kind: coordinator.FaultDelay,
+			OnMatch: func() { c.InjectFault(forbid) }})
+	})
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(1)},
+			{
+				Config:           config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{arm}},
+				ExpectError:      regexp.MustCompile(`Failed to list the groups of stream prefix`),
+			},
+			{Config: config(2), PlanOnly: true, ExpectNonEmptyPlan: true},
+			{Config: config(2), Check: a.expectGroup(p, g, shardCountIs(3))},
+			{Config: config(2), PlanOnly: true},
+		},
+	})
+}

@@ -234,6 +234,16 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		seen = nil
 	}
 	r.apply(ctx, timeout, plan, resumed, seen, &resp.State, resp.Private, &resp.Diagnostics)
+	if recreated && resp.State.Raw.Equal(req.State.Raw) {
+		// Stopped before recording: the state is still the old group's,
+		// whose version the new group's refresh would take for a
+		// regression. The new group, with none of its migrations, is state.
+		if group := r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics); group != nil {
+			state.MetadataVersion, state.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
+			state.MigrationIDs, state.PreviousShardCount = types.MapNull(types.StringType), types.Int64Null()
+			resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
+		}
+	}
 }
 
 // newLifecycle makes the group this run re-created the metadata guard's
