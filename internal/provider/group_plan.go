@@ -247,12 +247,16 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	// decided by the create (createCount).
 	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 	plan.ShardCount = types.Int64Unknown()
-	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, basis)...)
+	recorded := basis
+	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
+		// The replacement takes the count of the group it replaces: that
+		// group is its basis too, checked before the delete.
+		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
+		recorded = []client.Group{self}
+	}
+	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, recorded)...)
 	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
 		return
-	}
-	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
-		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
 	}
 
 	count, diags := resolveInitialShardCount(ctx, basis, p, g, plan.InitialShardCount, sentBefore(&r.pd.plans, p))

@@ -1,6 +1,14 @@
 package provider
 
-import "testing"
+import (
+	"regexp"
+	"testing"
+
+	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
+	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+)
 
 // The stale replacement of group_replace_stale_test.go with g2's
 // initial_shard_count omitted: the plan showed the count g2 inherits (4),
@@ -14,5 +22,42 @@ func TestAccGroup_staleReplaceInheritingRefusedBeforeDelete(t *testing.T) {
 		{name: "rename_group_scale", rename: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testStaleReplace(t, tc) })
+	}
+}
+
+// A saved -replace of a prefix's only group, whose replacement takes the
+// group's own count, is refused before the DELETE when that group was
+// scaled since the plan: the create would no longer make what was reviewed.
+func TestAccGroup_staleReplaceOfTheOnlyGroupRefusedBeforeDelete(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "scales the group between plan and apply and reads the audit log")
+	p, g := acctest.RandomName("staleself"), "g1"
+	config := func(n int) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, replacedBy) + replaceTrigger(n)
+	}
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(1)},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					betweenPlanAndApply(func() { a.scaleGroupOutOfBand(t, c, p, g, 7, false) }),
+				}},
+				ExpectError: regexp.MustCompile(`(?s)Stale plan: the replacement of group ` + regexp.QuoteMeta(p) + `/` + g + `.*` +
+					words(`Nothing was sent to the coordinator: group "g1" was not deleted`)),
+			},
+			// Terraform forgets the group without deleting it, so that what
+			// the refused apply left is read after the test.
+			{Config: a.env.ProviderConfig() + replaceTrigger(2) +
+				"\nremoved {\n  from = redisstreamcoordinator_group.test\n  lifecycle {\n    destroy = false\n  }\n}\n"},
+		},
+	})
+	if deletes := terraformMutations(c, p, "DELETE_GROUP"); len(deletes) != 0 {
+		t.Fatalf("the refused apply sent a delete: %+v", deletes)
+	}
+	if grp, err := a.group(t, p, g); err != nil || grp.ShardCount != 7 {
+		t.Fatalf("g1 must still exist at 7 shards: %+v, %v", grp, err)
 	}
 }
