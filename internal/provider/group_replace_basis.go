@@ -51,9 +51,12 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 	for _, grp := range basis {
 		groups = append(groups, grp)
 	}
-	// A -replace's group is not its own sibling; a rename's old name is.
-	self := func(n string) bool { return sp == p && n == g && seen.Group(g) == nil }
-	changes := seen.Changes(prefix.FromListing(groups, sp), self)
+	// A -replace's group is not its own sibling, but its count is the basis
+	// when the replacement takes it; gone, it is what the delete does. A
+	// rename's old name is a sibling.
+	now := prefix.FromListing(groups, sp)
+	self := func(n string) bool { return sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil) }
+	changes := seen.Changes(now, self)
 	if len(changes) == 0 {
 		return true
 	}

@@ -1,11 +1,13 @@
 package provider
 
 import (
+	"fmt"
 	"regexp"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
+	"github.com/hashicorp/terraform-plugin-testing/terraform"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 )
@@ -60,4 +62,46 @@ func TestAccGroup_staleReplaceOfTheOnlyGroupRefusedBeforeDelete(t *testing.T) {
 	if grp, err := a.group(t, p, g); err != nil || grp.ShardCount != 7 {
 		t.Fatalf("g1 must still exist at 7 shards: %+v, %v", grp, err)
 	}
+}
+
+// The same saved -replace applied after the group was deleted out of band:
+// the delete has nothing left to do, and the replacement is created at the
+// count the plan showed.
+func TestAccGroup_savedReplaceOfAGroupDeletedSinceCreatesItAsPlanned(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("repgone"), "g1"
+	config := func(n int) string {
+		return a.env.ProviderConfig() + groupHCL("test", p, g, `deletion_policy = "DELETE"`, replacedBy) + replaceTrigger(n)
+	}
+	var before int32
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: config(1), Check: func(*terraform.State) error {
+				grp, err := a.group(t, p, g)
+				if err == nil {
+					before = grp.ShardCount
+				}
+				return err
+			}},
+			{
+				Config: config(2),
+				ConfigPlanChecks: resource.ConfigPlanChecks{PreApply: []plancheck.PlanCheck{
+					plancheck.ExpectResourceAction(groupAddr, plancheck.ResourceActionDestroyBeforeCreate),
+					betweenPlanAndApply(func() {
+						if _, err := a.env.Client().DeleteGroup(ctxT(t), p, g, true, outOfBandMutation()); err != nil {
+							t.Error(err)
+						}
+					}),
+				}},
+				Check: func(*terraform.State) error {
+					grp, err := a.group(t, p, g)
+					if err == nil && grp.ShardCount != before {
+						err = fmt.Errorf("re-created with %d shards, the plan showed %d", grp.ShardCount, before)
+					}
+					return err
+				},
+			},
+		},
+	})
 }
