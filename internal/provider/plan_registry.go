@@ -68,7 +68,11 @@ func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, 
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
-		if rg := r.groups[groupKey{p, grp.ConsumerGroup}]; grp.StreamPrefix == p && (rg == nil || rg.created == nil) {
+		// A create of this run still in flight is its own too (but the group
+		// being planned, and one a replacement has yet to delete).
+		rg := r.groups[groupKey{p, grp.ConsumerGroup}]
+		inFlight := rg != nil && rg.create != nil && !rg.deletesOnReplace && grp.ConsumerGroup != g
+		if grp.StreamPrefix == p && (rg == nil || rg.created == nil) && !inFlight {
 			out[grp.ConsumerGroup] = run.AsPlanned(grp)
 		}
 	}
