@@ -43,7 +43,14 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	// An interrupt must not lose a group the coordinator made.
 	mctx, done := r.pd.timing.graceContext(ctx, "create-group "+m.RequestID)
 	defer done()
+	r.pd.plans.note(p, g, func(rg *runGroup) { rg.creating = true })
 	group, err := r.createSettled(mctx, p, g, count, m, &resp.Diagnostics)
+	r.pd.plans.note(p, g, func(rg *runGroup) {
+		if rg.creating = false; err == nil {
+			created := group.ShardCount
+			rg.created = &created
+		}
+	})
 	if err != nil {
 		var prefix prefixAfterFailure
 		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
@@ -52,8 +59,6 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
 		return
 	}
-	created := group.ShardCount
-	r.pd.plans.note(p, g, func(rg *runGroup) { rg.created = &created })
 	if ctx.Err() != nil {
 		resp.Diagnostics.AddWarning("Create finished after the operation was interrupted", fmt.Sprintf(
 			"The operation ended (%v) while the create of group %q under stream prefix %q (request id %s) was in flight. The provider "+

@@ -24,6 +24,9 @@ type runGroup struct {
 	deletesOnReplace bool
 	// renamedAway: renamed with deletion_policy DELETE, so Terraform deletes it first.
 	renamedAway bool
+	// creating: this provider's create of the group is in flight, so a
+	// listing that has it shows the run's own change.
+	creating bool
 	// created is the count this provider created the group with in this run.
 	created *int32
 	// deleted is the group as the run's plan saw it, once this provider deleted it.
@@ -68,11 +71,8 @@ func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, 
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
-		// A create of this run still in flight is its own too (but the group
-		// being planned, and one a replacement has yet to delete).
 		rg := r.groups[groupKey{p, grp.ConsumerGroup}]
-		inFlight := rg != nil && rg.create != nil && !rg.deletesOnReplace && grp.ConsumerGroup != g
-		if grp.StreamPrefix == p && (rg == nil || rg.created == nil) && !inFlight {
+		if grp.StreamPrefix == p && (rg == nil || rg.created == nil && (!rg.creating || grp.ConsumerGroup == g)) {
 			out[grp.ConsumerGroup] = run.AsPlanned(grp)
 		}
 	}
