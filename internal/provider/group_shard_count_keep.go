@@ -22,95 +22,75 @@ const planCheckSplit = "the stream prefix is split (read from the coordinator at
 func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resumed map[string]string, private privateGetter, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
+	am := underWayMigration(seen)
+	waits := am != nil && am.ToShardCount == target && plan.WaitFor.ValueString() == waitForCompletion
+	if r.pd.unconfigured() {
+		// The apply-time plan, with the coordinator readable, decides.
+		if waits {
+			planUpdate(plan, types.ObjectUnknown(reshardingAttrTypes))
+			resp.Diagnostics.AddWarning(fmt.Sprintf("A resharding of stream prefix %q may still be under way", p), fmt.Sprintf(
+				"When it was last refreshed, group %q under stream prefix %q had migration %s (%d→%d shards) under way, %s. The plan "+
+					"cannot read the coordinator to see whether it still is: %s\n\nThe apply reads it first: if the migration is still "+
+					"under way, it waits for it to complete, without sending another scale.",
+				g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State, r.pd.unconfiguredDetail()))
+		}
+		return waits
+	}
 	rec, ok, diags := readPrefixSeen(ctx, private, p)
 	resp.Diagnostics.Append(diags...)
 	if !ok {
 		// No record of the prefix: the group alone, as the refresh read it.
 		rec = prefix.Record{Prefix: p}
 	}
-	rec = prefix.FromListing(append(rec.Without(g).Groups, *seen), p)
-	d, wait := prefix.Keep(prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool(),
-		Known: prefix.ResumedWait(rec, target, resumed)})
+	in := prefix.Input{Record: rec.With(*seen), Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()}
+	in.Known = prefix.ResumedWait(in.Record, target, resumed)
+	d, wait := prefix.Keep(in)
+	in.WaitOnly = wait
 	switch {
-	case wait:
-		return r.planWait(ctx, plan, seen, rec, d, pending, resp)
-	case !ok:
+	case wait && waits && !prefix.Stalled(seen):
+		pv := previewOf(in, d, am.FromShardCount, types.Int64Value(seen.MetadataVersion), planCheckUnderWay)
+		planUpdate(plan, pv.m.object())
+		resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, true)...)
+		summary := fmt.Sprintf("A resharding of stream prefix %q is already under way", p)
+		if pending {
+			summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
+		}
+		detail := fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
+				"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
+				"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
+				"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, underWayWaitsFor(p, seen, am), target)
+		if len(pv.moving) > 0 {
+			detail += pv.tail()
+		}
+		resp.Diagnostics.AddWarning(summary, detail)
+		return true
+	case wait, !ok:
 		// Without the refresh's record the plan cannot show what a repair would send.
 		return false
-	case d.Refusal != nil && d.Refusal.Kind == prefix.PreparingElsewhere && len(rec.Split(target)) == 0:
+	case d.Refusal != nil && d.Refusal.Kind == prefix.PreparingElsewhere && len(in.Record.Split(target)) == 0:
 		// PREPARING elsewhere beside groups at the count: nothing to repair.
 		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"),
 			fmt.Sprintf("A PREPARING migration of stream prefix %q blocks its next change of the count", p),
 			preparingElsewhereDetail(p, target, d.Refusal.Groups[0]))
 		return false
 	}
-	return r.planRepair(ctx, plan, seen, rec, d, resp)
-}
-
-func (r *groupShardCountResource) planWait(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, pending bool, resp *resource.ModifyPlanResponse) bool {
-	am := underWayMigration(seen)
-	if am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion || prefix.Stalled(seen) {
-		return false
-	}
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	since := underWaySince(am)
-	waitsFor := underWayWaitsFor(p, seen, am)
-	blockedBy := fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s", am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor)
-	m, moving := newResharding(prefix.Input{Record: rec, Self: g, Target: am.ToShardCount}, am.FromShardCount, true, blockedBy,
-		types.Int64Value(seen.MetadataVersion), planCheckUnderWay, nil)
-	plan.Resharding = m.object()
-	plan.MigrationIDs = types.MapUnknown(types.StringType)
-	plan.MigrationState = types.StringUnknown()
-	plan.MetadataVersion = types.Int64Unknown()
-	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, true)...)
-	summary := fmt.Sprintf("A resharding of stream prefix %q is already under way", p)
-	if pending {
-		summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
-	}
-	detail := fmt.Sprintf(
-		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
-			"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
-			"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
-			"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, since, am.State, waitsFor, am.ToShardCount)
-	if len(moving) > 0 {
-		if len(d.NoConsumer) > 0 {
-			blockedBy += fmt.Sprintf("; the scale-out of group(s) %s waits for a consumer", strings.Join(d.NoConsumer, ", "))
-		}
-		detail += movesByItselfDetail(moving, len(d.NoConsumer) == 0, blockedBy)
-	}
-	resp.Diagnostics.AddWarning(summary, detail)
-	return true
-}
-
-func (r *groupShardCountResource) planRepair(ctx context.Context, plan *groupShardCountModel, seen *client.Group, rec prefix.Record, d prefix.Decision, resp *resource.ModifyPlanResponse) bool {
-	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	target := int32(plan.ShardCount.ValueInt64())
-	var moves []string
-	moved := 0.0
-	for _, gi := range rec.Split(target) {
+	var moves, steps []string
+	for _, gi := range in.Record.Split(target) {
 		moves = append(moves, fmt.Sprintf("group %q: %d shards%s", gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(&gi)))
-		if pct := movedKeyPercent(gi.ShardCount, target); pct > moved {
-			moved = pct
-		}
 	}
-	in := prefix.Input{Record: rec, Self: g, Target: target}
-	v := tell(in, d)
 	summary := fmt.Sprintf("Stream prefix %q is split: its groups are not all at %d shards", p, target)
-	if v.d.Refusal != nil {
-		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, fmt.Sprintf("%s. As the refresh read it: %s. Producers routing by one group's count write "+
+	if d.Refusal != nil {
+		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), d.Refusal, fmt.Sprintf("%s. As the refresh read it: %s. Producers routing by one group's count write "+
 			"to shards another group never reads. This plan cannot repair it:\n\n", summary, strings.Join(moves, "; ")))
 		return false
 	}
-	m, moving := newResharding(in, seen.ShardCount, v.completes(), v.blockedBy, types.Int64Value(seen.MetadataVersion), planCheckSplit, nil)
-	plan.Resharding = m.object()
-	plan.MigrationIDs = types.MapUnknown(types.StringType)
-	plan.MigrationState = types.StringUnknown()
+	pv := previewOf(in, d, seen.ShardCount, types.Int64Value(seen.MetadataVersion), planCheckSplit)
+	planUpdate(plan, pv.m.object())
 	plan.PreviousShardCount = types.Int64Unknown()
-	plan.MetadataVersion = types.Int64Unknown()
 	// The repair sends: a wait it resumed no longer stands.
 	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
-	var steps []string
-	for _, st := range v.d.Steps {
+	for _, st := range d.Steps {
 		switch st.Kind {
 		case prefix.StreamScale:
 			steps = append(steps, fmt.Sprintf("one stream-level scale to %d (a noop for the groups already there)", target))
@@ -124,17 +104,17 @@ func (r *groupShardCountResource) planRepair(ctx context.Context, plan *groupSha
 			steps = append(steps, "waits for the migrations heading elsewhere, then brings every group to the count")
 		}
 	}
-	detail := fmt.Sprintf("shard_count is %d and group %q has it, but as the refresh read the prefix: %s. Producers routing by one "+
-		"group's count write to shards another group never reads, so this plan is an update that repairs it: %s. Up to %.2f%% of "+
-		"partition keys move in the groups that change.", target, g, strings.Join(moves, "; "), strings.Join(steps, "; then "), moved)
-	switch {
-	case len(moving) > 0:
-		detail += movesByItselfDetail(moving, v.completes(), v.blockedBy)
-	case v.blockedBy != "":
-		detail += "\n\nThe change " + v.blockedBy + "."
-	}
-	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)
+	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, fmt.Sprintf("shard_count is %d and group %q has it, but as the "+
+		"refresh read the prefix: %s. Producers routing by one group's count write to shards another group never reads, so this plan "+
+		"is an update that repairs it: %s. Up to %.2f%% of partition keys move in the groups that change.",
+		target, g, strings.Join(moves, "; "), strings.Join(steps, "; then "), pv.m.MovedKeyPercent.ValueFloat64())+pv.tail())
 	return true
+}
+
+// planUpdate plans an update whose outcome the apply records.
+func planUpdate(plan *groupShardCountModel, resharding types.Object) {
+	plan.Resharding, plan.MetadataVersion = resharding, types.Int64Unknown()
+	plan.MigrationIDs, plan.MigrationState = types.MapUnknown(types.StringType), types.StringUnknown()
 }
 
 func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) map[string]string {

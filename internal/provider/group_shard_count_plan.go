@@ -76,17 +76,11 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 				seen, pending = r.planRecreated(ctx, &plan, *created, req.Private, resp), false
 			}
 		}
-		if known && planUnderWayUnconfigured(r.pd, &plan, seen, &resp.Diagnostics) {
-			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-			return
-		}
 		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
-		} else if !r.pd.unconfigured() && known {
-			if seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), req.Private, resp) {
-				resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-				return
-			}
+		} else if known && seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), req.Private, resp) {
+			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
+			return
 		}
 		if pending {
 			// The apply records the migrations as it finds them, which may differ from the refresh's.
@@ -222,42 +216,39 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 	}
-	check := planCheckRead
-	from := int32(-1)
-	extra := map[string]int32{}
-	basis := types.Int64Null()
-	if createdHere {
-		// The re-plan during apply, after the group exists, must describe it the same way.
-		rec = rec.Without(g)
-	}
+	check, from, basis := planCheckRead, int32(-1), types.Int64Null()
 	self := rec.Group(g)
-	in := prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()}
 	switch {
-	case self != nil && !createdHere:
-		from = self.ShardCount
+	case createdHere:
+		// The re-plan during apply, after the group exists, must describe it the
+		// same way: as its create makes it, EMPTY (no consumer yet) at its initial count.
+		rec, self, check = rec.Without(g), nil, planCheckGroupCreated
+		if n := run.create.InitialShardCount; n != nil {
+			from = int32(*n)
+			rec = rec.With(client.Group{StreamPrefix: p, ConsumerGroup: g, ShardCount: from, State: client.GroupEmpty})
+		}
+	case self == nil:
+		resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
+			"The coordinator has no group %q under stream prefix %q (groups of the prefix: %s), and this configuration does not create it. "+
+				"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
+				"with redisstreamcoordinator_group and reference that resource's attributes here "+
+				"(stream_prefix = redisstreamcoordinator_group.<name>.stream_prefix, consumer_group = redisstreamcoordinator_group.<name>.consumer_group), "+
+				"so Terraform plans and creates the group first.", g, p, groupNames(rec.Groups)))
+		return
+	default:
+		from, basis = self.ShardCount, types.Int64Value(self.MetadataVersion)
 		if am := self.ActiveMigration; !am.Finished() && am.ToShardCount == target {
 			// The count switched when the migration was accepted.
 			from = am.FromShardCount
 		}
-		basis = types.Int64Value(self.MetadataVersion)
-	default:
-		if !createdHere {
-			resp.Diagnostics.AddAttributeError(path.Root("consumer_group"), fmt.Sprintf("Group %q under stream prefix %q does not exist", g, p), fmt.Sprintf(
-				"The coordinator has no group %q under stream prefix %q (groups of the prefix: %s), and this configuration does not create it. "+
-					"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
-					"with redisstreamcoordinator_group and reference that resource's attributes here "+
-					"(stream_prefix = redisstreamcoordinator_group.<name>.stream_prefix, consumer_group = redisstreamcoordinator_group.<name>.consumer_group), "+
-					"so Terraform plans and creates the group first.", g, p, groupNames(rec.Groups)))
-			return
-		}
-		check = planCheckGroupCreated
-		if run.create.InitialShardCount != nil {
-			from = int32(*run.create.InitialShardCount)
-			extra[g] = from
-		}
 	}
-	v := tell(in, prefix.Decide(in))
-	if from == target && (self == nil || self.ActiveMigration.Finished()) && v.d.AdoptsOnly() {
+	in := prefix.Input{Record: rec, Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()}
+	d := prefix.Decide(in)
+	if createdHere && from < 0 {
+		// Created at a count known only at apply: a scale-out of it may wait for a consumer.
+		d.NoConsumer = append(d.NoConsumer, g)
+	}
+	if from == target && (self == nil || self.ActiveMigration.Finished()) && d.AdoptsOnly() {
 		// Nothing will be sent (siblings at another count would be, and take the
 		// preview below). A sibling's migration to the count is taken over by the
 		// apply, which alone learns its ids and state.
@@ -269,47 +260,68 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		plan.PreviousShardCount = types.Int64Null()
 		plan.MigrationIDs = types.MapValueMust(types.StringType, nil)
 		plan.MigrationState = types.StringNull()
-		if len(v.d.Steps) > 0 {
+		if len(d.Steps) > 0 {
 			plan.MigrationIDs = types.MapUnknown(types.StringType)
 			plan.MigrationState = types.StringUnknown()
 		}
-		if self != nil {
+		if !createdHere {
 			plan.MetadataVersion = basis
 		}
 		return
 	}
 	largeShardCountWarning(&resp.Diagnostics, "shard_count", int64(target), fmt.Sprintf("Stream prefix %q is scaled to", p))
-	completes, blockedBy := v.completes(), v.blockedBy
-	if v.d.Refusal != nil {
-		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), v.d.Refusal, "")
+	if d.Refusal != nil {
+		previewFatal(&resp.Diagnostics, p, target, plan.RollbackOnRevert.ValueBool(), d.Refusal, "")
 		return
 	}
-	if self == nil {
-		// A new group has no consumers: a scale-out of it waits for one.
-		if from < 0 || target > from {
-			completes = false
-			blockedBy = joinClauses(blockedBy, fmt.Sprintf("group %q is created in this apply and has no consumers yet: a scale-out "+
-				"stays ACTIVE until a consumer joins (create the group first, start its consumers, then scale)", g))
-		}
-	}
+	pv := previewOf(in, d, from, basis, check)
 	if seen == nil {
 		// A new resource is re-planned during apply from a fresh read, with no prior
 		// state or private data, so the preview stays unknown; the warning shows the
 		// prefix as read now.
-		r.warnAboutChange(ctx, in, from, completes, blockedBy, nil, true, resp)
-		if am := prefix.Unfinished(self); am != nil && am.ToShardCount == target {
-			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
-				fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
-					"over and sends no scale for it.", g, p, prefix.Describe(am)))
+		pv.moving = nil
+	} else {
+		if from >= 0 {
+			plan.PreviousShardCount = types.Int64Value(int64(from))
+		}
+		plan.Resharding = pv.m.object()
+	}
+	summary := fmt.Sprintf("Resharding stream prefix %q", p)
+	if from < 0 {
+		if len(pv.moving) > 0 {
+			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, fmt.Sprintf("Stream prefix %q is scaled to %d shards.", p, target)+pv.tail())
 		}
 		return
 	}
-	m, moving := newResharding(in, from, completes, blockedBy, basis, check, extra)
-	if from >= 0 {
-		plan.PreviousShardCount = types.Int64Value(int64(from))
+	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: %.2f%% of partition keys move to another shard. "+
+		"Producers that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the "+
+		"migration completes and their routing is refreshed. Terraform cannot verify that they were paused.",
+		g, p, from, target, movedKeyPercent(from, target))
+	if target == 0 {
+		detail += " A count of 0 retires every shard: producers refuse to publish until the count is raised again."
 	}
-	plan.Resharding = m.object()
-	r.warnAboutChange(ctx, in, from, completes, blockedBy, moving, false, resp)
+	var siblings []string
+	for _, gi := range rec.Without(g).Groups {
+		siblings = append(siblings, fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount))
+	}
+	if len(siblings) > 0 {
+		detail += fmt.Sprintf("\n\nThe stream-level scale also rescales the other groups of the prefix: %s.", strings.Join(siblings, ", "))
+	}
+	detail += pv.tail()
+	if seen == nil {
+		detail += "\n\nThis is the prefix as read at plan time. The resharding values are known after apply: Terraform plans a new " +
+			"resource again when it applies, and the apply scales from the counts it finds then."
+		if !createdHere {
+			detail += " To review them in a saved plan, import the shard count at the group's current count first, then change shard_count."
+		}
+	}
+	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": p, "from": from, "to": target})
+	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, detail)
+	if am := prefix.Unfinished(self); seen == nil && am != nil && am.ToShardCount == target {
+		resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding of stream prefix %q already under way", p),
+			fmt.Sprintf("Group %q of stream prefix %q has %s under way, already heading to the configured count: the apply takes it "+
+				"over and sends no scale for it.", g, p, prefix.Describe(am)))
+	}
 }
 
 // withOutcomeUnknown leaves completes_by_itself and blocked_by to the apply.
@@ -325,13 +337,6 @@ func withOutcomeUnknown(resharding types.Object) types.Object {
 	return types.ObjectValueMust(reshardingAttrTypes, attrs)
 }
 
-func joinClauses(a, b string) string {
-	if a == "" {
-		return b
-	}
-	return a + "; " + b
-}
-
 func groupNames(groups []client.Group) string {
 	if len(groups) == 0 {
 		return "none"
@@ -341,52 +346,6 @@ func groupNames(groups []client.Group) string {
 		names[i] = fmt.Sprintf("%q", gi.ConsumerGroup)
 	}
 	return strings.Join(names, ", ")
-}
-
-// warnAboutChange adds what producers must do, which the plan values cannot say.
-func (r *groupShardCountResource) warnAboutChange(ctx context.Context, in prefix.Input, from int32, completes bool, blockedBy string, moving []string, newResource bool, resp *resource.ModifyPlanResponse) {
-	const readAtPlan = "\n\nThis is the prefix as read at plan time. The resharding values are known after apply: Terraform plans a new " +
-		"resource again when it applies, and the apply scales from the counts it finds then."
-	if from < 0 {
-		if len(moving) > 0 {
-			resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", in.Record.Prefix),
-				fmt.Sprintf("Stream prefix %q is scaled to %d shards.", in.Record.Prefix, in.Target)+movesByItselfDetail(moving, completes, blockedBy))
-		}
-		return
-	}
-	detail := fmt.Sprintf("Group %q under stream prefix %q goes from %d to %d shards. The partition→shard mapping changes: %.2f%% of partition keys move to another shard. "+
-		"Producers that cannot tolerate duplicates must be paused (and their retries drained) before applying, then resumed once the "+
-		"migration completes and their routing is refreshed. Terraform cannot verify that they were paused.",
-		in.Self, in.Record.Prefix, from, in.Target, movedKeyPercent(from, in.Target))
-	if in.Target == 0 {
-		detail += " A count of 0 retires every shard: producers refuse to publish until the count is raised again."
-	}
-	var siblings []string
-	for _, gi := range in.Record.Groups {
-		if gi.ConsumerGroup != in.Self {
-			siblings = append(siblings, fmt.Sprintf("%q (%d shards)", gi.ConsumerGroup, gi.ShardCount))
-		}
-	}
-	if len(siblings) > 0 {
-		detail += fmt.Sprintf("\n\nThe stream-level scale also rescales the other groups of the prefix: %s.", strings.Join(siblings, ", "))
-	}
-	switch {
-	case len(moving) > 0:
-		detail += movesByItselfDetail(moving, completes, blockedBy)
-	case blockedBy != "":
-		detail += "\n\nThe change " + blockedBy + "."
-	}
-	if len(moving) == 0 && !completes {
-		detail += " It does not complete by itself."
-	}
-	if newResource {
-		detail += readAtPlan
-		if in.Record.Group(in.Self) != nil {
-			detail += " To review them in a saved plan, import the shard count at the group's current count first, then change shard_count."
-		}
-	}
-	tflog.Debug(ctx, "planned resharding", map[string]any{"stream_prefix": in.Record.Prefix, "from": from, "to": in.Target})
-	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), fmt.Sprintf("Resharding stream prefix %q", in.Record.Prefix), detail)
 }
 
 // checkSinceRefresh fails when the group's basis changed since the plan's

@@ -89,17 +89,26 @@ func reshardingSchema() schema.SingleNestedAttribute {
 
 func reshardingNull() types.Object { return types.ObjectNull(reshardingAttrTypes) }
 
-// newResharding is the preview of bringing in's record to in.Target from
-// from (-1: unknown). What moves by itself (moving) leaves the outcome to the
-// apply: Terraform's re-plan during apply must agree with the plan.
-func newResharding(in prefix.Input, from int32, completes bool, blockedBy string, basis types.Int64, check string, extra map[string]int32) (m reshardingModel, moving []string) {
-	m = reshardingModel{
-		FromShardCount: types.Int64Unknown(), ToShardCount: types.Int64Value(int64(in.Target)), AffectedGroups: affectedGroups(in.Record, extra),
-		MovedKeyPercent: types.Float64Unknown(), CompletesByItself: types.BoolValue(completes), BlockedBy: types.StringNull(),
+// preview is the one preview of a plan: prefix.Decide's decision for in,
+// Self going from `from` shards (-1: unknown). Every plan path shows it.
+type preview struct {
+	m         reshardingModel
+	completes bool
+	blockedBy string
+	// moving are the groups whose migrations or liveness move by themselves:
+	// Terraform's re-plan during apply must agree, so the outcome is left to the apply.
+	moving []string
+}
+
+func previewOf(in prefix.Input, d prefix.Decision, from int32, basis types.Int64, check string) preview {
+	pv := preview{completes: len(d.NoConsumer) == 0, blockedBy: blockedBy(in, d), moving: prefix.MovesByItself(in)}
+	pv.m = reshardingModel{
+		FromShardCount: types.Int64Unknown(), ToShardCount: types.Int64Value(int64(in.Target)), AffectedGroups: affectedGroups(in.Record),
+		MovedKeyPercent: types.Float64Unknown(), CompletesByItself: types.BoolValue(pv.completes), BlockedBy: types.StringNull(),
 		BasisMetadataVersion: basis, PlanCheck: types.StringValue(check),
 	}
 	if from >= 0 {
-		m.FromShardCount, m.MovedKeyPercent = types.Int64Value(int64(from)), types.Float64Value(movedKeyPercent(from, in.Target))
+		pv.m.FromShardCount, pv.m.MovedKeyPercent = types.Int64Value(int64(from)), types.Float64Value(movedKeyPercent(from, in.Target))
 	}
 	if from == in.Target {
 		// A split prefix: this group has the count, others move.
@@ -107,15 +116,41 @@ func newResharding(in prefix.Input, from int32, completes bool, blockedBy string
 		for _, gi := range in.Record.Split(in.Target) {
 			moved = math.Max(moved, movedKeyPercent(gi.ShardCount, in.Target))
 		}
-		m.MovedKeyPercent = types.Float64Value(moved)
+		pv.m.MovedKeyPercent = types.Float64Value(moved)
 	}
-	if blockedBy != "" {
-		m.BlockedBy = types.StringValue(blockedBy)
+	if pv.blockedBy != "" {
+		pv.m.BlockedBy = types.StringValue(pv.blockedBy)
 	}
-	if moving = prefix.MovesByItself(in); len(moving) > 0 {
-		m.CompletesByItself, m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
+	if len(pv.moving) > 0 {
+		pv.m.CompletesByItself, pv.m.BlockedBy = types.BoolUnknown(), types.StringUnknown()
 	}
-	return m, moving
+	return pv
+}
+
+// tail closes a warning with what the change waits for, as read at plan time.
+func (pv preview) tail() string {
+	by := "completes by itself"
+	if !pv.completes {
+		by = "does not complete by itself"
+	}
+	if len(pv.moving) > 0 {
+		now := "nothing stands in the way"
+		if pv.blockedBy != "" {
+			now = "the change " + pv.blockedBy
+		}
+		return fmt.Sprintf("\n\nresharding.completes_by_itself and resharding.blocked_by are known after apply: they depend on whether "+
+			"group(s) %s have a live consumer and on their migrations under way, which change by themselves between this plan and "+
+			"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
+			"it %s.", quoted(pv.moving), now, by)
+	}
+	s := ""
+	if pv.blockedBy != "" {
+		s = "\n\nThe change " + pv.blockedBy + "."
+	}
+	if !pv.completes {
+		s += " It " + by + "."
+	}
+	return s
 }
 
 func (m reshardingModel) object() types.Object {
@@ -130,13 +165,10 @@ func movedKeyPercent(from, to int32) float64 {
 	return math.Round(routing.MovedKeyShare(int(from), int(to))*10000) / 100
 }
 
-func affectedGroups(rec prefix.Record, extra map[string]int32) types.Map {
+func affectedGroups(rec prefix.Record) types.Map {
 	counts := map[string]attr.Value{}
 	for _, gi := range rec.Groups {
 		counts[gi.ConsumerGroup] = types.Int64Value(int64(gi.ShardCount))
-	}
-	for name, c := range extra {
-		counts[name] = types.Int64Value(int64(c))
 	}
 	return types.MapValueMust(types.Int64Type, counts)
 }
@@ -158,42 +190,36 @@ func describeMigration(gi client.Group) string {
 // The coordinator reports EMPTY exactly when a group has no live member.
 func hasLiveConsumer(gi client.Group) bool { return gi.State != client.GroupEmpty }
 
-// verdict tells prefix.Decide's decision as the preview does; the apply runs the same steps.
-type verdict struct {
-	d         prefix.Decision
-	blockedBy string
-}
-
-func (v verdict) completes() bool { return len(v.d.NoConsumer) == 0 }
-
-func tell(in prefix.Input, d prefix.Decision) verdict {
-	rec := in.Record
-	v := verdict{d: d}
-	if v.d.Refusal != nil {
-		return v
-	}
+// blockedBy tells what decision d waits for; the apply runs the same steps.
+func blockedBy(in prefix.Input, d prefix.Decision) string {
 	var waits []string
-	for _, st := range v.d.Steps {
+	for _, st := range d.Steps {
+		gi := in.Record.Group(st.Group)
 		switch {
 		case st.Kind == prefix.WaitOthers:
 			for _, gi := range st.Blocking {
 				waits = append(waits, "waits for "+describeMigration(gi)+" to finish first")
 			}
+		case st.Kind == prefix.Adopt && prefix.Unfinished(gi) == nil:
+			// A known migration that ended: the wait reads how.
+		case st.Kind == prefix.Adopt && in.WaitOnly && st.Group == in.Self:
+			am := gi.ActiveMigration
+			waits = append(waits, fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s",
+				am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, underWayWaitsFor(in.Record.Prefix, gi, am)))
 		case st.Kind == prefix.Adopt:
-			waits = append(waits, "takes over "+describeMigration(*rec.Group(st.Group))+", already heading to the target")
+			waits = append(waits, "takes over "+describeMigration(*gi)+", already heading to the target")
 		case st.Resume:
-			waits = append(waits, "resumes "+describeMigration(*rec.Group(st.Group))+" with its own target")
+			waits = append(waits, "resumes "+describeMigration(*gi)+" with its own target")
 		case st.Kind == prefix.Rollback:
-			waits = append(waits, "rolls back "+describeMigration(*rec.Group(st.Group))+" (rollback_on_revert)")
+			waits = append(waits, "rolls back "+describeMigration(*gi)+" (rollback_on_revert)")
 		}
 	}
-	if !v.completes() {
+	if len(d.NoConsumer) > 0 {
 		waits = append(waits, fmt.Sprintf("scale-out of group(s) %s, which have no live consumer: their migrations stay ACTIVE "+
 			"(producers already route to %d shards) until a consumer joins, and further count changes of the prefix are refused until then",
-			quoted(v.d.NoConsumer), in.Target))
+			quoted(d.NoConsumer), in.Target))
 	}
-	v.blockedBy = strings.Join(waits, "; ")
-	return v
+	return strings.Join(waits, "; ")
 }
 
 // previewFatal words a refusal as the apply does (refusalText).

@@ -1,8 +1,6 @@
 package provider
 
 import (
-	"fmt"
-
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
@@ -28,21 +26,6 @@ func withDeletedInRun(reg *planRegistry, rec prefix.Record, g string, refreshed 
 		all = append(all, grp)
 	}
 	return prefix.FromListing(all, rec.Prefix)
-}
-
-func movesByItselfDetail(names []string, completes bool, blockedBy string) string {
-	now := "nothing stands in the way"
-	if blockedBy != "" {
-		now = "the change " + blockedBy
-	}
-	by := "completes by itself"
-	if !completes {
-		by = "does not complete by itself"
-	}
-	return fmt.Sprintf("\n\nresharding.completes_by_itself and resharding.blocked_by are known after apply: they depend on whether "+
-		"group(s) %s have a live consumer and on their migrations under way, which change by themselves between this plan and "+
-		"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
-		"it %s.", quoted(names), now, by)
 }
 
 // siblingsSinceRefresh lists how the other groups differ from the refresh's

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hashicorp/terraform-plugin-framework/types"
+
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
@@ -45,13 +47,14 @@ func TestJudge(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			in := prefix.Input{Record: prefix.Record{Prefix: "p", Groups: tc.groups}, Self: "a", Target: tc.target, RollbackOnRevert: tc.rollback}
-			v := tell(in, prefix.Decide(in))
-			text := v.blockedBy
-			if v.d.Refusal != nil {
-				_, text = refusalText("p", tc.target, tc.rollback, v.d.Refusal)
+			d := prefix.Decide(in)
+			pv := previewOf(in, d, -1, types.Int64Null(), planCheckRead)
+			text := pv.blockedBy
+			if d.Refusal != nil {
+				_, text = refusalText("p", tc.target, tc.rollback, d.Refusal)
 			}
-			if (v.d.Refusal != nil) != tc.fatal || (!tc.fatal && v.completes() != tc.completes) {
-				t.Fatalf("refusal %q, completes %v; want a refusal %v, completes %v", text, v.completes(), tc.fatal, tc.completes)
+			if (d.Refusal != nil) != tc.fatal || (!tc.fatal && pv.completes != tc.completes) {
+				t.Fatalf("refusal %q, completes %v; want a refusal %v, completes %v", text, pv.completes, tc.fatal, tc.completes)
 			}
 			for _, want := range tc.blocked {
 				if !strings.Contains(text, want) {

@@ -2,12 +2,8 @@ package provider
 
 import (
 	"errors"
-	"fmt"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
-
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // An unconfigured provider (configuration unknown at plan time) has no client:
@@ -40,24 +36,5 @@ func skipRefreshUnconfigured(pd *providerData, diags *diag.Diagnostics, importin
 		return true
 	}
 	diags.AddWarning(summary, what+" was not refreshed, so the plan is made from the state as it was: "+pd.unconfiguredDetail())
-	return true
-}
-
-// planUnderWayUnconfigured leaves unknown what the apply-time plan, with the
-// coordinator readable, decides. It reports whether it did.
-func planUnderWayUnconfigured(pd *providerData, plan *groupShardCountModel, seen *client.Group, diags *diag.Diagnostics) bool {
-	am := underWayMigration(seen)
-	if !pd.unconfigured() || am == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64() || plan.WaitFor.ValueString() != waitForCompletion {
-		return false
-	}
-	plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
-	plan.MigrationIDs = types.MapUnknown(types.StringType)
-	plan.MigrationState = types.StringUnknown()
-	plan.MetadataVersion = types.Int64Unknown()
-	diags.AddWarning(fmt.Sprintf("A resharding of stream prefix %q may still be under way", seen.StreamPrefix), fmt.Sprintf(
-		"When it was last refreshed, group %q under stream prefix %q had migration %s (%d→%d shards) under way, %s. The plan "+
-			"cannot read the coordinator to see whether it still is: %s\n\nThe apply reads it first: if the migration is still "+
-			"under way, it waits for it to complete, without sending another scale.",
-		seen.ConsumerGroup, seen.StreamPrefix, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State, pd.unconfiguredDetail()))
 	return true
 }
