@@ -74,9 +74,7 @@ func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *r
 		return
 	}
 	resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a resharding is under way", p), fmt.Sprintf(
-		"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. The import "+
-			"records it (migration_ids, migration_state) and changes nothing on the coordinator. Until it completes, the next plan "+
-			"is an update that waits for it, without sending another scale; read its progress with the "+
-			"redisstreamcoordinator_migrations data source.", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
-		underWaySince(am), am.State, underWayWaitsFor(p, seen, am)))
+		"Group %q under stream prefix %q: %s. The import records it (migration_ids, migration_state) and changes nothing on the "+
+			"coordinator. Until it completes, the next plan is an update that waits for it, without sending another scale; read its "+
+			"progress with the redisstreamcoordinator_migrations data source.", g, p, underWay(seen, am)))
 }

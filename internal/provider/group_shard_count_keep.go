@@ -55,11 +55,9 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 		if pending {
 			summary = fmt.Sprintf("Resuming an unfinished resharding wait: a resharding of stream prefix %q is under way", p)
 		}
-		detail := fmt.Sprintf(
-			"Group %q under stream prefix %q has migration %s (%d→%d shards) under way since %s, now %s: it waits for %s. shard_count is "+
-				"already %d, but the resharding has not completed, so this plan is an update: applying it waits until the migration has "+
-				"completed, without sending another scale. (Whoever started it: an earlier apply whose answer was lost or that was interrupted, "+
-				"or another actor.)", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, underWayWaitsFor(p, seen, am), target)
+		detail := fmt.Sprintf("Group %q under stream prefix %q: %s. shard_count is already %d, but the resharding has not completed, "+
+			"so this plan is an update: applying it waits until the migration has completed, without sending another scale. (Whoever "+
+			"started it: an earlier apply whose answer was lost or that was interrupted, or another actor.)", g, p, underWay(seen, am), target)
 		if len(pv.moving) > 0 {
 			detail += pv.tail()
 		}
@@ -129,10 +127,16 @@ func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) 
 }
 
 // planRecreated plans a group this run re-creates: a new lifecycle at
-// metadataVersion 1 is no metadata regression. It returns the group as its
-// create makes it, or nil when the plan cannot tell and leaves the outcome to the apply.
-func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, created plannedGroupCreate, private privateGetter, resp *resource.ModifyPlanResponse) *client.Group {
+// metadataVersion 1 is no metadata regression. It reports whether it did, and
+// sets seen to the group as its create makes it, or nil when the plan cannot
+// tell and leaves the outcome to the apply.
+func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, seen **client.Group, private privateGetter, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
+	created := r.pd.plans.of(p, g).create
+	if created == nil {
+		return false
+	}
+	*seen = nil
 	plan.MetadataVersion, plan.MigrationState = types.Int64Unknown(), types.StringNull()
 	// A pending wait was for the old group's migrations.
 	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
@@ -154,7 +158,8 @@ func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *group
 	if !ok || n == nil || r.pd.unconfigured() {
 		plan.MigrationIDs, plan.MigrationState = types.MapUnknown(types.StringType), types.StringUnknown()
 		plan.PreviousShardCount, plan.Resharding = types.Int64Unknown(), types.ObjectUnknown(reshardingAttrTypes)
-		return nil
+		return true
 	}
-	return &client.Group{StreamPrefix: p, ConsumerGroup: g, ShardCount: int32(*n), MetadataVersion: 1, State: client.GroupEmpty}
+	*seen = &client.Group{StreamPrefix: p, ConsumerGroup: g, ShardCount: int32(*n), MetadataVersion: 1, State: client.GroupEmpty}
+	return true
 }

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -53,11 +55,17 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 
-	pending := false
+	var prior privateRecord
 	if state != nil {
 		var diags diag.Diagnostics
-		pending, diags = readPendingWait(ctx, req.Private)
+		prior, diags = readPrivateRecord(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
+	}
+	pending, seen := prior.PendingWait, (*client.Group)(nil)
+	// The refresh's records are the basis only for the group they were read for.
+	same := r.pd != nil && known && state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup)
+	if same {
+		seen = prior.GroupSeen
 	}
 	countChanges := state == nil || !plan.ShardCount.Equal(state.ShardCount)
 	if state != nil && !countChanges {
@@ -67,14 +75,8 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// Acknowledged: the baseline until the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
-		var seen *client.Group
-		if r.pd != nil && known && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
-			var diags diag.Diagnostics
-			seen, diags = readGroupSeen(ctx, req.Private)
-			resp.Diagnostics.Append(diags...)
-			if created := r.pd.plans.of(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()).create; created != nil {
-				seen, pending = r.planRecreated(ctx, &plan, *created, req.Private, resp), false
-			}
+		if same && r.planRecreated(ctx, &plan, &seen, req.Private, resp) {
+			pending = false
 		}
 		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
@@ -116,12 +118,8 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
 			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
-		var seen *client.Group
 		var refreshed *prefix.Record
-		if state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup) {
-			var diags diag.Diagnostics
-			seen, diags = readGroupSeen(ctx, req.Private)
-			resp.Diagnostics.Append(diags...)
+		if same {
 			rec, ok, diags := readPrefixSeen(ctx, req.Private, plan.StreamPrefix.ValueString())
 			resp.Diagnostics.Append(diags...)
 			if ok {
@@ -158,30 +156,16 @@ func (r *groupShardCountResource) checkMetadataRegression(ctx context.Context, r
 // checkOnePerPrefix fails the plan when two resources manage one stream prefix's shard count.
 func (r *groupShardCountResource) checkOnePerPrefix(plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	groups := dedupeSorted(r.pd.plans.registerShardCount(p, g))
+	groups := slices.Compact(r.pd.plans.registerShardCount(p, g))
 	if len(groups) < 2 {
 		return
-	}
-	quoted := make([]string, len(groups))
-	for i, name := range groups {
-		quoted[i] = fmt.Sprintf("%q", name)
 	}
 	resp.Diagnostics.AddAttributeError(path.Root("stream_prefix"), fmt.Sprintf("Stream prefix %q has more than one shard count resource", p),
 		fmt.Sprintf("This configuration declares redisstreamcoordinator_group_shard_count resources for groups %s, all under stream prefix %q. "+
 			"The coordinator scales a stream prefix as a whole (every group of the prefix gets the new count), so two resources "+
 			"would race: one scales, the other is refused with 409 ACTIVE_MIGRATION_EXISTS or scales the prefix back.\n\n"+
 			"Keep one redisstreamcoordinator_group_shard_count per stream prefix (on any one of its groups) and remove the others "+
-			"(removing one only forgets it; the groups keep their counts).", strings.Join(quoted, ", "), p))
-}
-
-func dedupeSorted(names []string) []string {
-	var out []string
-	for i, n := range names {
-		if i == 0 || names[i-1] != n {
-			out = append(out, n)
-		}
-	}
-	return out
+			"(removing one only forgets it; the groups keep their counts).", quoted(groups), p))
 }
 
 // preview fills the planned resharding values or fails the plan. The re-plan
@@ -233,7 +217,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"A shard count can only be set on an existing group. Check the names (they are case-sensitive), or create the group "+
 				"with redisstreamcoordinator_group and reference that resource's attributes here "+
 				"(stream_prefix = redisstreamcoordinator_group.<name>.stream_prefix, consumer_group = redisstreamcoordinator_group.<name>.consumer_group), "+
-				"so Terraform plans and creates the group first.", g, p, groupNames(rec.Groups)))
+				"so Terraform plans and creates the group first.", g, p, quoted(slices.Sorted(maps.Keys(rec.Counts())))))
 		return
 	default:
 		from, basis = self.ShardCount, types.Int64Value(self.MetadataVersion)
@@ -335,17 +319,6 @@ func withOutcomeUnknown(resharding types.Object) types.Object {
 	}
 	attrs["completes_by_itself"], attrs["blocked_by"] = types.BoolUnknown(), types.StringUnknown()
 	return types.ObjectValueMust(reshardingAttrTypes, attrs)
-}
-
-func groupNames(groups []client.Group) string {
-	if len(groups) == 0 {
-		return "none"
-	}
-	names := make([]string, len(groups))
-	for i, gi := range groups {
-		names[i] = fmt.Sprintf("%q", gi.ConsumerGroup)
-	}
-	return strings.Join(names, ", ")
 }
 
 // checkSinceRefresh fails when the group's basis changed since the plan's

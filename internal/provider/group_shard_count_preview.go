@@ -175,6 +175,9 @@ func affectedGroups(rec prefix.Record) types.Map {
 
 // quoted lists names, quoted, for a diagnostic.
 func quoted(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
 	q := make([]string, len(names))
 	for i, n := range names {
 		q[i] = fmt.Sprintf("%q", n)
@@ -203,9 +206,7 @@ func blockedBy(in prefix.Input, d prefix.Decision) string {
 		case st.Kind == prefix.Adopt && prefix.Unfinished(gi) == nil:
 			// A known migration that ended: the wait reads how.
 		case st.Kind == prefix.Adopt && in.WaitOnly && st.Group == in.Self:
-			am := gi.ActiveMigration
-			waits = append(waits, fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s",
-				am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, underWayWaitsFor(in.Record.Prefix, gi, am)))
+			waits = append(waits, underWay(gi, gi.ActiveMigration))
 		case st.Kind == prefix.Adopt:
 			waits = append(waits, "takes over "+describeMigration(*gi)+", already heading to the target")
 		case st.Resume:

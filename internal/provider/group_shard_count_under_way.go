@@ -93,17 +93,19 @@ func underWaySince(am *client.Migration) string {
 	return am.CreatedAt.UTC().Format(time.RFC3339)
 }
 
-// underWayWaitsFor says, from the group record alone, what the migration still waits for.
-func underWayWaitsFor(p string, g *client.Group, am *client.Migration) string {
-	scaleIn := am.ToShardCount < am.FromShardCount
+// underWay says, from the group record alone, since when its migration am is
+// under way and what it still waits for.
+func underWay(g *client.Group, am *client.Migration) string {
+	waits := "the consumers to release the shards they hand over"
 	switch {
 	case am.State == client.MigrationActive && !hasLiveConsumer(*g):
-		return "the coordinator's next loop tick (a scale-in with no live consumer skips the revoke)"
+		waits = "the coordinator's next loop tick (a scale-in with no live consumer skips the revoke)"
 	case am.State == client.MigrationActive:
-		return "the group's live consumers to converge to the new assignment"
-	case scaleIn:
-		return fmt.Sprintf("the removed shards %s to be released by the consumers and drained (no pending entries, no lag in Redis)",
-			shardRange(p, am.ToShardCount, am.FromShardCount))
+		waits = "the group's live consumers to converge to the new assignment"
+	case am.ToShardCount < am.FromShardCount:
+		waits = fmt.Sprintf("the removed shards %s to be released by the consumers and drained (no pending entries, no lag in Redis)",
+			shardRange(g.StreamPrefix, am.ToShardCount, am.FromShardCount))
 	}
-	return "the consumers to release the shards they hand over"
+	return fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s",
+		am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, waits)
 }
