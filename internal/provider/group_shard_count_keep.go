@@ -19,7 +19,7 @@ const planCheckSplit = "the stream prefix is split (read from the coordinator at
 // planKeep plans a kept count while the prefix is not at it: a wait for the
 // group's migration or a split prefix's repair, decided on the refresh's record
 // (which the re-plan during apply sees too). It reports whether it planned an update.
-func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resumed map[string]string, private privateGetter, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resumed map[string]string, prior privateRecord, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	am := underWayMigration(seen)
@@ -36,8 +36,7 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 		}
 		return waits
 	}
-	rec, ok, diags := readPrefixSeen(ctx, private, p)
-	resp.Diagnostics.Append(diags...)
+	rec, ok := prior.prefix(p)
 	if !ok {
 		// No record of the prefix: the group alone, as the refresh read it.
 		rec = prefix.Record{Prefix: p}
@@ -130,7 +129,7 @@ func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) 
 // metadataVersion 1 is no metadata regression. It reports whether it did, and
 // sets seen to the group as its create makes it, or nil when the plan cannot
 // tell and leaves the outcome to the apply.
-func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, seen **client.Group, private privateGetter, resp *resource.ModifyPlanResponse) bool {
+func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *groupShardCountModel, seen **client.Group, prior privateRecord, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	created := r.pd.plans.of(p, g).create
 	if created == nil {
@@ -146,8 +145,7 @@ func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *group
 			"is known after apply); that is not a metadata regression. shard_count = %d is kept as for any group, the new one as its "+
 			"create makes it: if that leaves the prefix at another count, the apply brings every group of the prefix to shard_count.",
 		g, p, plan.ShardCount.ValueInt64()))
-	rec, ok, diags := readPrefixSeen(ctx, private, p)
-	resp.Diagnostics.Append(diags...)
+	rec, ok := prior.prefix(p)
 	n := created.InitialShardCount
 	if sib := rec.Without(g).Groups; len(sib) > 0 && len(rec.Without(g).Split(sib[0].ShardCount)) == 0 && (n == nil || sib[0].ShardCount > 0) {
 		// The create takes the siblings' one count (a configured count must match it

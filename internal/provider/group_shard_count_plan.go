@@ -27,8 +27,9 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		return
 	}
 	// Read the import mark before clearing it: the planned private state may be the prior one.
-	importing, diags := readImportRead(ctx, req.Private, r.pd)
+	prior, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	importing := r.pd != nil && prior.ImportRead != "" && prior.ImportRead == r.pd.configuration
 	clearImportRead(ctx, req, resp)
 	var plan groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
@@ -47,21 +48,16 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	if r.pd != nil && known {
 		r.checkOnePerPrefix(plan, resp)
 	}
-	var reg *metadataRegression
+	reg := prior.MetadataRegression
 	if state != nil {
-		reg = r.checkMetadataRegression(ctx, req, plan, *state, resp)
+		checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group_shard_count", state.StreamPrefix.ValueString(),
+			state.ConsumerGroup.ValueString(), reg, plan.AckMetadataVersion)
 	}
 	if resp.Diagnostics.HasError() {
 		return
 	}
 
-	var prior privateRecord
-	if state != nil {
-		var diags diag.Diagnostics
-		prior, diags = readPrivateRecord(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
-	}
-	pending, seen := prior.PendingWait, (*client.Group)(nil)
+	pending, seen := state != nil && prior.PendingWait, (*client.Group)(nil)
 	// The refresh's records are the basis only for the group they were read for.
 	same := r.pd != nil && known && state != nil && plan.StreamPrefix.Equal(state.StreamPrefix) && plan.ConsumerGroup.Equal(state.ConsumerGroup)
 	if same {
@@ -75,12 +71,12 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			// Acknowledged: the baseline until the next refresh raises it to the coordinator's.
 			plan.MetadataVersion = plan.AckMetadataVersion
 		}
-		if same && r.planRecreated(ctx, &plan, &seen, req.Private, resp) {
+		if same && r.planRecreated(ctx, &plan, &seen, prior, resp) {
 			pending = false
 		}
 		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
-		} else if known && seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), req.Private, resp) {
+		} else if known && seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), prior, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
@@ -119,12 +115,8 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
 	case r.pd != nil && known:
 		var refreshed *prefix.Record
-		if same {
-			rec, ok, diags := readPrefixSeen(ctx, req.Private, plan.StreamPrefix.ValueString())
-			resp.Diagnostics.Append(diags...)
-			if ok {
-				refreshed = &rec
-			}
+		if rec, ok := prior.prefix(plan.StreamPrefix.ValueString()); same && ok {
+			refreshed = &rec
 		}
 		r.preview(ctx, &plan, seen, refreshed, reg, resp)
 	}
@@ -143,14 +135,6 @@ func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShar
 		return true
 	}
 	return trial.Raw.Equal(state.Raw)
-}
-
-func (r *groupShardCountResource) checkMetadataRegression(ctx context.Context, req resource.ModifyPlanRequest, plan, state groupShardCountModel, resp *resource.ModifyPlanResponse) *metadataRegression {
-	reg, diags := readMetadataRegression(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group_shard_count", state.StreamPrefix.ValueString(),
-		state.ConsumerGroup.ValueString(), reg, plan.AckMetadataVersion)
-	return reg
 }
 
 // checkOnePerPrefix fails the plan when two resources manage one stream prefix's shard count.

@@ -52,8 +52,17 @@ func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, privat
 
 func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
 	rec, diags := readPrivateRecord(ctx, private)
-	if diags.HasError() || rec.PrefixSeen == nil {
+	if diags.HasError() {
 		return prefix.Record{}, false, diags
+	}
+	out, ok := rec.prefix(p)
+	return out, ok, diags
+}
+
+// prefix is the record of stream prefix p as the refresh read it, if it did.
+func (rec privateRecord) prefix(p string) (prefix.Record, bool) {
+	if rec.PrefixSeen == nil {
+		return prefix.Record{}, false
 	}
 	var all []client.Group
 	for name, g := range rec.PrefixSeen.Groups {
@@ -65,7 +74,7 @@ func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefi
 	}
 	out := prefix.FromListing(all, p)
 	out.CountsOnly = rec.PrefixSeen.CountsOnly
-	return out, true, diags
+	return out, true
 }
 
 func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
