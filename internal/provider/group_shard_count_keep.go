@@ -154,8 +154,8 @@ func (r *groupShardCountResource) planRecreated(ctx context.Context, plan *group
 		n = &c
 	}
 	if !ok || n == nil || r.pd.unconfigured() {
-		plan.MigrationIDs, plan.MigrationState = types.MapUnknown(types.StringType), types.StringUnknown()
-		plan.PreviousShardCount, plan.Resharding = types.Int64Unknown(), types.ObjectUnknown(reshardingAttrTypes)
+		planUpdate(plan, types.ObjectUnknown(reshardingAttrTypes))
+		plan.PreviousShardCount = types.Int64Unknown()
 		return true
 	}
 	*seen = &client.Group{StreamPrefix: p, ConsumerGroup: g, ShardCount: int32(*n), MetadataVersion: 1, State: client.GroupEmpty}

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
@@ -102,11 +101,8 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	if known {
 		plan.ID = types.StringValue(groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()))
 	}
-	plan.MigrationIDs = types.MapUnknown(types.StringType)
-	plan.MigrationState = types.StringUnknown()
+	planUpdate(&plan, types.ObjectUnknown(reshardingAttrTypes))
 	plan.PreviousShardCount = types.Int64Unknown()
-	plan.MetadataVersion = types.Int64Unknown()
-	plan.Resharding = types.ObjectUnknown(reshardingAttrTypes)
 	switch {
 	case r.pd != nil && len(r.pd.configUnknown) > 0:
 		// Terraform re-plans during apply with the provider configured: a value
@@ -297,10 +293,7 @@ func withOutcomeUnknown(resharding types.Object) types.Object {
 	if resharding.IsNull() || resharding.IsUnknown() {
 		return resharding
 	}
-	attrs := map[string]attr.Value{}
-	for k, v := range resharding.Attributes() {
-		attrs[k] = v
-	}
+	attrs := resharding.Attributes()
 	attrs["completes_by_itself"], attrs["blocked_by"] = types.BoolUnknown(), types.StringUnknown()
 	return types.ObjectValueMust(reshardingAttrTypes, attrs)
 }

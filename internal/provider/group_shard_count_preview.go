@@ -3,7 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
@@ -229,16 +231,8 @@ func previewFatal(diags *diag.Diagnostics, p string, target int32, rollbackOnRev
 	diags.AddAttributeError(path.Root("shard_count"), summary, before+detail+"\n\nNothing was sent to the coordinator.")
 }
 
-func reshardingHasUnknowns(ctx context.Context, v types.Object) bool {
-	if v.IsNull() || v.IsUnknown() {
-		return v.IsUnknown()
-	}
-	for _, a := range v.Attributes() {
-		if a.IsUnknown() {
-			return true
-		}
-	}
-	return false
+func reshardingHasUnknowns(_ context.Context, v types.Object) bool {
+	return v.IsUnknown() || slices.ContainsFunc(slices.Collect(maps.Values(v.Attributes())), attr.Value.IsUnknown)
 }
 
 // reshardingAtApply fills in a preview the plan could not make, keeping what it knew.
@@ -268,13 +262,11 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 		return m.object()
 	}
 	// Keep what the plan knew: state must agree with it.
-	merged := map[string]attr.Value{}
-	computed := m.object().Attributes()
-	for name, v := range planned.Attributes() {
+	merged, computed := planned.Attributes(), m.object().Attributes()
+	for name, v := range merged {
 		if v.IsUnknown() {
-			v = computed[name]
+			merged[name] = computed[name]
 		}
-		merged[name] = v
 	}
 	return types.ObjectValueMust(reshardingAttrTypes, merged)
 }
