@@ -62,8 +62,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 	if same {
 		seen = prior.GroupSeen
 	}
-	countChanges := state == nil || !plan.ShardCount.Equal(state.ShardCount)
-	if state != nil && !countChanges {
+	if state != nil && plan.ShardCount.Equal(state.ShardCount) {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		plan.MetadataVersion, plan.Resharding = state.MetadataVersion, state.Resharding
 		if reg != nil {
@@ -75,7 +74,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		}
 		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
 			warnUnderWayAtImport(plan, seen, resp)
-		} else if known && seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), prior, resp) {
+		} else if seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), prior, resp) {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 			return
 		}
@@ -114,7 +113,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		if rec, ok := prior.prefix(plan.StreamPrefix.ValueString()); same && ok {
 			refreshed = &rec
 		}
-		r.preview(ctx, &plan, seen, refreshed, reg, resp)
+		r.preview(ctx, &plan, seen, refreshed, resp)
 	}
 	if resp.Diagnostics.HasError() {
 		return
@@ -151,7 +150,7 @@ func (r *groupShardCountResource) checkOnePerPrefix(plan groupShardCountModel, r
 // preview fills the planned resharding values or fails the plan. The re-plan
 // during apply must reproduce them, so they come from the refresh's records
 // (seen, refreshed), and a newer read that differs fails the plan as stale.
-func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, reg *metadataRegression, resp *resource.ModifyPlanResponse) {
+func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardCountModel, seen *client.Group, refreshed *prefix.Record, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	all, err := r.pd.groupsForPlan(ctx)
