@@ -88,23 +88,20 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 	// The repair sends: a wait it resumed no longer stands.
 	resp.Diagnostics.Append(setPendingWait(ctx, resp.Private, false)...)
 	for _, st := range d.Steps {
-		switch st.Kind {
-		case prefix.StreamScale:
+		// What it waits for, resumes or rolls back, the tail tells.
+		if st.Kind == prefix.StreamScale {
 			steps = append(steps, fmt.Sprintf("one stream-level scale to %d (a noop for the groups already there)", target))
-		case prefix.ScaleGroup:
+		} else if st.Kind == prefix.ScaleGroup && !st.Resume {
 			steps = append(steps, fmt.Sprintf("a per-group scale of group %q", st.Group))
-		case prefix.Adopt:
-			steps = append(steps, fmt.Sprintf("waits for group %q's migration %s", st.Group, st.Migration.ReshardingID))
-		case prefix.Rollback:
-			steps = append(steps, fmt.Sprintf("rolls back group %q's migration %s (rollback_on_revert)", st.Group, st.Migration.ReshardingID))
-		case prefix.WaitOthers:
-			steps = append(steps, "waits for the migrations heading elsewhere, then brings every group to the count")
 		}
+	}
+	if len(steps) > 0 {
+		steps[0] = ": " + steps[0]
 	}
 	resp.Diagnostics.AddAttributeWarning(path.Root("shard_count"), summary, fmt.Sprintf("shard_count is %d and group %q has it, but as the "+
 		"refresh read the prefix: %s. Producers routing by one group's count write to shards another group never reads, so this plan "+
-		"is an update that repairs it: %s. Up to %.2f%% of partition keys move in the groups that change.",
-		target, g, strings.Join(moves, "; "), strings.Join(steps, "; then "), pv.m.MovedKeyPercent.ValueFloat64())+pv.tail())
+		"is an update that repairs it%s. Up to %.2f%% of partition keys move in the groups that change.",
+		target, g, strings.Join(moves, "; "), strings.Join(steps, ", then "), pv.m.MovedKeyPercent.ValueFloat64())+pv.tail())
 	return true
 }
 
