@@ -52,11 +52,8 @@ func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, privat
 
 func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
 	rec, diags := readPrivateRecord(ctx, private)
-	if diags.HasError() {
-		return prefix.Record{}, false, diags
-	}
 	out, ok := rec.prefix(p)
-	return out, ok, diags
+	return out, ok && !diags.HasError(), diags
 }
 
 // prefix is the record of stream prefix p as the refresh read it, if it did.
