@@ -161,9 +161,7 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 				"Fix the cause above and plan again.")
 		return
 	}
-	// The re-plan during apply must see the prefix as planned: groups this run
-	// created are left out, groups it deleted put back.
-	rec := withDeletedInRun(&r.pd.plans, withoutPlannedCreates(&r.pd.plans, prefix.FromListing(all, p), g), g, refreshed)
+	rec := asPlanned(&r.pd.plans, prefix.FromListing(all, p), g, refreshed)
 	run := r.pd.plans.of(p, g)
 	createdHere := run.create != nil
 	if seen != nil && !createdHere && run.deleted == nil {

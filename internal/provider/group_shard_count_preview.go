@@ -280,16 +280,3 @@ func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, d
 	rec, diags := readPrivateRecord(ctx, private)
 	return rec.GroupSeen, diags
 }
-
-// withoutPlannedCreates leaves out the groups other than g this run creates,
-// but a replacement not deleted yet: it exists when the scale is sent.
-func withoutPlannedCreates(reg *planRegistry, rec prefix.Record, g string) prefix.Record {
-	var planned []string
-	for _, gi := range rec.Groups {
-		run := reg.of(rec.Prefix, gi.ConsumerGroup)
-		if gi.ConsumerGroup != g && run.create != nil && (!run.deletesOnReplace || run.deleted != nil) {
-			planned = append(planned, gi.ConsumerGroup)
-		}
-	}
-	return rec.Without(planned...)
-}

@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
@@ -10,10 +9,20 @@ import (
 // run deletes or creates are put back or left out, and an assessment that
 // depends on what moves by itself (liveness, migration state) stays unknown.
 
-// withDeletedInRun puts back the groups this run deleted, as the plan's refresh
-// saw them, so the re-plan during apply describes the prefix as the plan did.
-func withDeletedInRun(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) prefix.Record {
-	all := append([]client.Group(nil), rec.Groups...)
+// asPlanned is the prefix as this run's plan sees it, so the re-plan during
+// apply describes it the same way: the groups other than g this run creates
+// are left out (but a replacement not deleted yet: it exists when the scale
+// is sent), and the groups it deleted are put back as its refresh saw them.
+func asPlanned(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) prefix.Record {
+	var planned []string
+	for _, gi := range rec.Groups {
+		run := reg.of(rec.Prefix, gi.ConsumerGroup)
+		if gi.ConsumerGroup != g && run.create != nil && (!run.deletesOnReplace || run.deleted != nil) {
+			planned = append(planned, gi.ConsumerGroup)
+		}
+	}
+	rec = rec.Without(planned...)
+	all := rec.Groups
 	for _, grp := range reg.withDeleted(prefix.Record{Prefix: rec.Prefix}).Without(g).Groups {
 		if rec.Group(grp.ConsumerGroup) != nil {
 			continue
