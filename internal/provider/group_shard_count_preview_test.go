@@ -34,6 +34,8 @@ func TestJudge(t *testing.T) {
 		fatal     bool
 	}{
 		{"a plain scale-out with live consumers", []client.Group{grp("a", 4, false, nil), grp("b", 4, false, nil)}, 6, false, true, nil, false},
+		{"a group this apply creates is EMPTY at its initial count: its scale-out waits for a consumer", []client.Group{grp("a", 2, true, nil), grp("b", 4, false, nil)}, 4, false, false,
+			[]string{`scale-out of group(s) "a", which have no live consumer`}, false},
 		{"a sibling with no consumer is scaled out", []client.Group{grp("a", 4, false, nil), grp("b", 4, true, nil)}, 6, false, false, []string{`scale-out of group(s) "b"`}, false},
 		{"its own stalled scale-out to the target is taken over", []client.Group{grp("a", 6, true, mig(4, 6, client.MigrationActive))}, 6, false, false,
 			[]string{`takes over migration reshard-x of group "a"`, `scale-out of group(s) "a"`}, false},
