@@ -43,25 +43,26 @@ func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *r
 		return
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	while, detail := "a resharding is under way", fmt.Sprintf("%s. The import records it (migration_ids, migration_state) and changes "+
-		"nothing on the coordinator. Until it completes, the next plan is an update that waits for it, without sending another scale; "+
-		"read its progress with the redisstreamcoordinator_migrations data source.", underWay(seen, am))
 	switch {
 	case am.State == client.MigrationPreparing:
-		while, detail = "a migration is PREPARING", fmt.Sprintf("migration %s (%d→%d shards), PREPARING since %s: provisioning its "+
-			"shards failed, and the group still has %d shards. A PREPARING migration never moves by itself and blocks every other scale "+
-			"of the prefix (409 ACTIVE_MIGRATION_EXISTS), even one back to %d. The import changes nothing; to resume it, set "+
-			"shard_count = %d and apply (a scale to its own target resumes the provisioning).", am.ReshardingID, am.FromShardCount,
-			am.ToShardCount, underWaySince(am), seen.ShardCount, am.FromShardCount, am.ToShardCount)
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a migration is PREPARING", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), PREPARING since %s: provisioning its shards failed, and "+
+				"the group still has %d shards. A PREPARING migration never moves by itself and blocks every other scale of the prefix "+
+				"(409 ACTIVE_MIGRATION_EXISTS), even one back to %d. The import changes nothing; to resume it, set shard_count = %d and "+
+				"apply (a scale to its own target resumes the provisioning).", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
+			underWaySince(am), seen.ShardCount, am.FromShardCount, am.ToShardCount))
 	case underWayMigration(seen) == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64():
-		return
 	case prefix.Stalled(seen):
-		while, detail = "a scale-out waits for a consumer", fmt.Sprintf("migration %s (%d→%d shards), ACTIVE since %s, and no live "+
-			"consumer: a scale-out stays ACTIVE until a consumer of the group joins and converges, and blocks every other scale of the "+
-			"prefix until then. The import records it (migration_ids, migration_state) and changes nothing; start the group's "+
-			"consumers to let it complete, or roll it back with the redisstreamcoordinator_rollback_migration action.",
-			am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am))
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a scale-out waits for a consumer", p), fmt.Sprintf(
+			"Group %q under stream prefix %q has migration %s (%d→%d shards), ACTIVE since %s, and no live consumer: a scale-out stays "+
+				"ACTIVE until a consumer of the group joins and converges, and blocks every other scale of the prefix until then. The "+
+				"import records it (migration_ids, migration_state) and changes nothing; start the group's consumers to let it complete, "+
+				"or roll it back with the redisstreamcoordinator_rollback_migration action.", g, p, am.ReshardingID, am.FromShardCount,
+			am.ToShardCount, underWaySince(am)))
+	default:
+		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a resharding is under way", p), fmt.Sprintf(
+			"Group %q under stream prefix %q: %s. The import records it (migration_ids, migration_state) and changes nothing on the "+
+				"coordinator. Until it completes, the next plan is an update that waits for it, without sending another scale; read its "+
+				"progress with the redisstreamcoordinator_migrations data source.", g, p, underWay(seen, am)))
 	}
-	resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while %s", p, while),
-		fmt.Sprintf("Group %q under stream prefix %q: %s", g, p, detail))
 }
