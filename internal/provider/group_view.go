@@ -71,6 +71,45 @@ func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
 	return b.pd.api
 }
 
+var _ datasource.DataSourceWithConfigure = &readDataSource{}
+
+// readDataSource reads one answer of the coordinator into its model; with
+// lookup, about the group its stream_prefix and consumer_group name.
+type readDataSource struct {
+	dataSourceBase
+	name, description string
+	lookup            bool
+	attrs             map[string]schema.Attribute
+	// read reports its failure in diags.
+	read func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any
+}
+
+func (d *readDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.name
+}
+
+func (d *readDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := d.attrs
+	if d.lookup {
+		attrs = withGroupLookup(attrs)
+	}
+	resp.Schema = schema.Schema{MarkdownDescription: d.description, Attributes: attrs}
+}
+
+func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var p, g string
+	if d.lookup {
+		p, g = readGroupLookup(ctx, req, &resp.Diagnostics)
+	}
+	api := d.api(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if model := d.read(ctx, api, p, g, &resp.Diagnostics); !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
+	}
+}
+
 // A missing group is an error: a typo must not make a postcondition or a
 // producer configuration silently see nothing.
 func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
@@ -83,6 +122,22 @@ func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
 		return
 	}
 	addAPIError(diags, fmt.Sprintf("Failed to read the %s of group %q under stream prefix %q", what, g, p), err, "")
+}
+
+// groupsUnder keeps the groups of prefix (every group when it is null),
+// ordered by stream prefix, then consumer group.
+func groupsUnder(all []client.Group, prefix types.String) []*client.Group {
+	var out []*client.Group
+	for i := range all {
+		if prefix.IsNull() || all[i].StreamPrefix == prefix.ValueString() {
+			out = append(out, &all[i])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.StreamPrefix < b.StreamPrefix || a.StreamPrefix == b.StreamPrefix && a.ConsumerGroup < b.ConsumerGroup
+	})
+	return out
 }
 
 // timeValue: null rather than a misleading zero date.
