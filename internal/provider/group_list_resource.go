@@ -87,12 +87,9 @@ func (r *groupListResource) queriedGroups(ctx context.Context, req list.ListRequ
 	}
 	switch {
 	case diags.HasError():
-	case r.pd == nil:
-		diags.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before this list block was queried. Check the provider block "+
-				"(endpoint and credentials) in the .tfquery.hcl file or the configuration, or the REDIS_STREAM_COORDINATOR_* environment variables.")
-	case len(r.pd.configUnknown) > 0:
-		diags.AddError("Provider configuration unknown", "The list block cannot be queried: "+r.pd.unknownConfigDetail())
+	default:
+		r.pd.configuredAPI(&diags, "this list block was queried (its provider block is in the .tfquery.hcl file or the configuration)",
+			"The list block cannot be queried: ")
 	}
 	if diags.HasError() {
 		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)

@@ -57,18 +57,7 @@ func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRe
 }
 
 func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
-	if b.pd == nil {
-		diags.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before this data source was read. Check the provider block "+
-				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
-		return nil
-	}
-	if len(b.pd.configUnknown) > 0 {
-		diags.AddError("Provider configuration unknown until apply",
-			"This data source is read while planning, but "+b.pd.unknownConfigDetail())
-		return nil
-	}
-	return b.pd.api
+	return b.pd.configuredAPI(diags, "this data source was read", "This data source is read while planning, but ")
 }
 
 var _ datasource.DataSourceWithConfigure = &readDataSource{}

@@ -46,7 +46,9 @@ func (s *releasingServer) InvokeAction(ctx context.Context, req *tfprotov6.Invok
 
 func (s *releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
 	return callStream(ctx, s, s.framework.ListResource, req,
-		func(st *tfprotov6.ListResourceServerStream) *iter.Seq[tfprotov6.ListResourceResult] { return &st.Results })
+		func(st *tfprotov6.ListResourceServerStream) *iter.Seq[tfprotov6.ListResourceResult] {
+			return &st.Results
+		})
 }
 
 func (s *releasingServer) ReadStateBytes(ctx context.Context, req *tfprotov6.ReadStateBytesRequest) (*tfprotov6.ReadStateBytesStream, error) {
