@@ -21,24 +21,17 @@ func lookupNameValidators(kind string) []validator.String {
 	return []validator.String{nameValidator{kind: kind}}
 }
 
-func groupLookupAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"stream_prefix": schema.StringAttribute{
-			MarkdownDescription: "Stream prefix of the group; shard `i` is the Redis stream `<stream_prefix>:<i>`.",
-			Required:            true,
-			Validators:          lookupNameValidators("stream prefix"),
-		},
-		"consumer_group": schema.StringAttribute{
-			MarkdownDescription: "Consumer group name. A group is the pair `{stream_prefix, consumer_group}`.",
-			Required:            true,
-			Validators:          lookupNameValidators("consumer group"),
-		},
-	}
-}
-
+// withGroupLookup adds the names the data source looks the group up by.
 func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attribute {
-	for k, v := range groupLookupAttributes() {
-		attrs[k] = v
+	attrs["stream_prefix"] = schema.StringAttribute{
+		MarkdownDescription: "Stream prefix of the group; shard `i` is the Redis stream `<stream_prefix>:<i>`.",
+		Required:            true,
+		Validators:          lookupNameValidators(kindStreamPrefix),
+	}
+	attrs["consumer_group"] = schema.StringAttribute{
+		MarkdownDescription: "Consumer group name. A group is the pair `{stream_prefix, consumer_group}`.",
+		Required:            true,
+		Validators:          lookupNameValidators(kindConsumerGroup),
 	}
 	return attrs
 }
@@ -245,7 +238,8 @@ func countMap(m map[string]int32) map[string]int64 {
 	return out
 }
 
-func groupViewAttributes(lookup bool) map[string]schema.Attribute {
+// groupViewAttributes: the group data source replaces the names with its lookup.
+func groupViewAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`{stream_prefix}/{consumer_group}`.",
@@ -286,9 +280,6 @@ func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 			Computed:            true,
 			ElementType:         types.Int64Type,
 		},
-	}
-	if lookup {
-		return withGroupLookup(attrs)
 	}
 	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: "Stream prefix of the group.", Computed: true}
 	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: "Consumer group name.", Computed: true}

@@ -39,7 +39,7 @@ func (d *groupsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"groups": schema.ListNestedAttribute{
 				MarkdownDescription: "The groups, ordered by stream prefix, then consumer group.",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: groupViewAttributes(false)},
+				NestedObject:        schema.NestedAttributeObject{Attributes: groupViewAttributes()},
 			},
 		},
 	}
