@@ -111,10 +111,7 @@ func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecor
 }
 
 func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *diag.Diagnostics) {
-	if private == nil {
-		return
-	}
-	_, why, d := decodePrivateRecord(ctx, private)
+	_, why, d := decodePrivateRecord(ctx, private) // nil: nothing to read
 	diags.Append(d...)
 	if why == "" {
 		return
