@@ -62,29 +62,19 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	}
 }
 
-// groupSurvey is the group (nil when absent) and its live members.
-type groupSurvey struct {
-	group *client.Group
-	live  []client.Member
-}
-
-func surveyGroup(ctx context.Context, api *client.Client, p, g string) (*groupSurvey, error) {
+// surveyGroup reads the group (nil when absent) and its live members.
+func surveyGroup(ctx context.Context, api *client.Client, p, g string) (*client.Group, []client.Member, error) {
 	grp, err := api.GetGroup(ctx, p, g)
 	if client.IsNotFound(err) {
-		return &groupSurvey{}, nil
-	}
-	if err != nil {
-		return nil, err
+		return nil, nil, nil
+	} else if err != nil {
+		return nil, nil, err
 	}
 	live, err := liveMembers(ctx, api, p, g)
-	if err != nil {
-		return nil, err
-	}
-	return &groupSurvey{group: grp, live: live}, nil
+	return grp, live, err
 }
 
-func (s *groupSurvey) describe() string {
-	grp := s.group
+func describeGroup(grp *client.Group) string {
 	d := fmt.Sprintf("%d shards, state %s, metadataVersion %d", grp.ShardCount, grp.State, grp.MetadataVersion)
 	if am := grp.ActiveMigration; am != nil && !am.Finished() {
 		d += fmt.Sprintf(", migration %s in progress (%d→%d shards, %s since %s)", am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State, formatSince(am.UpdatedAt))
@@ -92,9 +82,9 @@ func (s *groupSurvey) describe() string {
 	return d
 }
 
-func (s *groupSurvey) liveList() string {
+func memberList(members []client.Member) string {
 	var live []string
-	for _, mem := range s.live {
+	for _, mem := range members {
 		live = append(live, fmt.Sprintf("%s (%s, %s)", mem.MemberID, mem.MemberName, mem.State))
 	}
 	return strings.Join(live, ", ")
@@ -117,7 +107,7 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 		return
 	}
 	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
-	s, err := surveyGroup(ctx, api, p, g)
+	grp, live, err := surveyGroup(ctx, api, p, g)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, deleteGroupTypeName+": the plan cannot show what the invocation will do", err,
 			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
@@ -127,18 +117,18 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 	footer := fmt.Sprintf("\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+
 		"principal with the WRITE role, and is audited with requestedBy %q.", cfg.requestedBy(api))
 	switch {
-	case s.group == nil:
+	case grp == nil:
 		resp.Diagnostics.AddWarning(fmt.Sprintf("The invocation will change nothing: group %q under stream prefix %q does not exist", g, p),
 			"The coordinator has no such group (404), so the invocation reports it as already deleted and sends nothing."+footer)
-	case len(s.live) > 0 && !force:
+	case len(live) > 0 && !force:
 		resp.Diagnostics.AddWarning(fmt.Sprintf("The invocation will be refused: group %q under stream prefix %q has live consumers", g, p),
 			fmt.Sprintf("Group: %s.\nLive members: %s.\nThe coordinator refuses to delete a group with live consumers (409 %s). Stop "+
 				"them (they must leave or let their lease expire) before invoking, or set force = true, accepting that they fail "+
-				"their next heartbeat.", s.describe(), s.liveList(), client.CodeGroupHasActiveMembers)+footer)
+				"their next heartbeat.", describeGroup(grp), memberList(live), client.CodeGroupHasActiveMembers)+footer)
 	default:
-		detail := fmt.Sprintf("Will send DELETE %s%s with force = %t.\nGroup: %s.\n", client.APIBasePath, groupAPIPath(p, g), force, s.describe())
-		if len(s.live) > 0 {
-			detail += fmt.Sprintf("Live members, which fail their next heartbeat: %s.\n", s.liveList())
+		detail := fmt.Sprintf("Will send DELETE %s%s with force = %t.\nGroup: %s.\n", client.APIBasePath, groupAPIPath(p, g), force, describeGroup(grp))
+		if len(live) > 0 {
+			detail += fmt.Sprintf("Live members, which fail their next heartbeat: %s.\n", memberList(live))
 		} else {
 			detail += "No live members, so force is not needed.\n"
 		}
@@ -177,7 +167,7 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 		return
 	}
 	m := cfg.mutation(api, "delete-group")
-	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, (&groupSurvey{group: grp}).describe(), force, m.RequestID)
+	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, describeGroup(grp), force, m.RequestID)
 	deleteGroupOnce(ctx, a.pd.timing, api, p, g, force, m, say, &resp.Diagnostics)
 }
 

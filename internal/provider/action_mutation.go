@@ -28,18 +28,8 @@ func (b *actionBase) Configure(_ context.Context, req action.ConfigureRequest, r
 }
 
 func (b *actionBase) invokeAPI(diags *diag.Diagnostics) *client.Client {
-	switch {
-	case b.pd == nil:
-		diags.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before this action was invoked. Check the provider block "+
-				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
-		return nil
-	case len(b.pd.configUnknown) > 0:
-		// Terraform configures the provider before invoking; guard against that changing.
-		diags.AddError("Provider configuration unknown", "The action cannot run: "+b.pd.unknownConfigDetail())
-		return nil
-	}
-	return b.pd.api
+	// Terraform configures the provider before invoking; guard against that changing.
+	return b.pd.configuredAPI(diags, "this action was invoked", "The action cannot run: ")
 }
 
 // planAPI returns nil after a warning when the plan cannot preview the invocation.

@@ -5,15 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &assignmentsDataSource{}
-
-// NewAssignmentsDataSource is the redisstreamcoordinator_assignments data source.
-func NewAssignmentsDataSource() datasource.DataSource { return &assignmentsDataSource{} }
-
-type assignmentsDataSource struct{ dataSourceBase }
 
 type assignmentsModel struct {
 	StreamPrefix        string             `tfsdk:"stream_prefix"`
@@ -24,17 +20,15 @@ type assignmentsModel struct {
 	InvariantViolations []string           `tfsdk:"invariant_violations"`
 }
 
-func (d *assignmentsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_assignments"
-}
-
-func (d *assignmentsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+// NewAssignmentsDataSource is the redisstreamcoordinator_assignments data source.
+func NewAssignmentsDataSource() datasource.DataSource {
 	shardMap := func(desc string) schema.MapAttribute {
 		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.ListType{ElemType: types.Int64Type}}
 	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's shard assignments (`READ` role): target, current, revokes in progress and broken invariants.",
-		Attributes: withGroupLookup(map[string]schema.Attribute{
+	return &readDataSource{
+		name: "assignments", lookup: true,
+		description: "Reads a group's shard assignments (`READ` role): target, current, revokes in progress and broken invariants.",
+		attrs: map[string]schema.Attribute{
 			"target_assignment": shardMap("Member id → shard indexes (ascending) the coordinator assigns to that member."),
 			"current_assignments": shardMap("Member id → shard indexes (ascending) the member reports owning now, for every member. " +
 				"It equals `target_assignment` once the group has converged."),
@@ -46,28 +40,21 @@ func (d *assignmentsDataSource) Schema(_ context.Context, _ datasource.SchemaReq
 				Computed:    true,
 				ElementType: types.StringType,
 			},
-		}),
+		},
+		read: func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
+			a, err := api.Assignments(ctx, p, g)
+			if err != nil {
+				addGroupReadError(diags, "assignments", p, g, err)
+				return nil
+			}
+			return assignmentsModel{
+				StreamPrefix:        p,
+				ConsumerGroup:       g,
+				TargetAssignment:    shardIndexMap(a.TargetAssignment),
+				CurrentAssignments:  shardIndexMap(a.CurrentAssignments),
+				RevokeProgress:      shardIndexMap(a.RevokeProgress),
+				InvariantViolations: append([]string{}, a.InvariantViolations...),
+			}
+		},
 	}
-}
-
-func (d *assignmentsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	a, err := api.Assignments(ctx, p, g)
-	if err != nil {
-		addGroupReadError(&resp.Diagnostics, "assignments", p, g, err)
-		return
-	}
-	model := assignmentsModel{
-		StreamPrefix:        p,
-		ConsumerGroup:       g,
-		TargetAssignment:    shardIndexMap(a.TargetAssignment),
-		CurrentAssignments:  shardIndexMap(a.CurrentAssignments),
-		RevokeProgress:      shardIndexMap(a.RevokeProgress),
-		InvariantViolations: append([]string{}, a.InvariantViolations...),
-	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

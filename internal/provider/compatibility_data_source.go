@@ -9,17 +9,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &compatibilityDataSource{}
-
-// NewCompatibilityDataSource is the redisstreamcoordinator_compatibility data source.
-func NewCompatibilityDataSource() datasource.DataSource { return &compatibilityDataSource{} }
-
-type compatibilityDataSource struct{ dataSourceBase }
 
 type compatibilityModel struct {
 	CurrentCoordinationVersion    int64                      `tfsdk:"current_coordination_version"`
@@ -42,17 +36,23 @@ type coordinationVersionModel struct {
 	TimingDefaults        map[string]string `tfsdk:"timing_defaults"`
 }
 
-func (d *compatibilityDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_compatibility"
-}
-
-func (d *compatibilityDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+// NewCompatibilityDataSource is the redisstreamcoordinator_compatibility data source.
+func NewCompatibilityDataSource() datasource.DataSource {
 	release := func(desc string) schema.StringAttribute {
 		return schema.StringAttribute{MarkdownDescription: desc + " Null when the coordinator reports none.", Computed: true}
 	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads which coordination protocol versions the coordinator speaks with consumers, to check consumer libraries before deploying them (`READ` role).",
-		Attributes: map[string]schema.Attribute{
+	return &readDataSource{
+		name:        "compatibility",
+		description: "Reads which coordination protocol versions the coordinator speaks with consumers, to check consumer libraries before deploying them (`READ` role).",
+		read: func(ctx context.Context, api *client.Client, _, _ string, diags *diag.Diagnostics) any {
+			c, err := api.Compatibility(ctx)
+			if err != nil {
+				addAPIError(diags, "Failed to read the coordinator's protocol compatibility", err, "")
+				return nil
+			}
+			return newCompatibilityModel(c)
+		},
+		attrs: map[string]schema.Attribute{
 			"current_coordination_version": schema.Int64Attribute{
 				MarkdownDescription: "Coordination protocol version the coordinator uses by default.",
 				Computed:            true,
@@ -85,20 +85,6 @@ func (d *compatibilityDataSource) Schema(_ context.Context, _ datasource.SchemaR
 			},
 		},
 	}
-}
-
-func (d *compatibilityDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	c, err := api.Compatibility(ctx)
-	if err != nil {
-		addAPIError(&resp.Diagnostics, "Failed to read the coordinator's protocol compatibility", err, "")
-		return
-	}
-	model := newCompatibilityModel(c)
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }
 
 func newCompatibilityModel(c *client.Compatibility) compatibilityModel {

@@ -30,12 +30,7 @@ func apiErrorDetail(err error, next string) string {
 		fmt.Fprintf(&b, "Not sent: %s %s (request id %s). The operation ended (%v) before this request started, and the provider sends "+
 			"nothing new once Terraform has interrupted or timed out an operation: requests already sent were finished or read back "+
 			"(any warning above says what they did).\n", notSent.Method, notSent.Path, notSent.RequestID, notSent.Err)
-		const nextPlan = "The next plan reads the coordinator again and plans what is still missing: review it, then apply."
-		if next == "" {
-			next = nextPlan
-		} else {
-			next += "\n" + nextPlan
-		}
+		next = joinHints(next, "The next plan reads the coordinator again and plans what is still missing: review it, then apply.")
 	}
 	// The 429 hint would be false if the retries did not run.
 	notRetried := false
@@ -72,22 +67,12 @@ func apiErrorDetail(err error, next string) string {
 		if apiErr.Attempts > 1 {
 			fmt.Fprintf(&b, "Attempts: %d\n", apiErr.Attempts)
 		}
-		hint := statusHint(apiErr)
-		if notRetried && apiErr.HTTPStatus == 429 {
-			hint = "" // not "still exceeded after retrying": the retries did not run
-		}
-		if hint != "" && next == "" {
-			next = hint
-		} else if hint != "" {
-			next = hint + "\n" + next
+		if !notRetried || apiErr.HTTPStatus != 429 { // not "still exceeded after retrying": the retries did not run
+			next = joinHints(statusHint(apiErr), next)
 		}
 	} else if notSent == nil {
 		fmt.Fprintf(&b, "%s\n", err)
-		if hint := transportHint(err); hint != "" && next == "" {
-			next = hint
-		} else if hint != "" {
-			next = hint + "\n" + next
-		}
+		next = joinHints(transportHint(err), next)
 	}
 	if next != "" {
 		fmt.Fprintf(&b, "\n%s", next)
@@ -157,9 +142,10 @@ func transportHint(err error) string {
 	return ""
 }
 
+// joinHints puts each non-empty hint on its own line.
 func joinHints(first, rest string) string {
-	if rest == "" {
-		return first
+	if first == "" || rest == "" {
+		return first + rest
 	}
 	return first + "\n" + rest
 }

@@ -11,22 +11,37 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-var _ function.Function = &shardForKeyFunction{}
+var _ function.Function = &providerFunction{}
+
+// providerFunction is a function of the provider: run decodes its arguments
+// and returns its result.
+type providerFunction struct {
+	name string
+	def  function.Definition
+	run  func(ctx context.Context, args function.ArgumentsData) (any, *function.FuncError)
+}
+
+func (f *providerFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
+	resp.Name = f.name
+}
+
+func (f *providerFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
+	resp.Definition = f.def
+}
+
+func (f *providerFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+	result, funcErr := f.run(ctx, req.Arguments)
+	if resp.Error = funcErr; funcErr == nil {
+		resp.Error = resp.Result.Set(ctx, result)
+	}
+}
 
 // routeV1 maps 32-bit hashes onto shards.
 const maxRouteShardCount = int64(1) << 32
 
 // NewShardForKeyFunction is provider::redisstreamcoordinator::shard_for_key.
-func NewShardForKeyFunction() function.Function { return &shardForKeyFunction{} }
-
-type shardForKeyFunction struct{}
-
-func (f *shardForKeyFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "shard_for_key"
-}
-
-func (f *shardForKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
+func NewShardForKeyFunction() function.Function {
+	return &providerFunction{name: "shard_for_key", run: shardForKey, def: function.Definition{
 		Summary: "Shard index a producer writes a partition key to",
 		MarkdownDescription: "The shard index that producers write `partition_key` to when the group has `shard_count` shards, computed as the coordinator's routing (`routeV1`, MurmurHash3-based) does. With `stream_key`, it shows where keys move before a scale.\n\n" +
 			"Terraform normalizes strings to Unicode NFC: a key whose bytes are not NFC may route differently in a producer.",
@@ -42,28 +57,25 @@ func (f *shardForKeyFunction) Definition(_ context.Context, _ function.Definitio
 			},
 		},
 		Return: function.Int64Return{},
-	}
+	}}
 }
 
-func (f *shardForKeyFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+func shardForKey(ctx context.Context, args function.ArgumentsData) (any, *function.FuncError) {
 	var key string
 	var count types.Number
-	resp.Error = req.Arguments.Get(ctx, &key, &count)
-	if resp.Error != nil {
-		return
+	if funcErr := args.Get(ctx, &key, &count); funcErr != nil {
+		return nil, funcErr
 	}
 	n, funcErr := wholeNumberArgument(count.ValueBigFloat(), 1, "shard_count", 1, maxRouteShardCount,
 		"A group drained to 0 shards has no route: producers refuse to publish to it.")
 	if funcErr != nil {
-		resp.Error = funcErr
-		return
+		return nil, funcErr
 	}
 	shard, err := routing.ShardForKey(key, n)
 	if err != nil {
-		resp.Error = function.NewArgumentFuncError(1, err.Error())
-		return
+		return nil, function.NewArgumentFuncError(1, err.Error())
 	}
-	resp.Error = resp.Result.Set(ctx, shard)
+	return shard, nil
 }
 
 func wholeNumberArgument(v *big.Float, position int64, name string, lowest, highest int64, belowHint string) (int64, *function.FuncError) {

@@ -10,19 +10,9 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-var _ function.Function = &streamKeyFunction{}
-
 // NewStreamKeyFunction is provider::redisstreamcoordinator::stream_key.
-func NewStreamKeyFunction() function.Function { return &streamKeyFunction{} }
-
-type streamKeyFunction struct{}
-
-func (f *streamKeyFunction) Metadata(_ context.Context, _ function.MetadataRequest, resp *function.MetadataResponse) {
-	resp.Name = "stream_key"
-}
-
-func (f *streamKeyFunction) Definition(_ context.Context, _ function.DefinitionRequest, resp *function.DefinitionResponse) {
-	resp.Definition = function.Definition{
+func NewStreamKeyFunction() function.Function {
+	return &providerFunction{name: "stream_key", run: streamKey, def: function.Definition{
 		Summary:             "Redis stream key of one shard",
 		MarkdownDescription: "Returns the Redis stream key of shard `shard_index` under `stream_prefix`: `<stream_prefix>:<shard_index>`, as the coordinator names shards. It does not check the index against the shard count.",
 		Parameters: []function.Parameter{
@@ -36,24 +26,21 @@ func (f *streamKeyFunction) Definition(_ context.Context, _ function.DefinitionR
 			},
 		},
 		Return: function.StringReturn{},
-	}
+	}}
 }
 
-func (f *streamKeyFunction) Run(ctx context.Context, req function.RunRequest, resp *function.RunResponse) {
+func streamKey(ctx context.Context, args function.ArgumentsData) (any, *function.FuncError) {
 	var prefix string
 	var index types.Number
-	resp.Error = req.Arguments.Get(ctx, &prefix, &index)
-	if resp.Error != nil {
-		return
+	if funcErr := args.Get(ctx, &prefix, &index); funcErr != nil {
+		return nil, funcErr
 	}
 	if msg := nameProblem("stream_prefix", prefix, true); msg != "" {
-		resp.Error = function.NewArgumentFuncError(0, msg+" No group can have this stream prefix.")
-		return
+		return nil, function.NewArgumentFuncError(0, msg+" No group can have this stream prefix.")
 	}
 	i, funcErr := wholeNumberArgument(index.ValueBigFloat(), 1, "shard_index", 0, math.MaxInt32, "")
 	if funcErr != nil {
-		resp.Error = funcErr
-		return
+		return nil, funcErr
 	}
-	resp.Error = resp.Result.Set(ctx, routing.StreamKey(prefix, int(i)))
+	return routing.StreamKey(prefix, int(i)), nil
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
@@ -27,26 +26,32 @@ import (
 var (
 	_ provider.ProviderWithListResources = &coordinatorProvider{}
 	_ list.ListResourceWithConfigure     = &groupListResource{}
-	_ list.ListResourceWithConfigure     = &groupShardCountListResource{}
 )
 
 func (p *coordinatorProvider) ListResources(context.Context) []func() list.ListResource {
 	return []func() list.ListResource{NewGroupListResource, NewGroupShardCountListResource}
 }
 
-type listBase struct{ pd *providerData }
-
-func (b *listBase) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
-	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
+// groupListResource lists the groups as resources of type name, noun naming
+// the results; perPrefix keeps the first group of each stream prefix.
+type groupListResource struct {
+	pd                      *providerData
+	name, description, noun string
+	perPrefix               bool
+	fill                    func(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics
 }
 
-type groupListConfig struct {
-	StreamPrefix types.String `tfsdk:"stream_prefix"`
+func (r *groupListResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
+	r.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
-func groupListConfigSchema(description string) listschema.Schema {
-	return listschema.Schema{
-		MarkdownDescription: description,
+func (r *groupListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + r.name
+}
+
+func (r *groupListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
+	resp.Schema = listschema.Schema{
+		MarkdownDescription: r.description,
 		Attributes: map[string]listschema.Attribute{
 			"stream_prefix": listschema.StringAttribute{
 				MarkdownDescription: "Only list the groups under this stream prefix (exact, case-sensitive match). Omit it to list every group.",
@@ -57,13 +62,24 @@ func groupListConfigSchema(description string) listschema.Schema {
 	}
 }
 
-// groupsForQuery lists once per run: a query mutates nothing.
-func (pd *providerData) groupsForQuery(ctx context.Context) ([]client.Group, error) {
-	return pd.groupsForPlan(ctx)
+func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
+	groups, prefix, done := r.queriedGroups(ctx, req)
+	if done != nil {
+		stream.Results = done
+		return
+	}
+	if r.perPrefix {
+		groups = firstGroupPerPrefix(groups)
+	}
+	stream.Results = streamResults(ctx, req, groups, prefix, r.noun, r.fill)
+}
+
+type groupListConfig struct {
+	StreamPrefix types.String `tfsdk:"stream_prefix"`
 }
 
 // A non-nil done from queriedGroups is the whole answer, to return as is.
-func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (groups []*client.Group, prefix types.String, done iter.Seq[list.ListResult]) {
+func (r *groupListResource) queriedGroups(ctx context.Context, req list.ListRequest) (groups []*client.Group, prefix types.String, done iter.Seq[list.ListResult]) {
 	var cfg groupListConfig
 	var diags diag.Diagnostics
 	if !req.Config.Raw.IsNull() {
@@ -71,12 +87,9 @@ func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (gro
 	}
 	switch {
 	case diags.HasError():
-	case b.pd == nil:
-		diags.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before this list block was queried. Check the provider block "+
-				"(endpoint and credentials) in the .tfquery.hcl file or the configuration, or the REDIS_STREAM_COORDINATOR_* environment variables.")
-	case len(b.pd.configUnknown) > 0:
-		diags.AddError("Provider configuration unknown", "The list block cannot be queried: "+b.pd.unknownConfigDetail())
+	default:
+		r.pd.configuredAPI(&diags, "this list block was queried (its provider block is in the .tfquery.hcl file or the configuration)",
+			"The list block cannot be queried: ")
 	}
 	if diags.HasError() {
 		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
@@ -84,7 +97,7 @@ func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (gro
 	if req.Limit <= 0 {
 		return nil, cfg.StreamPrefix, list.NoListResults
 	}
-	all, err := b.pd.groupsForQuery(ctx)
+	all, err := r.pd.groupsForPlan(ctx) // a query mutates nothing: one listing serves the run
 	if err != nil {
 		summary := "Failed to list the coordinator's groups"
 		if !cfg.StreamPrefix.IsNull() {
@@ -94,18 +107,7 @@ func (b *listBase) queriedGroups(ctx context.Context, req list.ListRequest) (gro
 			"Run terraform query again once the coordinator answers.")
 		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
 	}
-	for i := range all {
-		if cfg.StreamPrefix.IsNull() || all[i].StreamPrefix == cfg.StreamPrefix.ValueString() {
-			groups = append(groups, &all[i])
-		}
-	}
-	sort.Slice(groups, func(i, j int) bool {
-		a, b := groups[i], groups[j]
-		if a.StreamPrefix != b.StreamPrefix {
-			return a.StreamPrefix < b.StreamPrefix
-		}
-		return a.ConsumerGroup < b.ConsumerGroup
-	})
+	groups = groupsUnder(all, cfg.StreamPrefix)
 	tflog.Debug(ctx, "listed groups for a query", map[string]any{"listed": len(all), "matching": len(groups), "limit": req.Limit})
 	return groups, cfg.StreamPrefix, nil
 }
@@ -165,26 +167,10 @@ func nullResourceModel(ctx context.Context, res *tfsdk.Resource, dst any) diag.D
 }
 
 // NewGroupListResource is the redisstreamcoordinator_group list resource.
-func NewGroupListResource() list.ListResource { return &groupListResource{} }
-
-type groupListResource struct{ listBase }
-
-func (r *groupListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_group"
-}
-
-func (r *groupListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	resp.Schema = groupListConfigSchema("Every consumer group on the coordinator, or those of one stream prefix, as " +
-		"`redisstreamcoordinator_group` resources to import with `terraform query` (Terraform 1.14 or later).")
-}
-
-func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	groups, prefix, done := r.queriedGroups(ctx, req)
-	if done != nil {
-		stream.Results = done
-		return
-	}
-	stream.Results = streamResults(ctx, req, groups, prefix, "groups", fillImportedGroup)
+func NewGroupListResource() list.ListResource {
+	return &groupListResource{name: "group", noun: "groups", fill: fillImportedGroup,
+		description: "Every consumer group on the coordinator, or those of one stream prefix, as " +
+			"`redisstreamcoordinator_group` resources to import with `terraform query` (Terraform 1.14 or later)."}
 }
 
 func fillImportedGroup(ctx context.Context, res *tfsdk.Resource, grp *client.Group) diag.Diagnostics {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/list"
-	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -13,26 +12,10 @@ import (
 )
 
 // NewGroupShardCountListResource is the redisstreamcoordinator_group_shard_count list resource.
-func NewGroupShardCountListResource() list.ListResource { return &groupShardCountListResource{} }
-
-type groupShardCountListResource struct{ listBase }
-
-func (r *groupShardCountListResource) Metadata(_ context.Context, req resource.MetadataRequest, resp *resource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_group_shard_count"
-}
-
-func (r *groupShardCountListResource) ListResourceConfigSchema(_ context.Context, _ list.ListResourceSchemaRequest, resp *list.ListResourceSchemaResponse) {
-	resp.Schema = groupListConfigSchema("The shard count of every stream prefix on the coordinator, or of one, as " +
-		"`redisstreamcoordinator_group_shard_count` resources to import with `terraform query` (Terraform 1.14 or later): one result per prefix.")
-}
-
-func (r *groupShardCountListResource) List(ctx context.Context, req list.ListRequest, stream *list.ListResultsStream) {
-	groups, prefix, done := r.queriedGroups(ctx, req)
-	if done != nil {
-		stream.Results = done
-		return
-	}
-	stream.Results = streamResults(ctx, req, firstGroupPerPrefix(groups), prefix, "stream prefixes", fillImportedShardCount)
+func NewGroupShardCountListResource() list.ListResource {
+	return &groupListResource{name: "group_shard_count", noun: "stream prefixes", perPrefix: true, fill: fillImportedShardCount,
+		description: "The shard count of every stream prefix on the coordinator, or of one, as " +
+			"`redisstreamcoordinator_group_shard_count` resources to import with `terraform query` (Terraform 1.14 or later): one result per prefix."}
 }
 
 // firstGroupPerPrefix expects groups ordered by prefix, then name.

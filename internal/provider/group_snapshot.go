@@ -254,7 +254,8 @@ const planGroupsTTL = 10 * time.Second
 func (r *groupReader) forPlan(ctx context.Context) ([]client.Group, error) {
 	r.mu.Lock()
 	l := r.listing
-	reuse := l != nil && (!l.isDone() || l.err == nil) && r.now().Sub(l.at) < snapshotMaxAge && l.issued >= r.lastDelete &&
+	// l.err is set under r.mu: a listing in flight or answered serves, a failed one does not.
+	reuse := l != nil && l.err == nil && r.now().Sub(l.at) < snapshotMaxAge && l.issued >= r.lastDelete &&
 		(l.issued >= r.lastMutation || r.now().Sub(l.at) < planGroupsTTL)
 	if !reuse {
 		l = r.startListingLocked(ctx, false)
@@ -275,15 +276,6 @@ func (r *groupReader) forPlan(ctx context.Context) ([]client.Group, error) {
 		return []client.Group{}, nil
 	}
 	return l.groups, nil
-}
-
-func (l *groupListing) isDone() bool {
-	select {
-	case <-l.done:
-		return true
-	default:
-		return false
-	}
 }
 
 // notInListing is shaped like the coordinator's 404 so client.IsNotFound holds.

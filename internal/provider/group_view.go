@@ -21,24 +21,17 @@ func lookupNameValidators(kind string) []validator.String {
 	return []validator.String{nameValidator{kind: kind}}
 }
 
-func groupLookupAttributes() map[string]schema.Attribute {
-	return map[string]schema.Attribute{
-		"stream_prefix": schema.StringAttribute{
-			MarkdownDescription: "Stream prefix of the group; shard `i` is the Redis stream `<stream_prefix>:<i>`.",
-			Required:            true,
-			Validators:          lookupNameValidators("stream prefix"),
-		},
-		"consumer_group": schema.StringAttribute{
-			MarkdownDescription: "Consumer group name. A group is the pair `{stream_prefix, consumer_group}`.",
-			Required:            true,
-			Validators:          lookupNameValidators("consumer group"),
-		},
-	}
-}
-
+// withGroupLookup adds the names the data source looks the group up by.
 func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attribute {
-	for k, v := range groupLookupAttributes() {
-		attrs[k] = v
+	attrs["stream_prefix"] = schema.StringAttribute{
+		MarkdownDescription: "Stream prefix of the group; shard `i` is the Redis stream `<stream_prefix>:<i>`.",
+		Required:            true,
+		Validators:          lookupNameValidators(kindStreamPrefix),
+	}
+	attrs["consumer_group"] = schema.StringAttribute{
+		MarkdownDescription: "Consumer group name. A group is the pair `{stream_prefix, consumer_group}`.",
+		Required:            true,
+		Validators:          lookupNameValidators(kindConsumerGroup),
 	}
 	return attrs
 }
@@ -57,18 +50,46 @@ func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRe
 }
 
 func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
-	if b.pd == nil {
-		diags.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before this data source was read. Check the provider block "+
-				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
-		return nil
+	return b.pd.configuredAPI(diags, "this data source was read", "This data source is read while planning, but ")
+}
+
+var _ datasource.DataSourceWithConfigure = &readDataSource{}
+
+// readDataSource reads one answer of the coordinator into its model; with
+// lookup, about the group its stream_prefix and consumer_group name.
+type readDataSource struct {
+	dataSourceBase
+	name, description string
+	lookup            bool
+	attrs             map[string]schema.Attribute
+	// read reports its failure in diags.
+	read func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any
+}
+
+func (d *readDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
+	resp.TypeName = req.ProviderTypeName + "_" + d.name
+}
+
+func (d *readDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+	attrs := d.attrs
+	if d.lookup {
+		attrs = withGroupLookup(attrs)
 	}
-	if len(b.pd.configUnknown) > 0 {
-		diags.AddError("Provider configuration unknown until apply",
-			"This data source is read while planning, but "+b.pd.unknownConfigDetail())
-		return nil
+	resp.Schema = schema.Schema{MarkdownDescription: d.description, Attributes: attrs}
+}
+
+func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
+	var p, g string
+	if d.lookup {
+		p, g = readGroupLookup(ctx, req, &resp.Diagnostics)
 	}
-	return b.pd.api
+	api := d.api(&resp.Diagnostics)
+	if resp.Diagnostics.HasError() {
+		return
+	}
+	if model := d.read(ctx, api, p, g, &resp.Diagnostics); !resp.Diagnostics.HasError() {
+		resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
+	}
 }
 
 // A missing group is an error: a typo must not make a postcondition or a
@@ -83,6 +104,22 @@ func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
 		return
 	}
 	addAPIError(diags, fmt.Sprintf("Failed to read the %s of group %q under stream prefix %q", what, g, p), err, "")
+}
+
+// groupsUnder keeps the groups of prefix (every group when it is null),
+// ordered by stream prefix, then consumer group.
+func groupsUnder(all []client.Group, prefix types.String) []*client.Group {
+	var out []*client.Group
+	for i := range all {
+		if prefix.IsNull() || all[i].StreamPrefix == prefix.ValueString() {
+			out = append(out, &all[i])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		a, b := out[i], out[j]
+		return a.StreamPrefix < b.StreamPrefix || a.StreamPrefix == b.StreamPrefix && a.ConsumerGroup < b.ConsumerGroup
+	})
+	return out
 }
 
 // timeValue: null rather than a misleading zero date.
@@ -201,7 +238,8 @@ func countMap(m map[string]int32) map[string]int64 {
 	return out
 }
 
-func groupViewAttributes(lookup bool) map[string]schema.Attribute {
+// groupViewAttributes: the group data source replaces the names with its lookup.
+func groupViewAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
 		"id": schema.StringAttribute{
 			MarkdownDescription: "`{stream_prefix}/{consumer_group}`.",
@@ -242,9 +280,6 @@ func groupViewAttributes(lookup bool) map[string]schema.Attribute {
 			Computed:            true,
 			ElementType:         types.Int64Type,
 		},
-	}
-	if lookup {
-		return withGroupLookup(attrs)
 	}
 	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: "Stream prefix of the group.", Computed: true}
 	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: "Consumer group name.", Computed: true}

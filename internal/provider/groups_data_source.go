@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
@@ -40,7 +39,7 @@ func (d *groupsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 			"groups": schema.ListNestedAttribute{
 				MarkdownDescription: "The groups, ordered by stream prefix, then consumer group.",
 				Computed:            true,
-				NestedObject:        schema.NestedAttributeObject{Attributes: groupViewAttributes(false)},
+				NestedObject:        schema.NestedAttributeObject{Attributes: groupViewAttributes()},
 			},
 		},
 	}
@@ -63,10 +62,8 @@ func (d *groupsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 		return
 	}
 	model := groupsDataSourceModel{StreamPrefix: prefix, Groups: []groupViewModel{}}
-	for i := range groups {
-		if prefix.IsNull() || groups[i].StreamPrefix == prefix.ValueString() {
-			model.Groups = append(model.Groups, newGroupViewModel(&groups[i]))
-		}
+	for _, g := range groupsUnder(groups, prefix) {
+		model.Groups = append(model.Groups, newGroupViewModel(g))
 	}
 	if !prefix.IsNull() && len(model.Groups) == 0 {
 		// Not an error, but never silent: a misspelt prefix would look like "no groups".
@@ -74,12 +71,5 @@ func (d *groupsDataSource) Read(ctx context.Context, req datasource.ReadRequest,
 			fmt.Sprintf("The coordinator has no group under stream prefix %q, so groups is empty. Prefixes are case-sensitive; "+
 				"omit stream_prefix to list every group.", prefix.ValueString()))
 	}
-	sort.Slice(model.Groups, func(i, j int) bool {
-		a, b := model.Groups[i], model.Groups[j]
-		if a.StreamPrefix != b.StreamPrefix {
-			return a.StreamPrefix < b.StreamPrefix
-		}
-		return a.ConsumerGroup < b.ConsumerGroup
-	})
 	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

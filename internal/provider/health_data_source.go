@@ -5,14 +5,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &healthDataSource{}
-
-// NewHealthDataSource is the redisstreamcoordinator_health data source.
-func NewHealthDataSource() datasource.DataSource { return &healthDataSource{} }
-
-type healthDataSource struct{ dataSourceBase }
 
 type healthModel struct {
 	Status        string `tfsdk:"status"`
@@ -21,14 +17,12 @@ type healthModel struct {
 	Loop          string `tfsdk:"loop"`
 }
 
-func (d *healthDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_health"
-}
-
-func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads the coordinator's health (`READ` role). Test `status` in a `check` block (to warn) or a `postcondition` (to fail a plan).",
-		Attributes: map[string]schema.Attribute{
+// NewHealthDataSource is the redisstreamcoordinator_health data source.
+func NewHealthDataSource() datasource.DataSource {
+	return &readDataSource{
+		name:        "health",
+		description: "Reads the coordinator's health (`READ` role). Test `status` in a `check` block (to warn) or a `postcondition` (to fail a plan).",
+		attrs: map[string]schema.Attribute{
 			"status": schema.StringAttribute{
 				MarkdownDescription: "`UP`, or `DEGRADED` when Redis is `DOWN`. The coordinator never reports `DOWN` as its status: " +
 					"an unreachable coordinator fails the read instead.",
@@ -47,19 +41,13 @@ func (d *healthDataSource) Schema(_ context.Context, _ datasource.SchemaRequest,
 				Computed:            true,
 			},
 		},
+		read: func(ctx context.Context, api *client.Client, _, _ string, diags *diag.Diagnostics) any {
+			h, err := api.Health(ctx)
+			if err != nil {
+				addAPIError(diags, "Failed to read the coordinator's health", err, "")
+				return nil
+			}
+			return healthModel{Status: h.Status, CoordinatorID: h.CoordinatorID, Redis: h.Redis, Loop: h.Loop}
+		},
 	}
-}
-
-func (d *healthDataSource) Read(ctx context.Context, _ datasource.ReadRequest, resp *datasource.ReadResponse) {
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	h, err := api.Health(ctx)
-	if err != nil {
-		addAPIError(&resp.Diagnostics, "Failed to read the coordinator's health", err, "")
-		return
-	}
-	model := healthModel{Status: h.Status, CoordinatorID: h.CoordinatorID, Redis: h.Redis, Loop: h.Loop}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

@@ -7,19 +7,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &membersDataSource{}
-
-// NewMembersDataSource is the redisstreamcoordinator_members data source.
-func NewMembersDataSource() datasource.DataSource { return &membersDataSource{} }
-
-type membersDataSource struct {
-	dataSourceBase
-}
 
 type membersModel struct {
 	StreamPrefix  string        `tfsdk:"stream_prefix"`
@@ -75,11 +67,8 @@ func newMembersModel(p, g string, members []client.Member, now time.Time) member
 	return model
 }
 
-func (d *membersDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_members"
-}
-
-func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
+// NewMembersDataSource is the redisstreamcoordinator_members data source.
+func NewMembersDataSource() datasource.DataSource {
 	shards := func(desc string) schema.ListAttribute {
 		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
 	}
@@ -89,9 +78,10 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 	num := func(desc string) schema.Int64Attribute {
 		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
 	}
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
-		Attributes: withGroupLookup(map[string]schema.Attribute{
+	return &readDataSource{
+		name: "members", lookup: true,
+		description: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
+		attrs: map[string]schema.Attribute{
 			"live_count": num("Number of live members; a scale-out cannot finish while it is 0."),
 			"members": schema.ListNestedAttribute{
 				MarkdownDescription: "Every member the coordinator lists (gone ones for 10 minutes after their last heartbeat), by `member_id`.",
@@ -117,21 +107,14 @@ func (d *membersDataSource) Schema(_ context.Context, _ datasource.SchemaRequest
 					"rebalance_deadline_at":   str("Deadline of the revoke in progress (RFC 3339, UTC), or null."),
 				}},
 			},
-		}),
+		},
+		read: func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
+			members, err := api.Members(ctx, p, g)
+			if err != nil {
+				addGroupReadError(diags, "members", p, g, err)
+				return nil
+			}
+			return newMembersModel(p, g, members, time.Now())
+		},
 	}
-}
-
-func (d *membersDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	members, err := api.Members(ctx, p, g)
-	if err != nil {
-		addGroupReadError(&resp.Diagnostics, "members", p, g, err)
-		return
-	}
-	model := newMembersModel(p, g, members, time.Now())
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
 }

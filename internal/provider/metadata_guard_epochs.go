@@ -55,11 +55,6 @@ func acknowledgedMark(reg *metadataRegression) *epochMark {
 	return &epochMark{MetadataVersion: reg.Reported, GroupEpoch: reg.Epochs.ReportedGroupEpoch, AssignmentEpoch: reg.Epochs.ReportedAssignmentEpoch}
 }
 
-func readEpochsSeen(ctx context.Context, private privateGetter) (*epochMark, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.EpochsSeen, diags
-}
-
 func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.EpochsSeen = m })
 }
@@ -74,9 +69,9 @@ func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) 
 }
 
 func observeGroupEpochs(ctx context.Context, prior privateGetter, private privateSetter, group *client.Group, diags *diag.Diagnostics) *metadataRegression {
-	prev, d := readEpochsSeen(ctx, prior)
+	rec, d := readPrivateRecord(ctx, prior)
 	diags.Append(d...)
-	mark, reg := observeEpochs(prev, group)
+	mark, reg := observeEpochs(rec.EpochsSeen, group)
 	if reg != nil {
 		tflog.Warn(ctx, "group epochs went backwards at the same metadata version", map[string]any{
 			"stream_prefix": group.StreamPrefix, "consumer_group": group.ConsumerGroup, "metadata_version": reg.Reported,

@@ -5,15 +5,11 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &migrationsDataSource{}
-
-// NewMigrationsDataSource is the redisstreamcoordinator_migrations data source.
-func NewMigrationsDataSource() datasource.DataSource { return &migrationsDataSource{} }
-
-type migrationsDataSource struct{ dataSourceBase }
 
 type migrationsModel struct {
 	StreamPrefix       string           `tfsdk:"stream_prefix"`
@@ -22,14 +18,12 @@ type migrationsModel struct {
 	ActiveReshardingID types.String     `tfsdk:"active_resharding_id"`
 }
 
-func (d *migrationsDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_migrations"
-}
-
-func (d *migrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads a group's migration (resharding) history (`READ` role).",
-		Attributes: withGroupLookup(map[string]schema.Attribute{
+// NewMigrationsDataSource is the redisstreamcoordinator_migrations data source.
+func NewMigrationsDataSource() datasource.DataSource {
+	return &readDataSource{
+		name: "migrations", lookup: true,
+		description: "Reads a group's migration (resharding) history (`READ` role).",
+		attrs: map[string]schema.Attribute{
 			"migrations": schema.ListNestedAttribute{
 				MarkdownDescription: "Every migration of the group, oldest first (a scale to the current count is not stored).",
 				Computed:            true,
@@ -40,20 +34,16 @@ func (d *migrationsDataSource) Schema(_ context.Context, _ datasource.SchemaRequ
 					"stream prefix are refused (`409 ACTIVE_MIGRATION_EXISTS`) until it finishes.",
 				Computed: true,
 			},
-		}),
+		},
+		read: readMigrations,
 	}
 }
 
-func (d *migrationsDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+func readMigrations(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
 	h, err := api.Migrations(ctx, p, g)
 	if err != nil {
-		addGroupReadError(&resp.Diagnostics, "migrations", p, g, err)
-		return
+		addGroupReadError(diags, "migrations", p, g, err)
+		return nil
 	}
 	model := migrationsModel{
 		StreamPrefix:       p,
@@ -67,5 +57,5 @@ func (d *migrationsDataSource) Read(ctx context.Context, req datasource.ReadRequ
 	if h.ActiveReshardingID != "" {
 		model.ActiveReshardingID = types.StringValue(h.ActiveReshardingID)
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	return model
 }

@@ -111,17 +111,12 @@ func readPrivateRecord(ctx context.Context, private privateGetter) (privateRecor
 }
 
 func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *diag.Diagnostics) {
-	if private == nil {
-		return
-	}
-	_, why, d := decodePrivateRecord(ctx, private)
+	_, why, d := decodePrivateRecord(ctx, private) // nil: nothing to read
 	diags.Append(d...)
 	if why == "" {
 		return
 	}
-	for _, k := range append([]string{privateRecordKey}, legacyPrivateKeys...) {
-		diags.Append(private.SetKey(ctx, k, nil)...)
-	}
+	diags.Append(clearPrivateKeys(ctx, private, privateRecordKey)...)
 	diags.AddWarning("The provider's private state was recorded afresh", fmt.Sprintf(
 		"The provider's private state of this resource could not be read (%s), so this refresh dropped it and recorded the resource "+
 			"afresh. The metadata guard's baseline starts again from what this refresh read: a redisstreamcoordinator_group_shard_count "+
@@ -129,6 +124,15 @@ func dropUnreadablePrivate(ctx context.Context, private privateSetter, diags *di
 			"since the last refresh that could read the record is not reported. If the coordinator's metadata may have been "+
 			"restored meanwhile, check the group (its metadataVersion and members) before applying. Another build of the "+
 			"provider may have written the record; after a downgrade this is expected once.", why))
+}
+
+// clearPrivateKeys removes every legacy key, and extra: deleting an absent key is a no-op.
+func clearPrivateKeys(ctx context.Context, private privateSetter, extra ...string) diag.Diagnostics {
+	var diags diag.Diagnostics
+	for _, k := range append(extra, legacyPrivateKeys...) {
+		diags.Append(private.SetKey(ctx, k, nil)...)
+	}
+	return diags
 }
 
 func decodePrivateRecord(ctx context.Context, private privateGetter) (privateRecord, string, diag.Diagnostics) {
@@ -171,11 +175,7 @@ func updatePrivateRecord(ctx context.Context, private privateSetter, change func
 	}
 	change(&rec)
 	rec.V = privateRecordVersion
-	for _, k := range legacyPrivateKeys {
-		if b, _ := private.GetKey(ctx, k); len(b) > 0 {
-			diags.Append(private.SetKey(ctx, k, nil)...)
-		}
-	}
+	diags.Append(clearPrivateKeys(ctx, private)...)
 	if rec == (privateRecord{V: privateRecordVersion}) {
 		return append(diags, private.SetKey(ctx, privateRecordKey, nil)...)
 	}
@@ -187,78 +187,52 @@ func updatePrivateRecord(ctx context.Context, private privateSetter, change func
 	return append(diags, private.SetKey(ctx, privateRecordKey, b)...)
 }
 
+// jsonInto sets *dst only when b decodes.
+func jsonInto[T any](dst **T) func([]byte) error {
+	return func(b []byte) error {
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			return err
+		}
+		*dst = &v
+		return nil
+	}
+}
+
 func readLegacyPrivate(ctx context.Context, private privateGetter) (privateRecord, bool, string, diag.Diagnostics) {
 	rec := privateRecord{V: privateRecordVersion}
 	var diags diag.Diagnostics
-	found := false
-	why := ""
-	bad := func(k string, b []byte, err error) {
-		if why == "" {
-			why = fmt.Sprintf("key %q holds %q: %v", k, b, err)
-		}
-	}
+	found, why := false, ""
 	get := func(k string) []byte {
 		b, d := private.GetKey(ctx, k)
 		diags.Append(d...)
-		if len(b) > 0 {
-			found = true
-		}
+		found = found || len(b) > 0
 		return b
 	}
-	if b := get(legacyMetadataRegression); len(b) > 0 {
-		var reg metadataRegression
-		if err := json.Unmarshal(b, &reg); err != nil {
-			bad(legacyMetadataRegression, b, err)
-		} else {
-			rec.MetadataRegression = &reg
+	decode := func(k string, parse func([]byte) error) {
+		if b := get(k); len(b) > 0 {
+			if err := parse(b); err != nil && why == "" {
+				why = fmt.Sprintf("key %q holds %q: %v", k, b, err)
+			}
 		}
 	}
-	if b := get(legacyEpochsSeen); len(b) > 0 {
-		var m epochMark
-		if err := json.Unmarshal(b, &m); err != nil {
-			bad(legacyEpochsSeen, b, err)
-		} else {
-			rec.EpochsSeen = &m
-		}
-	}
+	decode(legacyMetadataRegression, jsonInto(&rec.MetadataRegression))
+	decode(legacyEpochsSeen, jsonInto(&rec.EpochsSeen))
 	rec.ImportedNotRead = len(get(legacyImported)) > 0
-	if b := get(legacyGroupVanished); len(b) > 0 {
-		var v groupVanished
-		if err := json.Unmarshal(b, &v); err != nil {
-			bad(legacyGroupVanished, b, err)
-		} else {
-			rec.GroupVanished = &v
-		}
-	}
-	if b := get(legacyGroupHighest); len(b) > 0 {
-		var h groupHighest
-		if err := json.Unmarshal(b, &h); err != nil {
-			bad(legacyGroupHighest, b, err)
-		} else {
-			rec.GroupHighest = &h
-		}
-	}
-	if b := get(legacySiblingsSeen); len(b) > 0 {
+	decode(legacyGroupVanished, jsonInto(&rec.GroupVanished))
+	decode(legacyGroupHighest, jsonInto(&rec.GroupHighest))
+	decode(legacySiblingsSeen, func(b []byte) error {
 		if rec.PrefixSeen = legacySiblingsSeenRecord(b); rec.PrefixSeen == nil {
-			bad(legacySiblingsSeen, b, fmt.Errorf("neither version 1 nor 2"))
+			return fmt.Errorf("neither version 1 nor 2")
 		}
-	}
-	if b := get(legacyGroupSeen); len(b) > 0 {
-		var g client.Group
-		if err := json.Unmarshal(b, &g); err != nil {
-			bad(legacyGroupSeen, b, err)
-		} else {
-			rec.GroupSeen = &g
-		}
-	}
+		return nil
+	})
+	decode(legacyGroupSeen, jsonInto(&rec.GroupSeen))
 	rec.PendingWait = string(get(legacyPendingWait)) == "true"
-	if b := get(legacyImportRead); len(b) > 0 {
-		if s, err := strconv.Unquote(string(b)); err != nil {
-			bad(legacyImportRead, b, err)
-		} else {
-			rec.ImportRead = s
-		}
-	}
+	decode(legacyImportRead, func(b []byte) (err error) {
+		rec.ImportRead, err = strconv.Unquote(string(b))
+		return err
+	})
 	if why != "" {
 		rec = privateRecord{V: privateRecordVersion}
 	}

@@ -5,14 +5,10 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
-
-var _ datasource.DataSourceWithConfigure = &producerRoutingDataSource{}
-
-// NewProducerRoutingDataSource is the redisstreamcoordinator_producer_routing data source.
-func NewProducerRoutingDataSource() datasource.DataSource { return &producerRoutingDataSource{} }
-
-type producerRoutingDataSource struct{ dataSourceBase }
 
 type producerRoutingModel struct {
 	StreamPrefix     string       `tfsdk:"stream_prefix"`
@@ -29,14 +25,12 @@ type shardModel struct {
 	RedisSlot  int64  `tfsdk:"redis_slot"`
 }
 
-func (d *producerRoutingDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
-	resp.TypeName = req.ProviderTypeName + "_producer_routing"
-}
-
-func (d *producerRoutingDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, resp *datasource.SchemaResponse) {
-	resp.Schema = schema.Schema{
-		MarkdownDescription: "Reads the routing producers publish with (`READ` role). With stream provisioning on, the read re-creates missing shard streams and may fail with `503 REDIS_*`.",
-		Attributes: withGroupLookup(map[string]schema.Attribute{
+// NewProducerRoutingDataSource is the redisstreamcoordinator_producer_routing data source.
+func NewProducerRoutingDataSource() datasource.DataSource {
+	return &readDataSource{
+		name: "producer_routing", lookup: true, read: readProducerRouting,
+		description: "Reads the routing producers publish with (`READ` role). With stream provisioning on, the read re-creates missing shard streams and may fail with `503 REDIS_*`.",
+		attrs: map[string]schema.Attribute{
 			"shard_count": schema.Int64Attribute{
 				MarkdownDescription: "Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish.",
 				Computed:            true,
@@ -67,20 +61,15 @@ func (d *producerRoutingDataSource) Schema(_ context.Context, _ datasource.Schem
 					},
 				}},
 			},
-		}),
+		},
 	}
 }
 
-func (d *producerRoutingDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
-	p, g := readGroupLookup(ctx, req, &resp.Diagnostics)
-	api := d.api(&resp.Diagnostics)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+func readProducerRouting(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
 	routing, err := api.ProducerRouting(ctx, p, g)
 	if err != nil {
-		addGroupReadError(&resp.Diagnostics, "producer routing", p, g, err)
-		return
+		addGroupReadError(diags, "producer routing", p, g, err)
+		return nil
 	}
 	model := producerRoutingModel{
 		StreamPrefix:     p,
@@ -93,5 +82,5 @@ func (d *producerRoutingDataSource) Read(ctx context.Context, req datasource.Rea
 	for _, s := range routing.Shards {
 		model.Shards = append(model.Shards, shardModel{ShardIndex: int64(s.ShardIndex), StreamKey: s.StreamKey, RedisSlot: int64(s.RedisSlot)})
 	}
-	resp.Diagnostics.Append(resp.State.Set(ctx, &model)...)
+	return model
 }

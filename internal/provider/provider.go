@@ -79,98 +79,49 @@ func envNote(name string) string {
 	return fmt.Sprintf(" Environment variable: `%s`.", envName(name))
 }
 
+// Every provider setting is optional, with an environment fallback its description names.
 func (p *coordinatorProvider) Schema(_ context.Context, _ provider.SchemaRequest, resp *provider.SchemaResponse) {
-	durationValidators := []validator.String{durationValidator{}}
+	attrs := map[string]schema.Attribute{}
+	str := func(name, desc string, sensitive bool, v ...validator.String) {
+		attrs[name] = schema.StringAttribute{MarkdownDescription: desc + envNote(name), Optional: true, Sensitive: sensitive, Validators: v}
+	}
+	boolean := func(name, desc string) {
+		attrs[name] = schema.BoolAttribute{MarkdownDescription: desc + envNote(name), Optional: true}
+	}
+	duration := durationValidator{}
+	str("endpoint", "Base URL of the coordinator, for example `https://coordinator.internal:8080` (`/coord/v1` is appended), without credentials. Required, here or in the environment.",
+		false, endpointValidator{})
+	str("username", "Username of the coordinator principal, for Basic authentication or `login`. Needs `password` ([where credentials come from](#where-credentials-come-from)).", false)
+	str("password", "Password of `username`. Cannot be combined with `token`.", true)
+	str("token", "A pre-issued Bearer token. Set here, it is the only credential used ([where credentials come from](#where-credentials-come-from)).", true)
+	boolean("login", "Exchange `username`/`password` for a Bearer token once per run instead of sending the password with every request. Not with `token`. Defaults to `false`.")
+	str("requested_by", "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. "+
+		"Defaults to `terraform`; `terraform:<workspace>` is the governance convention.", false, notBlankValidator)
+	str("request_id_prefix", "Prefix of every `X-Request-Id` (`<prefix>-<run id>-<operation>-<suffix>`, the same across retries). Defaults to `terraform`.",
+		false, requestIDPartValidator)
+	str("run_id", "This run's id in request ids and the default reason. Defaults to the CI system's run id (`TFC_RUN_ID`, `GITHUB_RUN_ID`, `CI_PIPELINE_ID` and others), else a random id.",
+		false, requestIDPartValidator)
+	str("default_reason", "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. "+
+		"The coordinator rejects a blank reason on delete, scale and rollback.", false, notBlankValidator)
+	attrs["max_retries"] = schema.Int64Attribute{
+		MarkdownDescription: "How many times a request is retried on `429`, transient `409`/`503` and safe network errors. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
+		Optional:            true,
+		Validators:          []validator.Int64{int64validator.AtLeast(0)},
+	}
+	str("retry_wait_min", "Shortest wait between retries when the coordinator sends no `Retry-After`, as a Go duration (`500ms`, `2s`). "+
+		"Defaults to `1s`.", false, duration)
+	str("retry_wait_max", "Longest wait between retries, as a Go duration. Defaults to `30s`. A `Retry-After` longer than both this and 60 s fails at once.", false, duration)
+	str("request_timeout", "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`.", false, duration)
+	str("read_timeout", "Bound on each request outside a resource's `timeouts` (refreshes, data sources, plan-time reads), retries included, as a Go duration. Defaults to `5m`.", false, duration)
+	str("ca_cert_pem", "PEM-encoded CA certificate(s) trusted in addition to the system roots, for a coordinator behind a private CA. "+
+		"Conflicts with `insecure_skip_verify`.", false, stringvalidator.ConflictsWith(path.MatchRoot("insecure_skip_verify")))
+	boolean("insecure_skip_verify", "Skip TLS certificate verification: only for tests. Defaults to `false`.")
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "Manages consumer groups and their shard counts on a " +
 			"[Redis Stream Coordinator](https://github.com/ghkdqhrbals/redis-stream-coordinator) through its admin API " +
 			"(`/coord/v1`). Mutations need a principal with the `WRITE` role; reads (plans, data sources) need `READ`. " +
 			"Every mutation carries an `X-Request-Id` plus `requestedBy` and `reason`, so the coordinator's audit log ties it to the Terraform run.",
-		Attributes: map[string]schema.Attribute{
-			"endpoint": schema.StringAttribute{
-				MarkdownDescription: "Base URL of the coordinator, for example `https://coordinator.internal:8080` (`/coord/v1` is appended), without credentials. Required, here or in the environment." +
-					envNote("endpoint"),
-				Optional:   true,
-				Validators: []validator.String{endpointValidator{}},
-			},
-			"username": schema.StringAttribute{
-				MarkdownDescription: "Username of the coordinator principal, for Basic authentication or `login`. Needs `password` ([where credentials come from](#where-credentials-come-from))." +
-					envNote("username"),
-				Optional: true,
-			},
-			"password": schema.StringAttribute{
-				MarkdownDescription: "Password of `username`. Cannot be combined with `token`." + envNote("password"),
-				Optional:            true,
-				Sensitive:           true,
-			},
-			"token": schema.StringAttribute{
-				MarkdownDescription: "A pre-issued Bearer token. Set here, it is the only credential used ([where credentials come from](#where-credentials-come-from))." + envNote("token"),
-				Optional:            true,
-				Sensitive:           true,
-			},
-			"login": schema.BoolAttribute{
-				MarkdownDescription: "Exchange `username`/`password` for a Bearer token once per run instead of sending the password with every request. Not with `token`. Defaults to `false`." + envNote("login"),
-				Optional:            true,
-			},
-			"requested_by": schema.StringAttribute{
-				MarkdownDescription: "Sent as `requestedBy` with every mutation and recorded in the coordinator's audit log. " +
-					"Defaults to `terraform`; `terraform:<workspace>` is the governance convention." + envNote("requested_by"),
-				Optional:   true,
-				Validators: []validator.String{notBlankValidator},
-			},
-			"request_id_prefix": schema.StringAttribute{
-				MarkdownDescription: "Prefix of every `X-Request-Id` (`<prefix>-<run id>-<operation>-<suffix>`, the same across retries). Defaults to `terraform`." + envNote("request_id_prefix"),
-				Optional:            true,
-				Validators:          []validator.String{requestIDPartValidator},
-			},
-			"run_id": schema.StringAttribute{
-				MarkdownDescription: "This run's id in request ids and the default reason. Defaults to the CI system's run id (`TFC_RUN_ID`, `GITHUB_RUN_ID`, `CI_PIPELINE_ID` and others), else a random id." + envNote("run_id"),
-				Optional:            true,
-				Validators:          []validator.String{requestIDPartValidator},
-			},
-			"default_reason": schema.StringAttribute{
-				MarkdownDescription: "Sent as `reason` with every mutation whose resource sets none. Defaults to `terraform apply <run id>`. " +
-					"The coordinator rejects a blank reason on delete, scale and rollback." + envNote("default_reason"),
-				Optional:   true,
-				Validators: []validator.String{notBlankValidator},
-			},
-			"max_retries": schema.Int64Attribute{
-				MarkdownDescription: "How many times a request is retried on `429`, transient `409`/`503` and safe network errors. Defaults to `10`; `0` disables retries." + envNote("max_retries"),
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(0)},
-			},
-			"retry_wait_min": schema.StringAttribute{
-				MarkdownDescription: "Shortest wait between retries when the coordinator sends no `Retry-After`, as a Go duration (`500ms`, `2s`). " +
-					"Defaults to `1s`." + envNote("retry_wait_min"),
-				Optional:   true,
-				Validators: durationValidators,
-			},
-			"retry_wait_max": schema.StringAttribute{
-				MarkdownDescription: "Longest wait between retries, as a Go duration. Defaults to `30s`. A `Retry-After` longer than both this and 60 s fails at once." + envNote("retry_wait_max"),
-				Optional:            true,
-				Validators:          durationValidators,
-			},
-			"request_timeout": schema.StringAttribute{
-				MarkdownDescription: "Timeout of a single HTTP attempt, as a Go duration. Defaults to `30s`." + envNote("request_timeout"),
-				Optional:            true,
-				Validators:          durationValidators,
-			},
-			"read_timeout": schema.StringAttribute{
-				MarkdownDescription: "Bound on each request outside a resource's `timeouts` (refreshes, data sources, plan-time reads), retries included, as a Go duration. Defaults to `5m`." + envNote("read_timeout"),
-				Optional:            true,
-				Validators:          durationValidators,
-			},
-			"ca_cert_pem": schema.StringAttribute{
-				MarkdownDescription: "PEM-encoded CA certificate(s) trusted in addition to the system roots, for a coordinator behind a private CA. " +
-					"Conflicts with `insecure_skip_verify`." + envNote("ca_cert_pem"),
-				Optional:   true,
-				Validators: []validator.String{stringvalidator.ConflictsWith(path.MatchRoot("insecure_skip_verify"))},
-			},
-			"insecure_skip_verify": schema.BoolAttribute{
-				MarkdownDescription: "Skip TLS certificate verification: only for tests. Defaults to `false`." + envNote("insecure_skip_verify"),
-				Optional:            true,
-			},
-		},
+		Attributes: attrs,
 	}
 }
 
@@ -182,9 +133,7 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	}
 	if unknown := unknownSettings(model); len(unknown) > 0 {
 		tflog.Info(ctx, "provider configuration unknown at plan time; plan-time checks are deferred to apply", map[string]any{"unknown": unknown})
-		pd := newUnknownProviderData(unknown)
-		resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData = pd, pd, pd
-		resp.ListResourceData, resp.ActionData = pd, pd
+		setProviderData(resp, newUnknownProviderData(unknown))
 		return
 	}
 	cfg, diags := resolveConfig(model, p.getenv)
@@ -203,12 +152,11 @@ func (p *coordinatorProvider) Configure(ctx context.Context, req provider.Config
 	fields := credentialsLog(model, p.getenv)
 	fields["endpoint"], fields["auth"], fields["run_id"], fields["requested_by"] = c.Endpoint(), authMode(cfg), c.RunID(), c.RequestedBy()
 	tflog.Debug(ctx, "configured Redis Stream Coordinator client", fields)
-	pd := newProviderData(c, p.timing)
-	resp.DataSourceData = pd
-	resp.ResourceData = pd
-	resp.EphemeralResourceData = pd
-	resp.ListResourceData = pd
-	resp.ActionData = pd
+	setProviderData(resp, newProviderData(c, p.timing))
+}
+
+func setProviderData(resp *provider.ConfigureResponse, pd *providerData) {
+	resp.DataSourceData, resp.ResourceData, resp.EphemeralResourceData, resp.ListResourceData, resp.ActionData = pd, pd, pd, pd, pd
 }
 
 func authMode(cfg client.Config) string {

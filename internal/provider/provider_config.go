@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"reflect"
 	"regexp"
 	"strconv"
 	"strings"
@@ -89,22 +90,13 @@ func (s *settingSource) duration(name string, v attr.Value, def time.Duration) t
 	return d
 }
 
+// unknownSettings names the settings in the model's order, by their tfsdk tags.
 func unknownSettings(m providerModel) []string {
-	settings := []struct {
-		name string
-		v    attr.Value
-	}{
-		{"endpoint", m.Endpoint}, {"username", m.Username}, {"password", m.Password}, {"token", m.Token}, {"login", m.Login},
-		{"requested_by", m.RequestedBy}, {"request_id_prefix", m.RequestIDPrefix}, {"run_id", m.RunID},
-		{"default_reason", m.DefaultReason}, {"max_retries", m.MaxRetries}, {"retry_wait_min", m.RetryWaitMin},
-		{"retry_wait_max", m.RetryWaitMax}, {"request_timeout", m.RequestTimeout}, {"read_timeout", m.ReadTimeout},
-		{"ca_cert_pem", m.CACertPEM},
-		{"insecure_skip_verify", m.InsecureSkipVerify},
-	}
 	var unknown []string
-	for _, s := range settings {
-		if s.v.IsUnknown() {
-			unknown = append(unknown, s.name)
+	v := reflect.ValueOf(m)
+	for i := range v.NumField() {
+		if av, ok := v.Field(i).Interface().(attr.Value); ok && av.IsUnknown() {
+			unknown = append(unknown, v.Type().Field(i).Tag.Get("tfsdk"))
 		}
 	}
 	return unknown

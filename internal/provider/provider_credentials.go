@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +81,7 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 				c.from[name] = "`" + name + "` in the provider block"
 			}
 		case s.getenv(envName(name)) != "":
-			if !contains(fromEnv, name) {
+			if !slices.Contains(fromEnv, name) {
 				c.ignored = append(c.ignored, envName(name))
 				continue
 			}
@@ -100,15 +101,6 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 		delete(c.from, "login") // login = false is no credential
 	}
 	return c
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 func (c credentials) source() string {

@@ -15,6 +15,22 @@ func (pd *providerData) unconfigured() bool {
 	return pd == nil || pd.api == nil || pd.groups == nil || len(pd.configUnknown) > 0
 }
 
+// configuredAPI returns the client, or nil after an error: attempt is what was
+// attempted ("this data source was read"), blocked leads the detail of an
+// unknown configuration.
+func (pd *providerData) configuredAPI(diags *diag.Diagnostics, attempt, blocked string) *client.Client {
+	switch {
+	case pd == nil:
+		diags.AddError("Provider not configured", "The redisstreamcoordinator provider was not configured before "+attempt+". Check the "+
+			"provider block (endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
+	case len(pd.configUnknown) > 0:
+		diags.AddError("Provider configuration unknown until apply", blocked+pd.unknownConfigDetail())
+	default:
+		return pd.api
+	}
+	return nil
+}
+
 func (pd *providerData) unconfiguredDetail() string {
 	if pd != nil && len(pd.configUnknown) > 0 {
 		return pd.unknownConfigDetail()

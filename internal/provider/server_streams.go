@@ -2,6 +2,7 @@ package provider
 
 import (
 	"context"
+	"iter"
 
 	"github.com/hashicorp/terraform-plugin-go/tfprotov6"
 )
@@ -15,56 +16,42 @@ func streamContext(ctx context.Context) (*releasableContext, func()) {
 	return rc, func() { stop(); rc.release() }
 }
 
-func (s *releasingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+// callStream opens the stream under the configure lock and runs its iterator,
+// which seq names in the answer, under it again.
+func callStream[Req, Resp, T any](ctx context.Context, s *releasingServer, open func(context.Context, Req) (*Resp, error), req Req,
+	seq func(*Resp) *iter.Seq[T],
+) (*Resp, error) {
 	rc, release := streamContext(ctx)
 	s.configure.RLock()
-	stream, err := s.framework.InvokeAction(rc, req)
+	stream, err := open(rc, req)
 	s.configure.RUnlock()
-	if stream == nil || stream.Events == nil {
+	if stream == nil || *seq(stream) == nil {
 		release()
 		return stream, err
 	}
-	events := stream.Events
-	return &tfprotov6.InvokeActionServerStream{Events: func(yield func(tfprotov6.InvokeActionEvent) bool) {
+	inner := *seq(stream)
+	*seq(stream) = func(yield func(T) bool) {
 		defer release()
 		s.configure.RLock()
 		defer s.configure.RUnlock()
-		events(yield)
-	}}, err
+		inner(yield)
+	}
+	return stream, err
+}
+
+func (s *releasingServer) InvokeAction(ctx context.Context, req *tfprotov6.InvokeActionRequest) (*tfprotov6.InvokeActionServerStream, error) {
+	return callStream(ctx, s, s.framework.InvokeAction, req,
+		func(st *tfprotov6.InvokeActionServerStream) *iter.Seq[tfprotov6.InvokeActionEvent] { return &st.Events })
 }
 
 func (s *releasingServer) ListResource(ctx context.Context, req *tfprotov6.ListResourceRequest) (*tfprotov6.ListResourceServerStream, error) {
-	rc, release := streamContext(ctx)
-	s.configure.RLock()
-	stream, err := s.framework.ListResource(rc, req)
-	s.configure.RUnlock()
-	if stream == nil || stream.Results == nil {
-		release()
-		return stream, err
-	}
-	results := stream.Results
-	return &tfprotov6.ListResourceServerStream{Results: func(push func(tfprotov6.ListResourceResult) bool) {
-		defer release()
-		s.configure.RLock()
-		defer s.configure.RUnlock()
-		results(push)
-	}}, err
+	return callStream(ctx, s, s.framework.ListResource, req,
+		func(st *tfprotov6.ListResourceServerStream) *iter.Seq[tfprotov6.ListResourceResult] {
+			return &st.Results
+		})
 }
 
 func (s *releasingServer) ReadStateBytes(ctx context.Context, req *tfprotov6.ReadStateBytesRequest) (*tfprotov6.ReadStateBytesStream, error) {
-	rc, release := streamContext(ctx)
-	s.configure.RLock()
-	stream, err := s.framework.ReadStateBytes(rc, req)
-	s.configure.RUnlock()
-	if stream == nil || stream.Chunks == nil {
-		release()
-		return stream, err
-	}
-	chunks := stream.Chunks
-	return &tfprotov6.ReadStateBytesStream{Chunks: func(push func(tfprotov6.ReadStateByteChunk) bool) {
-		defer release()
-		s.configure.RLock()
-		defer s.configure.RUnlock()
-		chunks(push)
-	}}, err
+	return callStream(ctx, s, s.framework.ReadStateBytes, req,
+		func(st *tfprotov6.ReadStateBytesStream) *iter.Seq[tfprotov6.ReadStateByteChunk] { return &st.Chunks })
 }

@@ -93,20 +93,14 @@ func (r *tokenEphemeralResource) Open(ctx context.Context, req ephemeral.OpenReq
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if r.pd == nil {
-		resp.Diagnostics.AddError("Provider not configured",
-			"The redisstreamcoordinator provider was not configured before the token was requested. Check the provider block "+
-				"(endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
-		return
-	}
-	if len(r.pd.configUnknown) > 0 {
-		resp.Diagnostics.AddError("Provider configuration unknown until apply", "A token is requested now, but "+r.pd.unknownConfigDetail())
+	api := r.pd.configuredAPI(&resp.Diagnostics, "the token was requested", "A token is requested now, but ")
+	if api == nil {
 		return
 	}
 	// A blank username makes the coordinator authenticate the login call
 	// by its Authorization header, which carries the provider's credentials.
 	username := model.Username.ValueString()
-	login, err := r.pd.api.Login(ctx, username, model.Password.ValueString())
+	login, err := api.Login(ctx, username, model.Password.ValueString())
 	if err != nil {
 		addLoginError(&resp.Diagnostics, username, err)
 		return
