@@ -4,6 +4,8 @@ import (
 	"errors"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
+
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // An unconfigured provider (configuration unknown at plan time) has no client:
