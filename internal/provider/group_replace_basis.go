@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -55,16 +54,11 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 	// when the replacement takes it; gone, it is what the delete does. A
 	// rename's old name is a sibling.
 	now := prefix.FromListing(groups, sp)
-	self := func(n string) bool { return sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil) }
-	changes := seen.Changes(now, self)
-	if len(changes) == 0 {
-		return true
-	}
-	diags.AddError(fmt.Sprintf("Stale plan: the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
+	ours := r.pd.ours(sp, now)
+	self := func(n string) bool { return ours(n) || sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil) }
+	return refuseStale(diags, fmt.Sprintf("the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
 		"This plan deletes group %q of stream prefix %q and creates its replacement in stream prefix %q with the shard count the "+
-			"prefix's other groups had at plan time, and they changed since: %s. Deleting the group now would leave the replacement "+
-			"to a create that no longer matches what was reviewed, and the group deleted. Nothing was sent to the coordinator: group "+
-			"%q was not deleted and is unchanged.\n\n"+staleBasisNext,
-		g, p, sp, strings.Join(changes, "; "), g))
-	return false
+			"prefix's other groups had at plan time, and they changed since", g, p, sp), seen.Changes(now, self), fmt.Sprintf(
+		"Deleting the group now would leave the replacement to a create that no longer matches what was reviewed, and the group "+
+			"deleted. Nothing was sent to the coordinator: group %q was not deleted and is unchanged.", g))
 }

@@ -44,16 +44,3 @@ func movesByItselfDetail(names []string, completes bool, blockedBy string) strin
 		"the apply (consumers join and leave, migrations complete) without making the plan stale. As read at plan time, %s, and "+
 		"it %s.", quoted(names), now, by)
 }
-
-// siblingsSinceRefresh lists how the other groups differ from the refresh's
-// record: the re-plan during apply refuses such a plan as stale instead of
-// computing a preview that differs from the saved plan's.
-func siblingsSinceRefresh(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) []string {
-	if refreshed == nil {
-		return nil
-	}
-	ours := func(name string) bool {
-		return name == g || reg.of(rec.Prefix, name).own()
-	}
-	return refreshed.Changes(rec, ours)
-}
