@@ -37,7 +37,7 @@ func (r *groupResource) refuseFirstGroupAfterDelete(ctx context.Context, p, g st
 	if err == nil && h.Redis == redisNotConfigured {
 		return true
 	}
-	seen := "its /health could not be read (" + errorText(err) + ")"
+	seen := fmt.Sprintf("its /health could not be read (%v)", err)
 	if err == nil {
 		seen = fmt.Sprintf("its /health reports redis %q", h.Redis)
 	}
@@ -63,11 +63,4 @@ func (r *groupResource) refuseFirstGroupAfterDelete(ctx context.Context, p, g st
 			"provisioning out: %s. Nothing was sent to the coordinator.\n\n%s",
 		what, g, shellQuote(p+":0"), seen, todo))
 	return false
-}
-
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }
