@@ -76,8 +76,6 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
 }
 
-func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
-
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
 	if req.Plan.Raw.IsNull() {
@@ -193,7 +191,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		plan.Recreation = recreationValue(p, g, vanished)
 	}
 
-	if configUnknownAtPlan(r.pd) {
+	if r.pd.unconfigured() {
 		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		detail := "the provider configuration depends on values known only after apply."
 		if r.pd != nil && len(r.pd.configUnknown) > 0 {
