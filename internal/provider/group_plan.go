@@ -118,11 +118,8 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	// With DELETE a -replace deletes the old group first: no conflict.
 	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
-	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace = deletes })
-	if state.DeletionPolicy.ValueString() == deletionPolicyDelete &&
-		(!plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)) {
-		r.pd.plans.note(p, g, func(rg *runGroup) { rg.renamedAway = true })
-	}
+	renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
+	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed })
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)

@@ -67,6 +67,10 @@ func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnos
 		addBasisRegression(diags, p, g, seen.MetadataVersion, now)
 		return false
 	}
+	was := ", with no migration under way"
+	if am := prefix.Unfinished(seen); am != nil {
+		was = ", with " + prefix.Describe(am) + " under way"
+	}
 	sent := "Applying the plan now would make a change nobody reviewed, so nothing was sent to the coordinator. (A metadataVersion " +
 		"that only moved forward, with consumers joining or leaving, does not make a plan stale.)"
 	if am := prefix.Unfinished(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
@@ -75,7 +79,7 @@ func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnos
 	return refuseStale(diags, fmt.Sprintf("group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
 		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d%s. The "+
 			"coordinator now reports %d shards at metadataVersion %d%s", p, target, g, seen.ShardCount, seen.MetadataVersion,
-		migrationClause(seen), now.ShardCount, now.MetadataVersion, activeMigrationNote(now)), changes, sent)
+		was, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)), changes, sent)
 }
 
 // checkPrefixBasis refuses a plan whose preview listed the groups the
@@ -86,13 +90,6 @@ func (pd *providerData) checkPrefixBasis(diags *diag.Diagnostics, p, self string
 		"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the plan "+
 			"read them, and since then", p, target),
 		basis.Changes(now, func(g string) bool { return g == self || ours(g) }), "Nothing was sent to the coordinator.")
-}
-
-func migrationClause(g *client.Group) string {
-	if am := prefix.Unfinished(g); am != nil {
-		return ", with " + prefix.Describe(am) + " under way"
-	}
-	return ", with no migration under way"
 }
 
 func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) {
