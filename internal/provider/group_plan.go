@@ -119,7 +119,9 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	// With DELETE a -replace deletes the old group first: no conflict.
 	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
 	renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
-	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed })
+	r.pd.plans.note(p, g, func(rg *runGroup) {
+		rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
+	})
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
