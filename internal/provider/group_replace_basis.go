@@ -58,7 +58,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 	self := func(n string) bool {
 		return ours(n) || sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil)
 	}
-	return refuseStale(diags, fmt.Sprintf("the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
+	return refuseStale(diags, fmt.Sprintf("Stale plan: the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
 		"This plan deletes group %q of stream prefix %q and creates its replacement in stream prefix %q with the shard count the "+
 			"prefix's other groups had at plan time, and they changed since", g, p, sp), seen.Changes(now, self), fmt.Sprintf(
 		"Deleting the group now would leave the replacement to a create that no longer matches what was reviewed, and the group "+

@@ -52,7 +52,7 @@ func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client
 // refresh of it: at plan time (the re-plan during apply) and before the first send.
 func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group) bool {
 	if now == nil {
-		return refuseStale(diags, fmt.Sprintf("group %s/%s no longer exists", p, g), fmt.Sprintf("The plan was made for group %q of "+
+		return refuseStale(diags, fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf("The plan was made for group %q of "+
 			"stream prefix %q with %d shards (metadataVersion %d)", g, p, seen.ShardCount, seen.MetadataVersion),
 			[]string{"the coordinator no longer has the group"}, "Nothing was sent to the coordinator.")
 	}
@@ -76,7 +76,7 @@ func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnos
 	if am := prefix.Unfinished(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
 		sent += "\n\n" + preparingElsewhereDetail(p, target, *now)
 	}
-	return refuseStale(diags, fmt.Sprintf("group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
+	return refuseStale(diags, fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
 		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d%s. The "+
 			"coordinator now reports %d shards at metadataVersion %d%s", p, target, g, seen.ShardCount, seen.MetadataVersion,
 		was, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)), changes, sent)
@@ -86,7 +86,7 @@ func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnos
 // stream-level scale rescales (basis) when they moved other than by this run.
 func (pd *providerData) checkPrefixBasis(diags *diag.Diagnostics, p, self string, target int32, basis, now prefix.Record) bool {
 	ours := pd.ours(p, now)
-	return refuseStale(diags, fmt.Sprintf("the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
+	return refuseStale(diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 		"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the plan "+
 			"read them, and since then", p, target),
 		basis.Changes(now, func(g string) bool { return g == self || ours(g) }), "Nothing was sent to the coordinator.")

@@ -15,14 +15,14 @@ const staleBasisNext = "Run terraform plan again with a refresh (without -refres
 	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
 	"the new resharding preview, and apply that plan."
 
-// refuseStale is the one refusal of a saved plan whose basis moved: what the
-// plan was based on, what changed since, what was (not) sent, and staleBasisNext.
-// It adds nothing and returns true when nothing changed.
-func refuseStale(diags *diag.Diagnostics, subject, basis string, changes []string, sent string) bool {
+// refuseStale is the one refusal of a saved plan whose basis moved (summary
+// "Stale plan: …"): what the plan was based on, what changed since, what was
+// (not) sent, and staleBasisNext. It adds nothing when nothing changed.
+func refuseStale(diags *diag.Diagnostics, summary, basis string, changes []string, sent string) bool {
 	if len(changes) == 0 {
 		return true
 	}
-	diags.AddError("Stale plan: "+subject, fmt.Sprintf("%s: %s. %s\n\n%s", basis, strings.Join(changes, "; "), sent, staleBasisNext))
+	diags.AddError(summary, fmt.Sprintf("%s: %s. %s\n\n%s", basis, strings.Join(changes, "; "), sent, staleBasisNext))
 	return false
 }
 
