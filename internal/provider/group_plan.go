@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -234,10 +236,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				g, p, self.ShardCount, self.MetadataVersion)+importHint(p, g))
 		return
 	}
-	var basis []client.Group
-	for _, grp := range prefix {
-		basis = append(basis, grp)
-	}
+	basis := slices.Collect(maps.Values(prefix))
 	// A live read Terraform's apply-time plan cannot reproduce: unknown here,
 	// decided by the create (createCount).
 	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)

@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -46,14 +48,10 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 		return false
 	}
 	basis, _ := planBasisOfPrefix(&r.pd.plans, &r.pd.run, all, sp, "")
-	var groups []client.Group
-	for _, grp := range basis {
-		groups = append(groups, grp)
-	}
 	// A -replace's group is not its own sibling, but its count is the basis
 	// when the replacement takes it; gone, it is what the delete does. A
 	// rename's old name is a sibling.
-	now := prefix.FromListing(groups, sp)
+	now := prefix.FromListing(slices.Collect(maps.Values(basis)), sp)
 	ours := r.pd.ours(sp, now)
 	self := func(n string) bool {
 		return ours(n) || sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil)
