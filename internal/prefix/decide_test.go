@@ -321,6 +321,27 @@ func TestRecordChanges(t *testing.T) {
 	if got := basis.Changes(rec(grp("a", 4), migrating("b", 4, 6, client.MigrationActive), grp("d", 4)), ours); len(got) != 0 {
 		t.Errorf("groups the run creates or deletes are not changes: %q", got)
 	}
+	// A record of one group is a shard count's basis of its own group: the
+	// same rules, whatever the metadataVersion did (the provider checks that).
+	followed := migrating("a", 8, 6, client.MigrationActive)
+	followed.ActiveMigration.ReshardingID = "reshard-a2"
+	for _, tc := range []struct {
+		name    string
+		was, is client.Group
+		want    string
+	}{
+		{"progressing", migrating("a", 4, 8, client.MigrationActive), migrating("a", 4, 8, client.MigrationDraining), ""},
+		{"completed at its target", migrating("a", 4, 8, client.MigrationActive), grp("a", 8), ""},
+		{"followed by another", migrating("a", 4, 8, client.MigrationActive), followed,
+			`group "a": migration reshard-a (4→8 shards, ACTIVE) was followed by migration reshard-a2 (8→6 shards, ACTIVE)`},
+		{"a PREPARING migration resumed: the count switched", migrating("a", 4, 8, client.MigrationPreparing), migrating("a", 4, 8, client.MigrationActive),
+			`group "a": migration reshard-a (4→8 shards, PREPARING) was resumed: now migration reshard-a (4→8 shards, ACTIVE)`},
+		{"scaled", grp("a", 4), grp("a", 6), `group "a" went from 4 to 6 shards`},
+	} {
+		if got := strings.Join(rec(tc.was).Changes(rec(tc.is), nil), "; "); got != tc.want {
+			t.Errorf("%s: Changes = %q, want %q", tc.name, got, tc.want)
+		}
+	}
 }
 
 func TestRecordSplit(t *testing.T) {

@@ -88,14 +88,6 @@ var errCreatedByOther = errors.New("the group was created by someone else")
 
 var errCreateRolledBack = errors.New("the lost create was rolled back by the coordinator")
 
-type lostCreatePrefixError struct {
-	requestID string
-	err       error
-}
-
-func (e *lostCreatePrefixError) Error() string { return e.err.Error() }
-func (e *lostCreatePrefixError) Unwrap() error { return e.err }
-
 func importHint(p, g string) string {
 	return fmt.Sprintf(
 		"Group %q under stream prefix %q already exists on the coordinator. The provider never adopts an existing group silently. "+
@@ -107,15 +99,10 @@ func importHint(p, g string) string {
 }
 
 func leftoverKeys(p string, count *int32) string {
-	n := "n"
-	if count != nil {
-		n = fmt.Sprint(*count)
+	if count == nil {
+		return fmt.Sprintf("%s:0 … %s:n-1", p, p)
 	}
-	keys := fmt.Sprintf("%s:0 … %s:%s-1", p, p, n)
-	if count != nil {
-		keys = fmt.Sprintf("%s:0 … %s:%d", p, p, *count-1)
-	}
-	return keys
+	return fmt.Sprintf("%s:0 … %s:%d", p, p, *count-1)
 }
 
 func clearKeysHint(p string, count *int32) string {
@@ -152,25 +139,23 @@ func scanPatternEscape(s string) string {
 
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, prefix prefixAfterFailure, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
-	var lostPrefix *lostCreatePrefixError
-	var lostRead *lostCreateReadError
-	var unproven *unprovenCreateError
-	var unsettled *lostCreateLimitError
+	var lost *lostCreateError
+	isLost := func(k lostCreateKind) bool { return errors.As(err, &lost) && lost.kind == k }
 	switch {
-	case errors.As(err, &unsettled):
-		addAPIError(diags, summary, unsettled.lost, fmt.Sprintf(
+	case isLost(lostLimit):
+		addAPIError(diags, summary, lost.err, fmt.Sprintf(
 			"The create (request id %s) was sent %d times, and none of its answers settled it: after each, reading the group back found "+
 				"no group, so the create had not happened, and it was not sent again (%d re-sends is the limit). Check the coordinator's "+
-				"health and the proxy in front of it. %s", unsettled.requestID, unsettled.sends, unsettled.sends-1, lostCreateNextPlan(p, g)))
-	case errors.As(err, &unproven):
+				"health and the proxy in front of it. %s", lost.requestID, lost.sends, lost.sends-1, lostCreateNextPlan(p, g)))
+	case isLost(lostUnproven):
 		diags.AddError("Group found after a lost create answer was not adopted", err.Error()+".\n\n"+
-			auditLookupHint(p, g, unproven.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+
+			auditLookupHint(p, g, lost.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+
 			lostCreateNextPlan(p, g)+" To avoid this after a lost answer, set initial_shard_count: the count a create sent is part of what "+
 			"proves a group is its own.")
-	case errors.As(err, &lostRead):
-		addAPIError(diags, summary, lostRead.err, fmt.Sprintf(
+	case isLost(lostRead):
+		addAPIError(diags, summary, lost.err, fmt.Sprintf(
 			"The create (request id %s) got no usable answer, and reading the group back to settle it failed, so whether the "+
-				"coordinator created the group is unknown. %s\n\n%s", lostRead.requestID, auditLookupHint(p, g, lostRead.requestID),
+				"coordinator created the group is unknown. %s\n\n%s", lost.requestID, auditLookupHint(p, g, lost.requestID),
 			lostCreateNextPlan(p, g)))
 	case errors.Is(err, errCreatedByOther):
 		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
@@ -180,14 +165,14 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
 			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. %s",
 			err, prefix.keysAdvice(p, count)))
-	case errors.As(err, &lostPrefix):
+	case isLost(lostPrefix):
 		addAPIError(diags, summary, err, fmt.Sprintf(
 			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
 				"stream prefix %q. Most likely the first attempt itself failed while provisioning the streams (503 "+
 				"REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's metadata again but kept the keys it had "+
 				"already made, %s. Choosing another stream_prefix is not the fix. Check the coordinator's log and audit for request "+
 				"id %s and the Redis failure, then clear the keys. %s",
-			lostPrefix.requestID, p, leftoverKeys(p, count), lostPrefix.requestID, clearKeysHint(p, count)))
+			lost.requestID, p, leftoverKeys(p, count), lost.requestID, clearKeysHint(p, count)))
 	case client.IsConflict(err, client.CodeGroupAlreadyExists):
 		addAPIError(diags, "Group already exists", err, importHint(p, g))
 	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):

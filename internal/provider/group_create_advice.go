@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // For a later group the leftover stream keys p:0… are the live streams of its
@@ -20,16 +20,10 @@ type prefixAfterFailure struct {
 
 func readPrefixAfterFailure(ctx context.Context, api *client.Client, p, g string) prefixAfterFailure {
 	groups, err := api.Groups(ctx)
-	if err != nil {
-		return prefixAfterFailure{err: err}
+	f := prefixAfterFailure{err: err}
+	for _, grp := range prefix.FromListing(groups, p).Without(g).Groups {
+		f.others = append(f.others, fmt.Sprintf("%q (%d shards)", grp.ConsumerGroup, grp.ShardCount))
 	}
-	var f prefixAfterFailure
-	for _, grp := range groups {
-		if grp.StreamPrefix == p && grp.ConsumerGroup != g {
-			f.others = append(f.others, fmt.Sprintf("%q (%d shards)", grp.ConsumerGroup, grp.ShardCount))
-		}
-	}
-	sort.Strings(f.others)
 	return f
 }
 

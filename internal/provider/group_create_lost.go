@@ -42,9 +42,8 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 				return nil, false, err
 			}
 			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
-				var lostRead *lostCreateReadError
-				if errors.As(err, &lostRead) {
-					return nil, false, lostRead.err
+				if lost := (*lostCreateError)(nil); errors.As(err, &lost) && lost.kind == lostRead {
+					return nil, false, lost.err
 				}
 				return nil, false, prefix.Decided(err)
 			}
@@ -84,44 +83,45 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
 			notSent.Err, m.RequestID)
 	case errors.As(err, &un) && un.ReadBack != nil:
-		return nil, &lostCreateReadError{requestID: m.RequestID, err: un.ReadBack}
+		return nil, &lostCreateError{kind: lostRead, requestID: m.RequestID, err: un.ReadBack}
 	case errors.As(err, &un):
-		return nil, &lostCreateLimitError{requestID: m.RequestID, sends: un.Sends, lost: un.Lost}
+		return nil, &lostCreateError{kind: lostLimit, requestID: m.RequestID, sends: un.Sends, err: un.Lost}
 	case j.Sends > 1 && client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
-		return nil, &lostCreatePrefixError{requestID: m.RequestID, err: err}
+		return nil, &lostCreateError{kind: lostPrefix, requestID: m.RequestID, err: err}
 	}
 	return group, err
 }
 
+// lostCreateError: the create's answer was lost and reading the group back
+// did not settle it; kind says how, for addCreateGroupError.
+type lostCreateError struct {
+	kind      lostCreateKind
+	requestID string
+	err       error  // the last answer, or the read-back's failure
+	sends     int    // lostLimit: the sends, all lost
+	detail    string // lostUnproven: why the group found was not adopted
+}
+
+type lostCreateKind int
+
+const (
+	lostRead     lostCreateKind = iota // reading the group back failed
+	lostLimit                          // every read-back found no group, up to the re-send limit
+	lostPrefix                         // a re-send found the prefix's stream keys
+	lostUnproven                       // the group found cannot be proven this create's
+)
+
+func (e *lostCreateError) Error() string {
+	if e.detail != "" {
+		return e.detail
+	}
+	return e.err.Error()
+}
+
+func (e *lostCreateError) Unwrap() error { return e.err }
+
 // A lost create's group is proven ours by the count it sent and by having no
 // migration history. Not by metadataVersion: consumers joining raise it.
-
-type unprovenCreateError struct {
-	requestID string
-	detail    string
-}
-
-func (e *unprovenCreateError) Error() string { return e.detail }
-
-type lostCreateReadError struct {
-	requestID string
-	err       error
-}
-
-func (e *lostCreateReadError) Error() string { return e.err.Error() }
-func (e *lostCreateReadError) Unwrap() error { return e.err }
-
-// lostCreateLimitError: every answer was lost and every read-back found no
-// group, up to the re-send limit.
-type lostCreateLimitError struct {
-	requestID string
-	sends     int
-	lost      error // the last answer
-}
-
-func (e *lostCreateLimitError) Error() string { return e.lost.Error() }
-func (e *lostCreateLimitError) Unwrap() error { return e.lost }
-
 func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *int32, group *client.Group, requestID string) error {
 	if count != nil && group.ShardCount != *count {
 		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
@@ -133,7 +133,7 @@ func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *
 	}
 	history, err := r.pd.api.Migrations(ctx, p, g)
 	if err != nil {
-		return &lostCreateReadError{requestID: requestID, err: err}
+		return &lostCreateError{kind: lostRead, requestID: requestID, err: err}
 	}
 	if n := len(history.Migrations); n > 0 {
 		m := history.Migrations[n-1]
@@ -142,7 +142,7 @@ func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *
 			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State)
 	}
 	if count == nil {
-		return &unprovenCreateError{requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
+		return &lostCreateError{kind: lostUnproven, requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
 			"(request id %s) was lost, and the group now exists with %d shards, metadataVersion %d and no migration history. This create sent "+
 			"no initial shard count (no initial_shard_count, and no other group of the prefix to take one from), so the coordinator chose "+
 			"its own configured default (12 unless COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can "+

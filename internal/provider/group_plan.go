@@ -3,6 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -76,8 +78,6 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
 }
 
-func configUnknownAtPlan(pd *providerData) bool { return pd.unconfigured() }
-
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
 	if req.Plan.Raw.IsNull() {
@@ -120,11 +120,10 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	// With DELETE a -replace deletes the old group first: no conflict.
 	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
-	r.pd.plans.note(p, g, func(rg *runGroup) { rg.deletesOnReplace = deletes })
-	if state.DeletionPolicy.ValueString() == deletionPolicyDelete &&
-		(!plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)) {
-		r.pd.plans.note(p, g, func(rg *runGroup) { rg.renamedAway = true })
-	}
+	renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
+	r.pd.plans.note(p, g, func(rg *runGroup) {
+		rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
+	})
 
 	vanished, diags := readGroupVanished(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
@@ -193,7 +192,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		plan.Recreation = recreationValue(p, g, vanished)
 	}
 
-	if configUnknownAtPlan(r.pd) {
+	if r.pd.unconfigured() {
 		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		detail := "the provider configuration depends on values known only after apply."
 		if r.pd != nil && len(r.pd.configUnknown) > 0 {
@@ -237,12 +236,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 				g, p, self.ShardCount, self.MetadataVersion)+importHint(p, g))
 		return
 	}
-	siblings := map[string]attr.Value{}
-	var basis []client.Group
-	for _, grp := range prefix {
-		siblings[grp.ConsumerGroup] = types.Int64Value(int64(grp.ShardCount))
-		basis = append(basis, grp)
-	}
+	basis := slices.Collect(maps.Values(prefix))
 	// A live read Terraform's apply-time plan cannot reproduce: unknown here,
 	// decided by the create (createCount).
 	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
@@ -264,17 +258,11 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if len(siblings) == 0 || drainedSiblings(basis) {
+	if len(basis) == 0 || drainedSiblings(basis) {
 		// Registering and reading the others is one locked step, so of two creates
 		// planned at once the later always sees the earlier.
 		self := plannedGroupCreate{InitialShardCount: int64Ptr(plan.InitialShardCount), Unset: plan.InitialShardCount.IsNull() || plan.InitialShardCount.IsUnknown()}
-		before := r.pd.plans.registerGroupCreateOfPrefix(p, g, self)
-		planned := make(map[string]*int64, len(before))
-		for name, c := range before {
-			planned[name] = c.InitialShardCount
-		}
-		checkPlannedSiblings(p, g, planned, plan.InitialShardCount, &resp.Diagnostics)
-		checkUnsetPlannedBefore(p, g, self, before, &resp.Diagnostics)
+		checkPlannedTogether(p, g, self, r.pd.plans.registerGroupCreateOfPrefix(p, g, self), &resp.Diagnostics)
 		if resp.Diagnostics.HasError() {
 			return
 		}
@@ -305,26 +293,6 @@ func countsOf(groups []client.Group) map[int32][]string {
 	return out
 }
 
-func checkPlannedSiblings(p, g string, planned map[string]*int64, configured types.Int64, diags *diag.Diagnostics) {
-	if configured.IsNull() || configured.IsUnknown() {
-		return
-	}
-	counts := map[int32][]string{}
-	for name, c := range planned {
-		if c != nil {
-			counts[int32(*c)] = append(counts[int32(*c)], name)
-		}
-	}
-	want := int32(configured.ValueInt64())
-	if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
-		return
-	}
-	diags.AddError("Groups created together under one stream prefix disagree on the shard count", fmt.Sprintf(
-		"This configuration creates %s under stream prefix %q, and group %q with initial_shard_count = %d. Producers route with one "+
-			"shard count per prefix, so the groups must agree. Nothing was sent to the coordinator.\n\nSet the same initial_shard_count "+
-			"on every group of the prefix (or on one of them and omit it on the others).", describeSiblings(counts), p, g, want))
-}
-
 func int64Ptr(v types.Int64) *int64 {
 	if v.IsNull() || v.IsUnknown() {
 		return nil
@@ -333,15 +301,11 @@ func int64Ptr(v types.Int64) *int64 {
 	return &n
 }
 
-// resolveInitialShardCount returns nil for the coordinator's default.
+// resolveInitialShardCount returns nil for the coordinator's default; siblings are
+// the other groups of prefix p.
 func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g string, configured types.Int64, sent string) (*int32, diag.Diagnostics) {
 	var diags diag.Diagnostics
-	counts := map[int32][]string{}
-	for _, sib := range siblings {
-		if sib.StreamPrefix == p && sib.ConsumerGroup != g {
-			counts[sib.ShardCount] = append(counts[sib.ShardCount], sib.ConsumerGroup)
-		}
-	}
+	counts := countsOf(siblings)
 	siblingList := describeSiblings(counts)
 	if !configured.IsNull() && !configured.IsUnknown() {
 		want := int32(configured.ValueInt64())

@@ -3,8 +3,6 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -37,20 +35,16 @@ func (r *groupResource) refuseFirstGroupAfterDelete(ctx context.Context, p, g st
 	if err == nil && h.Redis == redisNotConfigured {
 		return true
 	}
-	seen := "its /health could not be read (" + errorText(err) + ")"
+	seen := fmt.Sprintf("its /health could not be read (%v)", err)
 	if err == nil {
 		seen = fmt.Sprintf("its /health reports redis %q", h.Redis)
 	}
-	names := make([]string, 0, len(gone))
-	for _, grp := range gone {
-		names = append(names, fmt.Sprintf("%q (%d shards)", grp.ConsumerGroup, grp.ShardCount))
-	}
-	sort.Strings(names)
-	what := fmt.Sprintf("renames group %s of stream prefix %q to %q", strings.Join(names, ", "), p, g)
+	names := describeSiblings(countsOf(gone))
+	what := fmt.Sprintf("renames %s of stream prefix %q to %q", names, p, g)
 	todo := fmt.Sprintf("Create the new group while the old one still holds the prefix: add a second redisstreamcoordinator_group for %q "+
 		"next to the old one and apply, move consumers and producers to it, then remove the old resource and apply again.", g)
 	if self {
-		what = fmt.Sprintf("replaces group %s, the only group of stream prefix %q", strings.Join(names, ", "), p)
+		what = fmt.Sprintf("replaces %s, the only group of stream prefix %q", names, p)
 		todo = "Keep the group instead of replacing it (remove -replace, or undo the change that forces the replacement). To " +
 			"start it again from scratch anyway, destroy it on its own first (terraform destroy -target), check what its Redis streams " +
 			"still hold and remove them yourself, then apply."
@@ -63,11 +57,4 @@ func (r *groupResource) refuseFirstGroupAfterDelete(ctx context.Context, p, g st
 			"provisioning out: %s. Nothing was sent to the coordinator.\n\n%s",
 		what, g, shellQuote(p+":0"), seen, todo))
 	return false
-}
-
-func errorText(err error) string {
-	if err == nil {
-		return ""
-	}
-	return err.Error()
 }

@@ -3,7 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
+	"maps"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
@@ -47,24 +48,17 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 		return false
 	}
 	basis, _ := planBasisOfPrefix(&r.pd.plans, &r.pd.run, all, sp, "")
-	var groups []client.Group
-	for _, grp := range basis {
-		groups = append(groups, grp)
-	}
 	// A -replace's group is not its own sibling, but its count is the basis
 	// when the replacement takes it; gone, it is what the delete does. A
 	// rename's old name is a sibling.
-	now := prefix.FromListing(groups, sp)
-	self := func(n string) bool { return sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil) }
-	changes := seen.Changes(now, self)
-	if len(changes) == 0 {
-		return true
+	now := prefix.FromListing(slices.Collect(maps.Values(basis)), sp)
+	ours := r.pd.ours(sp, now)
+	self := func(n string) bool {
+		return ours(n) || sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil)
 	}
-	diags.AddError(fmt.Sprintf("Stale plan: the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
+	return refuseStale(diags, fmt.Sprintf("Stale plan: the replacement of group %s/%s was planned against groups that changed", p, g), fmt.Sprintf(
 		"This plan deletes group %q of stream prefix %q and creates its replacement in stream prefix %q with the shard count the "+
-			"prefix's other groups had at plan time, and they changed since: %s. Deleting the group now would leave the replacement "+
-			"to a create that no longer matches what was reviewed, and the group deleted. Nothing was sent to the coordinator: group "+
-			"%q was not deleted and is unchanged.\n\n"+staleBasisNext,
-		g, p, sp, strings.Join(changes, "; "), g))
-	return false
+			"prefix's other groups had at plan time, and they changed since", g, p, sp), seen.Changes(now, self), fmt.Sprintf(
+		"Deleting the group now would leave the replacement to a create that no longer matches what was reviewed, and the group "+
+			"deleted. Nothing was sent to the coordinator: group %q was not deleted and is unchanged.", g))
 }

@@ -215,10 +215,8 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		vanished, diags := readGroupVanished(ctx, req.Private)
 		resp.Diagnostics.Append(diags...)
 		if vanished == nil {
-			vanished = &groupVanished{ShardCount: state.ShardCount.ValueInt64(), MetadataVersion: state.MetadataVersion.ValueInt64()}
-			if seen, _ := readGroupHighest(ctx, req.Private); seen.MetadataVersion >= vanished.MetadataVersion && seen.MetadataVersion > 0 {
-				vanished = &groupVanished{ShardCount: seen.ShardCount, MetadataVersion: seen.MetadataVersion}
-			}
+			last := deletedAsPlanned(ctx, req.Private, p, g, state)
+			vanished = &groupVanished{ShardCount: int64(last.ShardCount), MetadataVersion: last.MetadataVersion}
 		}
 		if vanished.ConsumerGroup == "" {
 			vanished.StreamPrefix, vanished.ConsumerGroup = p, g

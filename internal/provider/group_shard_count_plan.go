@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/tfsdk"
@@ -166,14 +165,11 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 	createdHere := run.create != nil
 	if seen != nil && !createdHere && run.deleted == nil {
 		// A replaced group is planned as created: the re-plan during apply no longer finds the old one.
-		if !r.checkSinceRefresh(ctx, &resp.Diagnostics, p, g, target, seen, rec.Group(g)) {
+		if !r.pd.checkGroupBasis(ctx, &resp.Diagnostics, p, g, target, seen, rec.Group(g)) {
 			return
 		}
 		rec = rec.With(*seen)
-		if changed := siblingsSinceRefresh(&r.pd.plans, rec, g, refreshed); len(changed) > 0 {
-			resp.Diagnostics.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
-				"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the refresh "+
-					"read them, and since then: %s. Nothing was sent to the coordinator.\n\n"+staleBasisNext, p, target, strings.Join(changed, "; ")))
+		if refreshed != nil && !r.pd.checkPrefixBasis(&resp.Diagnostics, p, g, target, *refreshed, rec) {
 			return
 		}
 	}
@@ -293,24 +289,4 @@ func withOutcomeUnknown(resharding types.Object) types.Object {
 	attrs := resharding.Attributes()
 	attrs["completes_by_itself"], attrs["blocked_by"] = types.BoolUnknown(), types.StringUnknown()
 	return types.ObjectValueMust(reshardingAttrTypes, attrs)
-}
-
-// checkSinceRefresh fails when the group's basis changed since the plan's
-// refresh; a metadataVersion that only moved forward is not a change.
-func (r *groupShardCountResource) checkSinceRefresh(ctx context.Context, diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group) bool {
-	if now == nil {
-		diags.AddError(fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf(
-			"The plan was made for group %q of stream prefix %q with %d shards (metadataVersion %d), but the coordinator no longer has "+
-				"the group. Nothing was sent to the coordinator.\n\n"+staleBasisNext,
-			g, p, seen.ShardCount, seen.MetadataVersion))
-		return false
-	}
-	changes, regressed, err := basisChanges(ctx, r.pd.api.GetMigration, seen, now)
-	if err != nil {
-		addAPIError(diags, fmt.Sprintf("Cannot plan the shard count of group %q under stream prefix %q", g, p), err,
-			"The group no longer reports the migration its refresh saw under way; the plan reads it to tell a completed migration "+
-				"from a rolled-back one. Fix the cause above and plan again.")
-		return false
-	}
-	return refuseChangedBasis(diags, p, g, target, seen, now, changes, regressed)
 }

@@ -36,16 +36,3 @@ func asPlanned(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix
 	}
 	return prefix.FromListing(all, rec.Prefix)
 }
-
-// siblingsSinceRefresh lists how the other groups differ from the refresh's
-// record: the re-plan during apply refuses such a plan as stale instead of
-// computing a preview that differs from the saved plan's.
-func siblingsSinceRefresh(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) []string {
-	if refreshed == nil {
-		return nil
-	}
-	ours := func(name string) bool {
-		return name == g || reg.of(rec.Prefix, name).own()
-	}
-	return refreshed.Changes(rec, ours)
-}

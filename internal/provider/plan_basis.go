@@ -3,10 +3,8 @@ package provider
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types/basetypes"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
@@ -16,6 +14,16 @@ import (
 // consumer churn included, so a saved plan's basis is what the reviewer saw:
 // the count, the migration under way and the prefix's counts.
 
+// ours tells this run's own changes of prefix p from another actor's: a group
+// the run created (or is creating) has the run's count, and one it deleted is
+// gone by its hand. Whatever else moved since the plan is not the run's.
+func (pd *providerData) ours(p string, now prefix.Record) func(string) bool {
+	return func(g string) bool {
+		rg := pd.plans.of(p, g)
+		return rg.created != nil || rg.creating || rg.deleted != nil && now.Group(g) == nil
+	}
+}
+
 type migrationLookup func(ctx context.Context, p, g, id string) (*client.Migration, error)
 
 // basisChanges lists what changed since seen; regressed reports a lower
@@ -24,16 +32,9 @@ func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client
 	if now.MetadataVersion < seen.MetadataVersion {
 		return nil, true, nil
 	}
-	if now.ShardCount != seen.ShardCount {
-		changes = append(changes, fmt.Sprintf("its shard count went from %d to %d", seen.ShardCount, now.ShardCount))
-	}
-	was, is := prefix.Unfinished(seen), prefix.Unfinished(now)
-	switch {
-	case was == nil && is != nil:
-		changes = append(changes, prefix.Describe(is)+" started")
-	case was != nil && is != nil && is.ReshardingID != was.ReshardingID:
-		changes = append(changes, fmt.Sprintf("%s, under way at plan time, was followed by %s", prefix.Describe(was), prefix.Describe(is)))
-	case was != nil && is == nil:
+	changes = prefix.Record{Groups: []client.Group{*seen}}.Changes(prefix.Record{Groups: []client.Group{*now}}, nil)
+	// Only the coordinator tells a completed migration from a rolled-back one.
+	if was := prefix.Unfinished(seen); was != nil && prefix.Unfinished(now) == nil {
 		m, err := lookup(ctx, seen.StreamPrefix, seen.ConsumerGroup, was.ReshardingID)
 		switch {
 		case client.IsNotFound(err):
@@ -47,35 +48,48 @@ func basisChanges(ctx context.Context, lookup migrationLookup, seen, now *client
 	return changes, false, nil
 }
 
-// refuseChangedBasis returns false when the caller must stop.
-func refuseChangedBasis(diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group, changes []string, regressed bool) bool {
-	if regressed {
+// checkGroupBasis refuses a plan whose group changed since seen, the plan's
+// refresh of it: at plan time (the re-plan during apply) and before the first send.
+func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnostics, p, g string, target int32, seen, now *client.Group) bool {
+	if now == nil {
+		return refuseStale(diags, fmt.Sprintf("Stale plan: group %s/%s no longer exists", p, g), fmt.Sprintf("The plan was made for group %q of "+
+			"stream prefix %q with %d shards (metadataVersion %d)", g, p, seen.ShardCount, seen.MetadataVersion),
+			[]string{"the coordinator no longer has the group"}, "Nothing was sent to the coordinator.")
+	}
+	changes, regressed, err := basisChanges(ctx, pd.api.GetMigration, seen, now)
+	switch {
+	case err != nil:
+		addAPIError(diags, fmt.Sprintf("Cannot check the plan's basis for group %q under stream prefix %q", g, p), err,
+			"The group no longer reports the migration the plan saw under way; the provider reads it to tell a completed "+
+				"migration from a rolled-back one. Nothing was sent to the coordinator. Fix the cause above, then run the command again.")
+		return false
+	case regressed:
 		addBasisRegression(diags, p, g, seen.MetadataVersion, now)
 		return false
 	}
-	if len(changes) == 0 {
-		return true
+	was := ", with no migration under way"
+	if am := prefix.Unfinished(seen); am != nil {
+		was = ", with " + prefix.Describe(am) + " under way"
 	}
-	next := ""
+	sent := "Applying the plan now would make a change nobody reviewed, so nothing was sent to the coordinator. (A metadataVersion " +
+		"that only moved forward, with consumers joining or leaving, does not make a plan stale.)"
 	if am := prefix.Unfinished(now); am != nil && am.State == client.MigrationPreparing && am.ToShardCount != target {
-		next = "\n\n" + preparingElsewhereDetail(p, target, *now)
+		sent += "\n\n" + preparingElsewhereDetail(p, target, *now)
 	}
-	diags.AddError(fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
-		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d%s. The coordinator "+
-			"now reports %d shards at metadataVersion %d%s: %s. Applying the plan now would make a change nobody reviewed, so nothing "+
-			"was sent to the coordinator. (A metadataVersion that only moved forward, with consumers joining or leaving, does not make "+
-			"a plan stale.)\n\n"+
-			staleBasisNext+"%s",
-		p, target, g, seen.ShardCount, seen.MetadataVersion, migrationClause(seen), now.ShardCount, now.MetadataVersion,
-		activeMigrationNote(now), strings.Join(changes, "; "), next))
-	return false
+	return refuseStale(diags, fmt.Sprintf("Stale plan: group %s/%s changed since the plan was made", p, g), fmt.Sprintf(
+		"The plan for stream prefix %q (to %d shards) was based on group %q having %d shards at metadataVersion %d%s. The "+
+			"coordinator now reports %d shards at metadataVersion %d%s", p, target, g, seen.ShardCount, seen.MetadataVersion,
+		was, now.ShardCount, now.MetadataVersion, activeMigrationNote(now)), changes, sent)
 }
 
-func migrationClause(g *client.Group) string {
-	if am := prefix.Unfinished(g); am != nil {
-		return ", with " + prefix.Describe(am) + " under way"
-	}
-	return ", with no migration under way"
+// checkPrefixBasis refuses a plan whose preview listed the groups the
+// stream-level scale rescales (basis) when they moved other than by this run.
+func (pd *providerData) checkPrefixBasis(diags *diag.Diagnostics, p, self string, target int32, basis, now prefix.Record) bool {
+	ours := pd.ours(p, now)
+	return refuseStale(diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
+		"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the plan "+
+			"read them, and since then", p, target),
+		basis.Changes(now, func(g string) bool { return g == self || ours(g) }), "Nothing was sent to the coordinator.")
 }
 
 func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64, group *client.Group) {
@@ -91,34 +105,18 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 }
 
 // checkPlanBasis refuses a plan whose basis changed; seen is nil for a new resource.
-func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, plan groupShardCountModel, seen, group *client.Group) bool {
-	var planned reshardingModel
-	haveResharding := !plan.Resharding.IsNull() && !plan.Resharding.IsUnknown()
-	if haveResharding {
-		s.diags.Append(plan.Resharding.As(ctx, &planned, basetypes.ObjectAsOptions{})...)
+func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, _ groupShardCountModel, seen, group *client.Group) bool {
+	if seen != nil && !r.pd.checkGroupBasis(ctx, s.diags, s.p, s.g, s.target, seen, group) {
+		return false
 	}
-	if seen != nil {
-		changes, regressed, err := basisChanges(ctx, r.pd.api.GetMigration, seen, group)
-		if err != nil {
-			addAPIError(s.diags, fmt.Sprintf("Cannot check the plan's basis for group %q under stream prefix %q", s.g, s.p), err,
-				"The group no longer reports the migration the plan saw under way; the provider reads it to tell a completed "+
-					"migration from a rolled-back one. Nothing was sent to the coordinator; run terraform apply again.")
-			return false
-		}
-		if !refuseChangedBasis(s.diags, s.p, s.g, s.target, seen, group, changes, regressed) {
-			return false
-		}
-	}
-	if s.waitOnly || !haveResharding || len(planned.AffectedGroups.Elements()) < 2 {
+	if s.waitOnly || len(s.planned) < 2 {
 		// A wait sends no stream-level scale, and a resumed wait's
 		// affected_groups are from before the last change, not this plan's basis.
 		return true
 	}
 	// The stream-level scale rescales the siblings: their counts were reviewed.
-	want := map[string]int64{}
-	s.diags.Append(planned.AffectedGroups.ElementsAs(ctx, &want, false)...)
 	reviewed := prefix.Record{Prefix: s.p, CountsOnly: true}
-	for name, c := range want {
+	for name, c := range s.planned {
 		reviewed.Groups = append(reviewed.Groups, client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: int32(c)})
 	}
 	now := prefix.Record{Prefix: s.p}
@@ -129,25 +127,11 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	} else {
 		return false
 	}
-	// What this apply deletes, replaces or creates is its own change, not drift.
-	changed := reviewed.Changes(now, func(g string) bool {
-		run := r.pd.plans.of(s.p, g)
-		switch {
-		case g == s.g && seen != nil:
-			return true
-		case run.deleted != nil:
-			return now.Group(g) == nil || run.created != nil || run.create != nil
-		}
-		return run.create != nil && reviewed.Group(g) == nil
-	})
-	if len(changed) == 0 {
-		return true
+	self := ""
+	if seen != nil {
+		self = s.g
 	}
-	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", s.p), fmt.Sprintf(
-		"The plan's resharding preview of stream prefix %q listed the groups the stream-level scale rescales, but since then: %s. "+
-			"Nothing was sent to the coordinator.\n\n"+staleBasisNext,
-		s.p, strings.Join(changed, "; ")))
-	return false
+	return r.pd.checkPrefixBasis(s.diags, s.p, self, s.target, reviewed, now)
 }
 
 func activeMigrationNote(g *client.Group) string {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
+
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
@@ -12,6 +14,17 @@ import (
 const staleBasisNext = "Run terraform plan again with a refresh (without -refresh=false: a plan without one compares with the " +
 	"same old record and is refused again), or record the coordinator's groups first with terraform apply -refresh-only; review " +
 	"the new resharding preview, and apply that plan."
+
+// refuseStale is the one refusal of a saved plan whose basis moved (summary
+// "Stale plan: …"): what the plan was based on, what changed since, what was
+// (not) sent, and staleBasisNext. It adds nothing when nothing changed.
+func refuseStale(diags *diag.Diagnostics, summary, basis string, changes []string, sent string) bool {
+	if len(changes) == 0 {
+		return true
+	}
+	diags.AddError(summary, fmt.Sprintf("%s: %s. %s\n\n%s", basis, strings.Join(changes, "; "), sent, staleBasisNext))
+	return false
+}
 
 func refusalText(p string, target int32, rollbackOnRevert bool, r *prefix.Refusal) (summary, detail string) {
 	gi := r.Groups[0]
