@@ -46,7 +46,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 				"sent to the coordinator: the group was not deleted. Run terraform apply again once the coordinator answers.")
 		return false
 	}
-	basis, _ := planBasisOfPrefix(&r.pd.plans, &r.pd.run, all, sp, "")
+	basis, _ := planBasisOfPrefix(&r.pd.plans, all, sp, "")
 	var groups []client.Group
 	for _, grp := range basis {
 		groups = append(groups, grp)

@@ -285,7 +285,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		watch:            r.pd.watch,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		plans:    &r.pd.plans, run: &r.pd.run, planned: plannedAffectedGroups(ctx, plan.Resharding),
+		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
 		reads: r.pd.groups,
 	}
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {

@@ -37,12 +37,12 @@ type scaler struct {
 	// recorded after the change needs no read of its own.
 	self          *client.Group
 	selfSinceSend bool
-	plans         *planRegistry
+	// plans is the run's memory of its prefixes (plan_registry.go).
+	plans *planRegistry
 	// planned: the prefix's groups as the plan showed them.
-	run     *prefix.Run
 	planned map[string]int64
 	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads, when set, is the run's group reader, told of every send.
+	// reads is the run's group reader, told of every send.
 	reads *groupReader
 	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
@@ -55,28 +55,15 @@ type scaler struct {
 }
 
 // note journals a step before it is sent; the caller holds the prefix lock.
-func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
+func (s *scaler) note() {
 	s.selfSinceSend = false
 	s.sent()
-	if s.run != nil {
-		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
-	}
+	s.plans.noteScale(s.p, s.target, s.planned)
 }
 
 // sent runs before and after a send, so no listing answered before either
 // serves a later read of the prefix.
-func (s *scaler) sent() {
-	if s.reads != nil {
-		s.reads.noteMutation(s.p)
-	}
-}
-
-// strike takes back the step just journaled: its send provably changed nothing.
-func (s *scaler) strike() {
-	if s.run != nil {
-		s.run.Strike(s.p)
-	}
-}
+func (s *scaler) sent() { s.reads.noteMutation(s.p) }
 
 // impliedAfterSend is the group as this apply's answers imply, from a reading
 // older than the last send. Metadata version and epochs stay as read: a lower
@@ -102,9 +89,7 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	return &g
 }
 
-func (s *scaler) deletedInRun(g string) bool {
-	return s.plans != nil && s.plans.of(s.p, g).deleted != nil
-}
+func (s *scaler) deletedInRun(g string) bool { return s.plans.of(s.p, g).deleted != nil }
 
 // scaleOutcome is what the scaler started or adopted, without noop migrations.
 type scaleOutcome struct {
@@ -413,7 +398,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool { return s.plans != nil && s.plans.of(s.p, g).own() }
+	ours := func(g string) bool { return s.plans.of(s.p, g).own() }
 	moved := s.first.Moved(rec, s.target, ours)
 	if len(moved) == 0 {
 		return true
@@ -477,7 +462,7 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 		am := st.Migration
 		switch st.Kind {
 		case prefix.Adopt:
-			s.note(prefix.Adopt, gi.ConsumerGroup, "")
+			s.note()
 			out.track(gi.ConsumerGroup, *am)
 			switch {
 			case revert:
@@ -569,7 +554,7 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 // order the coordinator scales them in).
 func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
 	groups, joined, err := []client.Group(nil), false, error(nil)
-	if first && s.watch != nil {
+	if first {
 		groups, joined, err = s.watch.Join(ctx)
 	}
 	if !joined {
@@ -646,11 +631,11 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			defer unlock()
 			// Journaled under the prefix lock, so a create of the prefix in
 			// this apply either precedes the scale or sees it.
-			s.note(prefix.StreamScale, "", m.RequestID)
+			s.note()
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
 			s.sent()
 			if sends == 0 && provedNotApplied(err) {
-				s.strike()
+				s.plans.strikeScale(s.p)
 			}
 			sends++
 			if err != nil {
@@ -770,7 +755,7 @@ func lostAnswerCause(err error) string {
 func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
-	s.note(prefix.Rollback, g, m.RequestID)
+	s.note()
 	mig, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, g, reshardingID, m)
 	s.sent()
 	return mig, err
@@ -781,7 +766,7 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
-	s.note(prefix.ScaleGroup, gi.ConsumerGroup, m.RequestID)
+	s.note()
 	// The grace context lets an interrupted send be settled.
 	mctx, done := s.timing.graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
@@ -823,7 +808,7 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 		},
 	})
 	if sends <= 1 && provedNotApplied(err) {
-		s.strike()
+		s.plans.strikeScale(s.p)
 	}
 	var un *prefix.UnsettledError
 	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {

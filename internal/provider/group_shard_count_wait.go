@@ -71,7 +71,7 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 
 func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finished map[string]bool) error {
 	seenViolations := map[string]bool{}
-	wt := s.watcher().Watch(ctx, s.p, out.migrations)
+	wt := s.watch.Watch(ctx, s.p, out.migrations)
 	defer wt.Close()
 	for !allDone(out, finished) {
 		seen, err := wt.Next(ctx)
@@ -107,14 +107,6 @@ func allDone(out *scaleOutcome, finished map[string]bool) bool {
 		}
 	}
 	return true
-}
-
-// watcher is the run's Watcher; a unit test's scaler gets its own.
-func (s *scaler) watcher() *prefix.Watcher {
-	if s.watch == nil {
-		s.watch = prefix.NewWatcher(s.api, prefix.Options{})
-	}
-	return s.watch
 }
 
 // Invariant violations (GET .../assignments) are read only for a migration
@@ -238,7 +230,6 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	}
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(blocking)})
 	// The inner wait's diagnostics would describe the other migrations as ours.
-	s.watcher() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch

@@ -139,7 +139,8 @@ func TestScaleWaitPace(t *testing.T) {
 			}
 		}
 		d := &diag.Diagnostics{}
-		s := &scaler{api: api, locks: &keyedMutex{}, p: p, g: "g0", target: 2, diags: d, watch: watch}
+		s := testScaler(api, p, "g0", 2, d)
+		s.watch = watch
 		out := s.start(ctx)
 		if out == nil || d.HasError() {
 			t.Fatalf("scale of %s did not start: %v", p, *d)

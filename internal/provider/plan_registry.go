@@ -13,9 +13,84 @@ import (
 // apply, after some of the run's creates and deletes, and that plan must give
 // the first one's values: it reads here what the run itself did.
 type planRegistry struct {
-	mu          sync.Mutex
-	groups      map[groupKey]*runGroup
-	shardCounts map[string]map[string]int // stream prefix → consumer group → shard-count plans
+	mu       sync.Mutex
+	groups   map[groupKey]*runGroup
+	prefixes map[string]*runPrefix
+}
+
+// runPrefix is what the run does to a stream prefix as a whole.
+type runPrefix struct {
+	shardCounts map[string]int // consumer group → shard-count plans
+	// scales journals every step of the run's executor that takes the prefix
+	// to a count, under the prefix lock before its send, so other resources
+	// of the run can tell its own changes from a stale plan. A step whose
+	// send was refused before any change is struck out; others stay, since a
+	// lost answer may have landed.
+	scales []runScale
+}
+
+type runScale struct {
+	target int32
+	// planned is the groups' counts as the plan showed them; nil when it could not.
+	planned map[string]int64
+}
+
+// ofPrefix is p's record; callers hold r.mu.
+func (r *planRegistry) ofPrefix(p string) *runPrefix {
+	if r.prefixes == nil {
+		r.prefixes = map[string]*runPrefix{}
+	}
+	if r.prefixes[p] == nil {
+		r.prefixes[p] = &runPrefix{shardCounts: map[string]int{}}
+	}
+	return r.prefixes[p]
+}
+
+// noteScale journals a step of the run's executor on prefix p.
+func (r *planRegistry) noteScale(p string, target int32, planned map[string]int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rp := r.ofPrefix(p)
+	rp.scales = append(rp.scales, runScale{target: target, planned: planned})
+}
+
+// strikeScale removes the last step journaled for p, proved not to have
+// reached the coordinator.
+func (r *planRegistry) strikeScale(p string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rp := r.ofPrefix(p); len(rp.scales) > 0 {
+		rp.scales = rp.scales[:len(rp.scales)-1]
+	}
+}
+
+// explains reports that a step of this run took group n of prefix p from was to now.
+func (r *planRegistry) explains(p, n string, was, now int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, st := range r.ofPrefix(p).scales {
+		if c, ok := st.planned[n]; int64(st.target) == now && (st.planned == nil || ok && c == was) {
+			return true
+		}
+	}
+	return false
+}
+
+// asPlanned is grp as the plan of this run's last change of its prefix saw
+// it; callers hold r.mu.
+func (r *planRegistry) asPlanned(grp client.Group) client.Group {
+	scales := r.ofPrefix(grp.StreamPrefix).scales
+	for i := len(scales) - 1; i >= 0; i-- {
+		was, ok := scales[i].planned[grp.ConsumerGroup]
+		if !ok {
+			continue
+		}
+		if am := grp.ActiveMigration; grp.ShardCount == scales[i].target || (!am.Finished() && am.ToShardCount == scales[i].target) {
+			grp.ShardCount = int32(was)
+		}
+		break
+	}
+	return grp
 }
 
 type runGroup struct {
@@ -66,14 +141,14 @@ func (r *planRegistry) of(p, g string) runGroup {
 
 // planBasisOfPrefix is prefix p's groups as when this run was planned, from a
 // listing taken now; it also reports whether this run deleted g.
-func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, p, g string) (map[string]client.Group, bool) {
+func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map[string]client.Group, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
 		rg := r.groups[groupKey{p, grp.ConsumerGroup}]
 		if grp.StreamPrefix == p && (rg == nil || rg.created == nil && (!rg.creating || grp.ConsumerGroup == g)) {
-			out[grp.ConsumerGroup] = run.AsPlanned(grp)
+			out[grp.ConsumerGroup] = r.asPlanned(grp)
 		}
 	}
 	for k, rg := range r.groups {
@@ -122,15 +197,10 @@ func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCr
 func (r *planRegistry) registerShardCount(p, g string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.shardCounts == nil {
-		r.shardCounts = map[string]map[string]int{}
-	}
-	if r.shardCounts[p] == nil {
-		r.shardCounts[p] = map[string]int{}
-	}
-	r.shardCounts[p][g]++
+	counts := r.ofPrefix(p).shardCounts
+	counts[g]++
 	var all []string
-	for name, n := range r.shardCounts[p] {
+	for name, n := range counts {
 		for i := 0; i < n; i++ {
 			all = append(all, name)
 		}
