@@ -9,7 +9,7 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// planRegistry is what one run does to each group. Terraform re-plans during
+// planRegistry is what one run does to each group and prefix. Terraform re-plans during
 // apply, after some of the run's creates and deletes, and that plan must give
 // the first one's values: it reads here what the run itself did.
 type planRegistry struct {
@@ -21,18 +21,7 @@ type planRegistry struct {
 // runPrefix is what the run does to a stream prefix as a whole.
 type runPrefix struct {
 	shardCounts map[string]int // consumer group → shard-count plans
-	// scales journals every step of the run's executor that takes the prefix
-	// to a count, under the prefix lock before its send, so other resources
-	// of the run can tell its own changes from a stale plan. A step whose
-	// send was refused before any change is struck out; others stay, since a
-	// lost answer may have landed.
-	scales []runScale
-}
-
-type runScale struct {
-	target int32
-	// planned is the groups' counts as the plan showed them; nil when it could not.
-	planned map[string]int64
+	scales      prefix.Scales  // the run's executor's steps on the prefix
 }
 
 // ofPrefix is p's record; callers hold r.mu.
@@ -51,7 +40,7 @@ func (r *planRegistry) noteScale(p string, target int32, planned map[string]int6
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	rp := r.ofPrefix(p)
-	rp.scales = append(rp.scales, runScale{target: target, planned: planned})
+	rp.scales = append(rp.scales, prefix.Scale{Target: target, Planned: planned})
 }
 
 // strikeScale removes the last step journaled for p, proved not to have
@@ -68,29 +57,7 @@ func (r *planRegistry) strikeScale(p string) {
 func (r *planRegistry) explains(p, n string, was, now int64) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	for _, st := range r.ofPrefix(p).scales {
-		if c, ok := st.planned[n]; int64(st.target) == now && (st.planned == nil || ok && c == was) {
-			return true
-		}
-	}
-	return false
-}
-
-// asPlanned is grp as the plan of this run's last change of its prefix saw
-// it; callers hold r.mu.
-func (r *planRegistry) asPlanned(grp client.Group) client.Group {
-	scales := r.ofPrefix(grp.StreamPrefix).scales
-	for i := len(scales) - 1; i >= 0; i-- {
-		was, ok := scales[i].planned[grp.ConsumerGroup]
-		if !ok {
-			continue
-		}
-		if am := grp.ActiveMigration; grp.ShardCount == scales[i].target || (!am.Finished() && am.ToShardCount == scales[i].target) {
-			grp.ShardCount = int32(was)
-		}
-		break
-	}
-	return grp
+	return r.ofPrefix(p).scales.Explains(n, was, now)
 }
 
 type runGroup struct {
@@ -148,7 +115,7 @@ func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map
 	for _, grp := range groups {
 		rg := r.groups[groupKey{p, grp.ConsumerGroup}]
 		if grp.StreamPrefix == p && (rg == nil || rg.created == nil && (!rg.creating || grp.ConsumerGroup == g)) {
-			out[grp.ConsumerGroup] = r.asPlanned(grp)
+			out[grp.ConsumerGroup] = r.ofPrefix(p).scales.AsPlanned(grp)
 		}
 	}
 	for k, rg := range r.groups {
