@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -48,10 +47,9 @@ type scaler struct {
 	basis *prefix.Record
 	// first holds the executor to the prefix as the apply found it: the plan's
 	// check covers the siblings only when the plan listed them.
-	first       *prefix.Record
-	landed      []string
-	before      *prefix.Record
-	lostApplied string
+	first  *prefix.Record
+	landed []string
+	before *prefix.Record
 }
 
 // note journals a step before it is sent; the caller holds the prefix lock.
@@ -235,7 +233,7 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 			"The listing (GET /coord/v1/monitoring/groups) answered without the group; its own GET, sent to confirm, failed as above. "+next)
 		return prefix.Record{}, nil, false
 	}
-	rec, ok := s.record(ctx)
+	rec, ok := s.readPrefix(ctx, false)
 	if !ok {
 		return prefix.Record{}, nil, false
 	}
@@ -266,11 +264,6 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		}
 	}
 	defer release()
-	defer func() {
-		if s.lostApplied != "" {
-			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), s.lostApplied)
-		}
-	}()
 	for {
 		if takeOver && unlock == nil {
 			unlock = s.locks.Lock(s.p)
@@ -278,10 +271,10 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
 			rec, ok, s.basis = *s.basis, true, nil
-		} else if rec, ok = s.record(ctx); !ok {
+		} else if rec, ok = s.readPrefix(ctx, false); !ok {
 			// What a read-back found this apply's scale started stays
 			// recorded without another read.
-			return merged(outcomeOf(known), nil)
+			return merged(&scaleOutcome{migrations: known}, nil)
 		}
 		in := s.input(rec, known)
 		in.TakeOver, in.Waited = takeOver, waited
@@ -343,16 +336,22 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	}
 }
 
-func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
-
-// readPrefix: first lets the waits' next poll round serve the executor's
-// first reading (prefix.Watcher.Join).
+// readPrefix lists the groups of the stream prefix, in name order (the order
+// the coordinator scales them in); first lets the waits' next poll round
+// serve the executor's first reading (prefix.Watcher.Join).
 func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
-	groups, ok := s.prefixGroups(ctx, first)
-	if !ok {
+	groups, joined, err := []client.Group(nil), false, error(nil)
+	if first {
+		groups, joined, err = s.watch.Join(ctx)
+	}
+	if !joined {
+		groups, err = s.api.GroupsFor(ctx, groupsOperation)
+	}
+	if err != nil {
+		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
 		return prefix.Record{}, false
 	}
-	rec := prefix.Record{Prefix: s.p, Groups: groups}
+	rec := prefix.FromListing(groups, s.p)
 	if self := rec.Group(s.g); self != nil {
 		g := *self
 		s.self = &g
@@ -521,15 +520,6 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
-// outcomeOf tracks the known migrations.
-func outcomeOf(known map[string]client.Migration) *scaleOutcome {
-	out := newScaleOutcome()
-	for g, m := range known {
-		out.track(g, m)
-	}
-	return out
-}
-
 // merged takes nil outcomes and returns nil when neither changed anything.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
@@ -548,30 +538,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		return nil
 	}
 	return out
-}
-
-// prefixGroups lists the groups of the stream prefix, in name order (the
-// order the coordinator scales them in).
-func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
-	groups, joined, err := []client.Group(nil), false, error(nil)
-	if first {
-		groups, joined, err = s.watch.Join(ctx)
-	}
-	if !joined {
-		groups, err = s.api.GroupsFor(ctx, groupsOperation)
-	}
-	if err != nil {
-		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
-		return nil, false
-	}
-	var out []client.Group
-	for _, gi := range groups {
-		if gi.StreamPrefix == s.p {
-			out = append(out, gi)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ConsumerGroup < out[j].ConsumerGroup })
-	return out, true
 }
 
 func blockingMigrationsDetail(p string, target int32, groups []client.Group) string {
@@ -664,9 +630,9 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 	var un *prefix.UnsettledError
 	switch {
 	case err == nil && landed != nil:
-		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
+		s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
 			"The provider read the groups back: %s. So the coordinator had accepted the scale: its migrations are recorded, and no "+
-			"second scale is sent.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
+			"second scale is sent.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; ")))
 		return nil, landed, false
 	case err == nil:
 		return res, nil, false
@@ -697,22 +663,18 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 
 // readBackScale only reads; underWay is not nil when applied.
 func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[string]client.Migration) {
-	siblings, ok := s.prefixGroups(ctx, false)
+	rec, ok := s.readPrefix(ctx, false)
 	if !ok {
 		return false, nil
 	}
 	var found []string
 	underWay = map[string]client.Migration{}
-	for _, gi := range siblings {
+	for _, gi := range rec.Groups {
 		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
 			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
 			underWay[gi.ConsumerGroup] = *am
 		} else if gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
 			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
-		}
-		if gi.ConsumerGroup == s.g {
-			g := gi
-			s.self = &g
 		}
 	}
 	if len(found) == 0 {

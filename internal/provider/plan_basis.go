@@ -124,8 +124,8 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	now := prefix.Record{Prefix: s.p}
 	if s.basis != nil {
 		now = *s.basis
-	} else if groups, ok := s.prefixGroups(ctx, false); ok {
-		now.Groups = groups
+	} else if rec, ok := s.readPrefix(ctx, false); ok {
+		now = rec
 	} else {
 		return false
 	}
