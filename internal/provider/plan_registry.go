@@ -2,7 +2,6 @@ package provider
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -20,8 +19,8 @@ type planRegistry struct {
 
 // runPrefix is what the run does to a stream prefix as a whole.
 type runPrefix struct {
-	shardCounts map[string]int // consumer group → shard-count plans
-	scales      prefix.Scales  // the run's executor's steps on the prefix
+	shardCounts map[string]bool // consumer groups with a shard-count plan
+	scales      prefix.Scales   // the run's executor's steps on the prefix
 }
 
 // ofPrefix is p's record; callers hold r.mu.
@@ -30,7 +29,7 @@ func (r *planRegistry) ofPrefix(p string) *runPrefix {
 		r.prefixes = map[string]*runPrefix{}
 	}
 	if r.prefixes[p] == nil {
-		r.prefixes[p] = &runPrefix{shardCounts: map[string]int{}}
+		r.prefixes[p] = &runPrefix{shardCounts: map[string]bool{}}
 	}
 	return r.prefixes[p]
 }
@@ -160,20 +159,13 @@ func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCr
 	return out
 }
 
-// registerShardCount returns the prefix's groups with a shard-count plan, sorted, one entry per plan.
+// registerShardCount returns the prefix's groups with a shard-count plan, sorted.
 func (r *planRegistry) registerShardCount(p, g string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	counts := r.ofPrefix(p).shardCounts
-	counts[g]++
-	var all []string
-	for name, n := range counts {
-		for i := 0; i < n; i++ {
-			all = append(all, name)
-		}
-	}
-	sort.Strings(all)
-	return all
+	rp := r.ofPrefix(p)
+	rp.shardCounts[g] = true
+	return sortedKeys(rp.shardCounts)
 }
 
 // deletedAsPlanned is the group as this run's plan saw it: a refresh does not
