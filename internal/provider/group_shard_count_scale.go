@@ -362,18 +362,7 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 // landedOutcome is what this apply's stream scale started, as rec shows it,
 // including a part-way scale refused with 409 on its client retry.
 func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
-	out := newScaleOutcome()
-	var found []string
-	for _, gi := range rec.Groups {
-		m, ok := underWay[gi.ConsumerGroup]
-		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
-			m, ok = *am, true
-		}
-		if ok {
-			out.track(gi.ConsumerGroup, m)
-			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
-		}
-	}
+	out, _, found := s.landedIn(rec, underWay, false)
 	if !out.changed() {
 		return nil
 	}
@@ -381,6 +370,30 @@ func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Mig
 		s.landed = found
 	}
 	return out
+}
+
+// landedIn is the one rule of what this apply's stream scale did, as rec
+// shows it: a migration known to be its own, or one to the target of a group
+// behind before the scale (any group's, for the read-back of a lost answer);
+// the read-back also takes a group behind before and at the target now.
+func (s *scaler) landedIn(rec prefix.Record, known map[string]client.Migration, readBack bool) (*scaleOutcome, map[string]client.Migration, []string) {
+	out, underWay := newScaleOutcome(), map[string]client.Migration{}
+	var found []string
+	for _, gi := range rec.Groups {
+		m, ok := known[gi.ConsumerGroup]
+		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && (readBack || s.wasBehind(gi.ConsumerGroup)) {
+			m, ok = *am, true
+		}
+		switch {
+		case ok:
+			out.track(gi.ConsumerGroup, m)
+			underWay[gi.ConsumerGroup] = m
+			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
+		case readBack && gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup):
+			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
+		}
+	}
+	return out, underWay, found
 }
 
 func (s *scaler) nothingSent() string {
@@ -618,13 +631,17 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			})
 			return out, nil
 		},
+		// Only reads.
 		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
-			applied, underWay := s.readBackScale(ctx)
-			if !applied && s.diags.HasError() {
+			rec, ok := s.readPrefix(ctx, false)
+			if !ok {
 				return nil, false, errDiagnosed
 			}
-			landed = underWay
-			return nil, applied, nil
+			_, underWay, found := s.landedIn(rec, nil, true)
+			if len(found) > 0 {
+				s.landed, landed = found, underWay
+			}
+			return nil, len(found) > 0, nil
 		},
 	})
 	var un *prefix.UnsettledError
@@ -659,29 +676,6 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
 	}
 	return nil, nil, false
-}
-
-// readBackScale only reads; underWay is not nil when applied.
-func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[string]client.Migration) {
-	rec, ok := s.readPrefix(ctx, false)
-	if !ok {
-		return false, nil
-	}
-	var found []string
-	underWay = map[string]client.Migration{}
-	for _, gi := range rec.Groups {
-		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
-			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
-			underWay[gi.ConsumerGroup] = *am
-		} else if gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
-			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
-		}
-	}
-	if len(found) == 0 {
-		return false, nil
-	}
-	s.landed = found
-	return true, underWay
 }
 
 // wasBehind: only a group not at the target before the scale proves, by being
