@@ -349,15 +349,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		}
 		return
 	}
-	pending := out.unfinished()
-	if !pending.changed() || plan.WaitFor.ValueString() == waitForAccepted {
+	if !out.unfinished() || plan.WaitFor.ValueString() == waitForAccepted {
 		record(out, false, true)
 		return
 	}
 	// The count has switched: record it before waiting, without reading the group (the poll will).
 	record(out, true, false)
-	finished := s.wait(ctx, pending)
-	out.absorb(pending)
+	finished := s.wait(ctx, out)
 	record(out, !finished, true)
 }
 

@@ -103,41 +103,14 @@ func newScaleOutcome() *scaleOutcome {
 
 func (o *scaleOutcome) changed() bool { return len(o.migrations) > 0 }
 
-// unfinished is what the wait tracks; absorb brings its result back into o.
-func (o *scaleOutcome) unfinished() *scaleOutcome {
+// unfinished: the wait has a migration to track.
+func (o *scaleOutcome) unfinished() bool {
 	for _, m := range o.migrations {
-		if m.Finished() {
-			p := newScaleOutcome()
-			for g, m := range o.migrations {
-				if !m.Finished() {
-					p.track(g, m)
-				}
-			}
-			return p
+		if !m.Finished() {
+			return true
 		}
 	}
-	return o
-}
-
-func (o *scaleOutcome) absorb(p *scaleOutcome) {
-	if p == o {
-		return
-	}
-	for g, m := range o.migrations {
-		if _, still := p.migrations[g]; !still && !m.Finished() {
-			delete(o.migrations, g)
-			delete(o.waitingForConsumer, g)
-		}
-	}
-	for g, m := range p.migrations {
-		o.migrations[g] = m
-	}
-	for g := range p.waitingForConsumer {
-		o.waitingForConsumer[g] = true
-	}
-	if o.state != client.MigrationRolledBack {
-		o.state = aggregateState(o.migrations)
-	}
+	return false
 }
 
 func (o *scaleOutcome) track(group string, m client.Migration) {

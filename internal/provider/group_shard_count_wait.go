@@ -71,7 +71,16 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 
 func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finished map[string]bool) error {
 	seenViolations := map[string]bool{}
-	wt := s.watch.Watch(ctx, s.p, out.migrations)
+	// A revert whose rollback has finished stays ROLLED_BACK while the rest finish.
+	keep, awaited := false, map[string]client.Migration{}
+	for name, m := range out.migrations {
+		if finished[name] = m.Finished(); finished[name] {
+			keep = keep || out.state == client.MigrationRolledBack
+		} else {
+			awaited[name] = m
+		}
+	}
+	wt := s.watch.Watch(ctx, s.p, awaited)
 	defer wt.Close()
 	for !allDone(out, finished) {
 		seen, err := wt.Next(ctx)
@@ -95,7 +104,9 @@ func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finishe
 				wt.Forget(name)
 			}
 		}
-		out.state = aggregateState(out.migrations)
+		if !keep {
+			out.state = aggregateState(out.migrations)
+		}
 	}
 	return nil
 }
