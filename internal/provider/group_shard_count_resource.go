@@ -305,11 +305,20 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	record := func(out *scaleOutcome, pending, read bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		if !idsPlanned {
-			plan.MigrationIDs = out.migrationIDsValue()
+			ids := map[string]string{}
+			for g, m := range out.migrations {
+				ids[g] = m.ReshardingID
+			}
+			plan.MigrationIDs, _ = types.MapValueFrom(ctx, types.StringType, ids)
 		}
-		plan.MigrationState = out.stateValue()
-		if plan.PreviousShardCount.IsUnknown() {
-			plan.PreviousShardCount = out.previousValue()
+		plan.MigrationState = types.StringNull()
+		if out.state != "" {
+			plan.MigrationState = types.StringValue(string(out.state))
+		}
+		if plan.PreviousShardCount.IsUnknown() && out.previous != nil {
+			plan.PreviousShardCount = types.Int64Value(int64(*out.previous))
+		} else if plan.PreviousShardCount.IsUnknown() {
+			plan.PreviousShardCount = types.Int64Null()
 		}
 		plan.Resharding = planned
 		r.settleComputed(ctx, s, &plan, out, read)

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -141,29 +140,6 @@ func aggregateState(ms map[string]client.Migration) client.MigrationState {
 		}
 	}
 	return agg
-}
-
-func (o *scaleOutcome) migrationIDsValue() types.Map {
-	ids := map[string]string{}
-	for g, m := range o.migrations {
-		ids[g] = m.ReshardingID
-	}
-	v, _ := types.MapValueFrom(context.Background(), types.StringType, ids)
-	return v
-}
-
-func (o *scaleOutcome) stateValue() types.String {
-	if o.state == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(string(o.state))
-}
-
-func (o *scaleOutcome) previousValue() types.Int64 {
-	if o.previous == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*o.previous))
 }
 
 // start returns nil after adding an error diagnostic.
