@@ -251,7 +251,8 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	detail := blockingMigrationsDetail(s.p, s.target, blocking)
 	if len(others.waitingForConsumer) > 0 {
 		detail += "\n\nA scale-out among them has no live consumer, so it will not finish by itself: start a consumer, or roll it back:\n" + rollbackCalls(s.p, blocking)
-	} else if ctx.Err() != nil {
+	} else if d, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(d) {
+		// The wait's last poll round may end on the deadline before ctx does.
 		detail += "\n\nThey did not finish within the timeout. " + inner.describeUnfinished(others, nil)
 	}
 	s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards while another resharding is in progress", s.p, s.target), detail)
