@@ -44,8 +44,6 @@ type Journal struct {
 	What, RequestID string
 	// Sends is how many times the mutation was sent.
 	Sends int
-	// LostAnswers is how many answers were lost and read back.
-	LostAnswers int
 	// SettledBy is the lost answer a read-back showed applied.
 	SettledBy error
 }
@@ -132,7 +130,6 @@ func Settle[T any](ctx context.Context, m Mutation[T]) (T, Journal, error) {
 		if !lost(err) && !landed {
 			return res, j, err
 		}
-		j.LostAnswers++
 		read, applied, rerr := m.ReadBack(ctx)
 		var decided *decidedError
 		switch {

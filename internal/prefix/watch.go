@@ -33,20 +33,15 @@ const (
 )
 
 // Options tune a Watcher; zero values take the defaults.
-type Options struct {
-	Clock        Clock
-	Initial, Max time.Duration
-}
+type Options struct{ Clock Clock }
 
 // Watcher serves every wait of a run from one poll of the groups listing. A
 // migration no longer active is read once with GetMigration, which alone tells
 // DEPRECATED from ROLLED_BACK. The poll adds no retries over the client's: a
 // second layer multiplied both and hid outages for a wait's whole timeout.
 type Watcher struct {
-	api     Reader
-	clock   Clock
-	initial time.Duration
-	max     time.Duration
+	api   Reader
+	clock Clock
 
 	mu     sync.Mutex
 	waits  map[*Wait]struct{}
@@ -67,20 +62,13 @@ type sharedListing struct {
 
 // NewWatcher builds the run's Watcher; it sends nothing until a wait.
 func NewWatcher(api Reader, o Options) *Watcher {
-	w := &Watcher{api: api, clock: o.Clock, initial: o.Initial, max: o.Max, waits: map[*Wait]struct{}{}, kick: make(chan struct{}, 1)}
+	w := &Watcher{api: api, clock: o.Clock, waits: map[*Wait]struct{}{}, kick: make(chan struct{}, 1)}
 	if w.clock.Now == nil {
 		w.clock.Now = time.Now
 	}
 	if w.clock.Sleep == nil {
 		w.clock.Sleep = client.Sleep
 	}
-	if w.initial <= 0 {
-		w.initial = DefaultPollInitial
-	}
-	if w.max <= 0 {
-		w.max = DefaultPollMax
-	}
-	w.max = max(w.max, w.initial)
 	return w
 }
 
@@ -98,13 +86,6 @@ func (w *Watcher) Waits() (n int, idle bool) {
 		wt.mu.Unlock()
 	}
 	return len(w.waits), idle
-}
-
-// Parked reports a loop parked with nothing awaited (a test's check).
-func (w *Watcher) Parked() bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.parked
 }
 
 // polling reports whether the poll will issue another round; callers hold w.mu.
@@ -267,13 +248,13 @@ func (wt *Wait) Close() {
 }
 
 func (w *Watcher) run(ctx context.Context) {
-	interval := w.initial
+	interval := DefaultPollInitial
 	for {
 		if err := w.clock.Sleep(ctx, interval); err != nil {
 			w.refused(ctx, err)
 			return
 		}
-		interval = min(time.Duration(float64(interval)*pollFactor), w.max)
+		interval = min(time.Duration(float64(interval)*pollFactor), DefaultPollMax)
 		select {
 		case <-w.kick:
 		default:
@@ -293,7 +274,7 @@ func (w *Watcher) run(ctx context.Context) {
 			case <-w.kick:
 			}
 			w.setParked(false)
-			interval = w.initial
+			interval = DefaultPollInitial
 		}
 	}
 }

@@ -520,3 +520,10 @@ func TestWatcherJoinTakesTheNextRound(t *testing.T) {
 		t.Fatalf("%d listings, want %d: Join sent none of its own", e.listings(), want)
 	}
 }
+
+// Parked reports a loop parked with nothing awaited.
+func (w *Watcher) Parked() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.parked
+}

@@ -141,9 +141,5 @@ func quotedList(names []string) string {
 	if len(names) == 0 {
 		return "the ACTIVE groups"
 	}
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = fmt.Sprintf("%q", n)
-	}
-	return strings.Join(q, ", ")
+	return quoted(names)
 }

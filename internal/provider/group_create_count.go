@@ -51,7 +51,7 @@ func (r *groupResource) movedByRun(p string, siblings prefix.Record, configured 
 		if grp.ShardCount == configured {
 			continue
 		}
-		if !r.pd.run.Explains(p, grp.ConsumerGroup, int64(configured), int64(grp.ShardCount)) || (moved != 0 && moved != grp.ShardCount) {
+		if !r.pd.plans.explains(p, grp.ConsumerGroup, int64(configured), int64(grp.ShardCount)) || (moved != 0 && moved != grp.ShardCount) {
 			return 0, false
 		}
 		moved = grp.ShardCount

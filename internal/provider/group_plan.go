@@ -226,7 +226,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 	// Terraform plans each create again during apply after some of this apply's
 	// creates and deletes; that plan must give the same values (planBasisOfPrefix).
-	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, &r.pd.run, groups, p, g)
+	prefix, deletedSelf := planBasisOfPrefix(&r.pd.plans, groups, p, g)
 	self, selfExists := prefix[g]
 	delete(prefix, g)
 	replacedSelf := deletedSelf || (selfExists && r.pd.plans.of(p, g).deletesOnReplace)

@@ -47,7 +47,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, private priv
 				"sent to the coordinator: the group was not deleted. Run terraform apply again once the coordinator answers.")
 		return false
 	}
-	basis, _ := planBasisOfPrefix(&r.pd.plans, &r.pd.run, all, sp, "")
+	basis, _ := planBasisOfPrefix(&r.pd.plans, all, sp, "")
 	// A -replace's group is not its own sibling, but its count is the basis
 	// when the replacement takes it; gone, it is what the delete does. A
 	// rename's old name is a sibling.

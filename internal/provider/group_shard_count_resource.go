@@ -205,12 +205,8 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 			resp.Diagnostics.Append(d...)
 		}
 		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		if recreated {
-			group := r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics)
-			if group == nil {
-				return
-			}
-			plan.MetadataVersion, plan.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
+		if recreated && !r.newLifecycle(ctx, p, g, &plan, resp.Private, &resp.Diagnostics) {
+			return
 		}
 		resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 		return
@@ -238,8 +234,7 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		// Stopped before recording: the state is still the old group's,
 		// whose version the new group's refresh would take for a
 		// regression. The new group, with none of its migrations, is state.
-		if group := r.newLifecycle(ctx, p, g, resp.Private, &resp.Diagnostics); group != nil {
-			state.MetadataVersion, state.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
+		if r.newLifecycle(ctx, p, g, &state, resp.Private, &resp.Diagnostics) {
 			state.MigrationIDs, state.PreviousShardCount = types.MapNull(types.StringType), types.Int64Null()
 			resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
 		}
@@ -247,19 +242,21 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 }
 
 // newLifecycle makes the group this run re-created the metadata guard's
-// baseline: it starts again at metadataVersion 1, which is no regression.
-func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string, private privateSetter, diags *diag.Diagnostics) *client.Group {
+// baseline and m's: it starts again at metadataVersion 1, which is no
+// regression, with none of the old group's migrations.
+func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string, m *groupShardCountModel, private privateSetter, diags *diag.Diagnostics) bool {
 	group, err := r.pd.api.GetGroup(ctx, p, g)
 	if err != nil {
 		addAPIError(diags, fmt.Sprintf("Failed to read the re-created group %q under stream prefix %q", g, p), err,
 			"Nothing was sent to the coordinator. Run terraform apply -refresh-only once the group exists, then plan again.")
-		return nil
+		return false
 	}
+	m.MetadataVersion, m.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
 	mark := markOf(group)
 	diags.Append(setMetadataRegression(ctx, private, nil)...)
 	diags.Append(setGroupSeen(ctx, private, group)...)
 	diags.Append(setEpochsSeen(ctx, private, &mark)...)
-	return group
+	return true
 }
 
 func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
@@ -285,7 +282,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		watch:            r.pd.watch,
 		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		plans:    &r.pd.plans, run: &r.pd.run, planned: plannedAffectedGroups(ctx, plan.Resharding),
+		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
 		reads: r.pd.groups,
 	}
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
@@ -305,11 +302,20 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	record := func(out *scaleOutcome, pending, read bool) {
 		plan.ID = types.StringValue(groupID(p, g))
 		if !idsPlanned {
-			plan.MigrationIDs = out.migrationIDsValue()
+			ids := map[string]string{}
+			for g, m := range out.migrations {
+				ids[g] = m.ReshardingID
+			}
+			plan.MigrationIDs, _ = types.MapValueFrom(ctx, types.StringType, ids)
 		}
-		plan.MigrationState = out.stateValue()
-		if plan.PreviousShardCount.IsUnknown() {
-			plan.PreviousShardCount = out.previousValue()
+		plan.MigrationState = types.StringNull()
+		if out.state != "" {
+			plan.MigrationState = types.StringValue(string(out.state))
+		}
+		if plan.PreviousShardCount.IsUnknown() && out.previous != nil {
+			plan.PreviousShardCount = types.Int64Value(int64(*out.previous))
+		} else if plan.PreviousShardCount.IsUnknown() {
+			plan.PreviousShardCount = types.Int64Null()
 		}
 		plan.Resharding = planned
 		r.settleComputed(ctx, s, &plan, out, read)
@@ -349,15 +355,13 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		}
 		return
 	}
-	pending := out.unfinished()
-	if !pending.changed() || plan.WaitFor.ValueString() == waitForAccepted {
+	if !out.unfinished() || plan.WaitFor.ValueString() == waitForAccepted {
 		record(out, false, true)
 		return
 	}
 	// The count has switched: record it before waiting, without reading the group (the poll will).
 	record(out, true, false)
-	finished := s.wait(ctx, pending)
-	out.absorb(pending)
+	finished := s.wait(ctx, out)
 	record(out, !finished, true)
 }
 

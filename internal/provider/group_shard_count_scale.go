@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"sort"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -37,46 +35,32 @@ type scaler struct {
 	// recorded after the change needs no read of its own.
 	self          *client.Group
 	selfSinceSend bool
-	plans         *planRegistry
+	// plans is the run's memory of its prefixes (plan_registry.go).
+	plans *planRegistry
 	// planned: the prefix's groups as the plan showed them.
-	run     *prefix.Run
 	planned map[string]int64
 	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads, when set, is the run's group reader, told of every send.
+	// reads is the run's group reader, told of every send.
 	reads *groupReader
 	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
 	// first holds the executor to the prefix as the apply found it: the plan's
 	// check covers the siblings only when the plan listed them.
-	first       *prefix.Record
-	landed      []string
-	before      *prefix.Record
-	lostApplied string
+	first  *prefix.Record
+	landed []string
+	before *prefix.Record
 }
 
 // note journals a step before it is sent; the caller holds the prefix lock.
-func (s *scaler) note(kind prefix.StepKind, group, requestID string) {
+func (s *scaler) note() {
 	s.selfSinceSend = false
 	s.sent()
-	if s.run != nil {
-		s.run.Note(s.p, prefix.Entry{Kind: kind, Group: group, Target: s.target, Planned: s.planned, RequestID: requestID})
-	}
+	s.plans.noteScale(s.p, s.target, s.planned)
 }
 
 // sent runs before and after a send, so no listing answered before either
 // serves a later read of the prefix.
-func (s *scaler) sent() {
-	if s.reads != nil {
-		s.reads.noteMutation(s.p)
-	}
-}
-
-// strike takes back the step just journaled: its send provably changed nothing.
-func (s *scaler) strike() {
-	if s.run != nil {
-		s.run.Strike(s.p)
-	}
-}
+func (s *scaler) sent() { s.reads.noteMutation(s.p) }
 
 // impliedAfterSend is the group as this apply's answers imply, from a reading
 // older than the last send. Metadata version and epochs stay as read: a lower
@@ -102,9 +86,7 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	return &g
 }
 
-func (s *scaler) deletedInRun(g string) bool {
-	return s.plans != nil && s.plans.of(s.p, g).deleted != nil
-}
+func (s *scaler) deletedInRun(g string) bool { return s.plans.of(s.p, g).deleted != nil }
 
 // scaleOutcome is what the scaler started or adopted, without noop migrations.
 type scaleOutcome struct {
@@ -120,41 +102,14 @@ func newScaleOutcome() *scaleOutcome {
 
 func (o *scaleOutcome) changed() bool { return len(o.migrations) > 0 }
 
-// unfinished is what the wait tracks; absorb brings its result back into o.
-func (o *scaleOutcome) unfinished() *scaleOutcome {
+// unfinished: the wait has a migration to track.
+func (o *scaleOutcome) unfinished() bool {
 	for _, m := range o.migrations {
-		if m.Finished() {
-			p := newScaleOutcome()
-			for g, m := range o.migrations {
-				if !m.Finished() {
-					p.track(g, m)
-				}
-			}
-			return p
+		if !m.Finished() {
+			return true
 		}
 	}
-	return o
-}
-
-func (o *scaleOutcome) absorb(p *scaleOutcome) {
-	if p == o {
-		return
-	}
-	for g, m := range o.migrations {
-		if _, still := p.migrations[g]; !still && !m.Finished() {
-			delete(o.migrations, g)
-			delete(o.waitingForConsumer, g)
-		}
-	}
-	for g, m := range p.migrations {
-		o.migrations[g] = m
-	}
-	for g := range p.waitingForConsumer {
-		o.waitingForConsumer[g] = true
-	}
-	if o.state != client.MigrationRolledBack {
-		o.state = aggregateState(o.migrations)
-	}
+	return false
 }
 
 func (o *scaleOutcome) track(group string, m client.Migration) {
@@ -185,29 +140,6 @@ func aggregateState(ms map[string]client.Migration) client.MigrationState {
 		}
 	}
 	return agg
-}
-
-func (o *scaleOutcome) migrationIDsValue() types.Map {
-	ids := map[string]string{}
-	for g, m := range o.migrations {
-		ids[g] = m.ReshardingID
-	}
-	v, _ := types.MapValueFrom(context.Background(), types.StringType, ids)
-	return v
-}
-
-func (o *scaleOutcome) stateValue() types.String {
-	if o.state == "" {
-		return types.StringNull()
-	}
-	return types.StringValue(string(o.state))
-}
-
-func (o *scaleOutcome) previousValue() types.Int64 {
-	if o.previous == nil {
-		return types.Int64Null()
-	}
-	return types.Int64Value(int64(*o.previous))
 }
 
 // start returns nil after adding an error diagnostic.
@@ -250,7 +182,7 @@ func (s *scaler) confirmMissing(ctx context.Context) (prefix.Record, *client.Gro
 			"The listing (GET /coord/v1/monitoring/groups) answered without the group; its own GET, sent to confirm, failed as above. "+next)
 		return prefix.Record{}, nil, false
 	}
-	rec, ok := s.record(ctx)
+	rec, ok := s.readPrefix(ctx, false)
 	if !ok {
 		return prefix.Record{}, nil, false
 	}
@@ -281,11 +213,6 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		}
 	}
 	defer release()
-	defer func() {
-		if s.lostApplied != "" {
-			s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), s.lostApplied)
-		}
-	}()
 	for {
 		if takeOver && unlock == nil {
 			unlock = s.locks.Lock(s.p)
@@ -293,10 +220,10 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
 			rec, ok, s.basis = *s.basis, true, nil
-		} else if rec, ok = s.record(ctx); !ok {
+		} else if rec, ok = s.readPrefix(ctx, false); !ok {
 			// What a read-back found this apply's scale started stays
 			// recorded without another read.
-			return merged(outcomeOf(known), nil)
+			return merged(&scaleOutcome{migrations: known}, nil)
 		}
 		in := s.input(rec, known)
 		in.TakeOver, in.Waited = takeOver, waited
@@ -358,16 +285,22 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	}
 }
 
-func (s *scaler) record(ctx context.Context) (prefix.Record, bool) { return s.readPrefix(ctx, false) }
-
-// readPrefix: first lets the waits' next poll round serve the executor's
-// first reading (prefix.Watcher.Join).
+// readPrefix lists the groups of the stream prefix, in name order (the order
+// the coordinator scales them in); first lets the waits' next poll round
+// serve the executor's first reading (prefix.Watcher.Join).
 func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, bool) {
-	groups, ok := s.prefixGroups(ctx, first)
-	if !ok {
+	groups, joined, err := []client.Group(nil), false, error(nil)
+	if first {
+		groups, joined, err = s.watch.Join(ctx)
+	}
+	if !joined {
+		groups, err = s.api.GroupsFor(ctx, groupsOperation)
+	}
+	if err != nil {
+		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
 		return prefix.Record{}, false
 	}
-	rec := prefix.Record{Prefix: s.p, Groups: groups}
+	rec := prefix.FromListing(groups, s.p)
 	if self := rec.Group(s.g); self != nil {
 		g := *self
 		s.self = &g
@@ -378,18 +311,7 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 // landedOutcome is what this apply's stream scale started, as rec shows it,
 // including a part-way scale refused with 409 on its client retry.
 func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
-	out := newScaleOutcome()
-	var found []string
-	for _, gi := range rec.Groups {
-		m, ok := underWay[gi.ConsumerGroup]
-		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
-			m, ok = *am, true
-		}
-		if ok {
-			out.track(gi.ConsumerGroup, m)
-			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
-		}
-	}
+	out, _, found := s.landedIn(rec, underWay, false)
 	if !out.changed() {
 		return nil
 	}
@@ -397,6 +319,30 @@ func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Mig
 		s.landed = found
 	}
 	return out
+}
+
+// landedIn is the one rule of what this apply's stream scale did, as rec
+// shows it: a migration known to be its own, or one to the target of a group
+// behind before the scale (any group's, for the read-back of a lost answer);
+// the read-back also takes a group behind before and at the target now.
+func (s *scaler) landedIn(rec prefix.Record, known map[string]client.Migration, readBack bool) (*scaleOutcome, map[string]client.Migration, []string) {
+	out, underWay := newScaleOutcome(), map[string]client.Migration{}
+	var found []string
+	for _, gi := range rec.Groups {
+		m, ok := known[gi.ConsumerGroup]
+		if am := prefix.Unfinished(&gi); !ok && am != nil && am.ToShardCount == s.target && (readBack || s.wasBehind(gi.ConsumerGroup)) {
+			m, ok = *am, true
+		}
+		switch {
+		case ok:
+			out.track(gi.ConsumerGroup, m)
+			underWay[gi.ConsumerGroup] = m
+			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
+		case readBack && gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup):
+			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
+		}
+	}
+	return out, underWay, found
 }
 
 func (s *scaler) nothingSent() string {
@@ -413,7 +359,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool { return s.plans != nil && s.plans.of(s.p, g).own() }
+	ours := func(g string) bool { return s.plans.of(s.p, g).own() }
 	moved := s.first.Moved(rec, s.target, ours)
 	if len(moved) == 0 {
 		return true
@@ -477,7 +423,7 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 		am := st.Migration
 		switch st.Kind {
 		case prefix.Adopt:
-			s.note(prefix.Adopt, gi.ConsumerGroup, "")
+			s.note()
 			out.track(gi.ConsumerGroup, *am)
 			switch {
 			case revert:
@@ -536,15 +482,6 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
-// outcomeOf tracks the known migrations.
-func outcomeOf(known map[string]client.Migration) *scaleOutcome {
-	out := newScaleOutcome()
-	for g, m := range known {
-		out.track(g, m)
-	}
-	return out
-}
-
 // merged takes nil outcomes and returns nil when neither changed anything.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
@@ -563,30 +500,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		return nil
 	}
 	return out
-}
-
-// prefixGroups lists the groups of the stream prefix, in name order (the
-// order the coordinator scales them in).
-func (s *scaler) prefixGroups(ctx context.Context, first bool) ([]client.Group, bool) {
-	groups, joined, err := []client.Group(nil), false, error(nil)
-	if first && s.watch != nil {
-		groups, joined, err = s.watch.Join(ctx)
-	}
-	if !joined {
-		groups, err = s.api.GroupsFor(ctx, groupsOperation)
-	}
-	if err != nil {
-		addAPIError(s.diags, fmt.Sprintf("Failed to list the groups of stream prefix %q", s.p), err, "")
-		return nil, false
-	}
-	var out []client.Group
-	for _, gi := range groups {
-		if gi.StreamPrefix == s.p {
-			out = append(out, gi)
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ConsumerGroup < out[j].ConsumerGroup })
-	return out, true
 }
 
 func blockingMigrationsDetail(p string, target int32, groups []client.Group) string {
@@ -646,11 +559,11 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			defer unlock()
 			// Journaled under the prefix lock, so a create of the prefix in
 			// this apply either precedes the scale or sees it.
-			s.note(prefix.StreamScale, "", m.RequestID)
+			s.note()
 			resp, err := s.api.ScaleStream(ctx, s.p, s.target, m)
 			s.sent()
 			if sends == 0 && provedNotApplied(err) {
-				s.strike()
+				s.plans.strikeScale(s.p)
 			}
 			sends++
 			if err != nil {
@@ -667,21 +580,25 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			})
 			return out, nil
 		},
+		// Only reads.
 		ReadBack: func(ctx context.Context) (*scaleOutcome, bool, error) {
-			applied, underWay := s.readBackScale(ctx)
-			if !applied && s.diags.HasError() {
+			rec, ok := s.readPrefix(ctx, false)
+			if !ok {
 				return nil, false, errDiagnosed
 			}
-			landed = underWay
-			return nil, applied, nil
+			_, underWay, found := s.landedIn(rec, nil, true)
+			if len(found) > 0 {
+				s.landed, landed = found, underWay
+			}
+			return nil, len(found) > 0, nil
 		},
 	})
 	var un *prefix.UnsettledError
 	switch {
 	case err == nil && landed != nil:
-		s.lostApplied = fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
+		s.diags.AddWarning(fmt.Sprintf("The answer to the scale of stream prefix %q was lost; the scale had been applied", s.p), fmt.Sprintf("The scale of stream prefix %q to %d shards (request id %s) got no answer from the coordinator itself: %s.\n\n"+
 			"The provider read the groups back: %s. So the coordinator had accepted the scale: its migrations are recorded, and no "+
-			"second scale is sent.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; "))
+			"second scale is sent.", s.p, s.target, m.RequestID, lostAnswerCause(lost), strings.Join(s.landed, "; ")))
 		return nil, landed, false
 	case err == nil:
 		return res, nil, false
@@ -708,33 +625,6 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 		addAPIError(s.diags, fmt.Sprintf("Failed to scale stream prefix %q to %d shards", s.p, s.target), err, scaleErrorHint(err))
 	}
 	return nil, nil, false
-}
-
-// readBackScale only reads; underWay is not nil when applied.
-func (s *scaler) readBackScale(ctx context.Context) (applied bool, underWay map[string]client.Migration) {
-	siblings, ok := s.prefixGroups(ctx, false)
-	if !ok {
-		return false, nil
-	}
-	var found []string
-	underWay = map[string]client.Migration{}
-	for _, gi := range siblings {
-		if am := gi.ActiveMigration; am != nil && !am.Finished() && am.ToShardCount == s.target {
-			found = append(found, fmt.Sprintf("group %q has migration %s (%d→%d shards, %s)", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
-			underWay[gi.ConsumerGroup] = *am
-		} else if gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup) {
-			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
-		}
-		if gi.ConsumerGroup == s.g {
-			g := gi
-			s.self = &g
-		}
-	}
-	if len(found) == 0 {
-		return false, nil
-	}
-	s.landed = found
-	return true, underWay
 }
 
 // wasBehind: only a group not at the target before the scale proves, by being
@@ -770,7 +660,7 @@ func lostAnswerCause(err error) string {
 func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("rollback-migration")
-	s.note(prefix.Rollback, g, m.RequestID)
+	s.note()
 	mig, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, g, reshardingID, m)
 	s.sent()
 	return mig, err
@@ -781,7 +671,7 @@ func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
 	m := s.mutation
 	m.RequestID = s.api.NewRequestID("scale-group")
-	s.note(prefix.ScaleGroup, gi.ConsumerGroup, m.RequestID)
+	s.note()
 	// The grace context lets an interrupted send be settled.
 	mctx, done := s.timing.graceContext(ctx, "scale-group "+m.RequestID)
 	defer done()
@@ -823,7 +713,7 @@ func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migra
 		},
 	})
 	if sends <= 1 && provedNotApplied(err) {
-		s.strike()
+		s.plans.strikeScale(s.p)
 	}
 	var un *prefix.UnsettledError
 	if errors.As(err, &un) && un.Reason == prefix.NotSentAgain {

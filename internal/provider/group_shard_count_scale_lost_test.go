@@ -536,11 +536,11 @@ func finishAtSecondListing(c *coordinator.Coordinator, p, g string, shard int) f
 	}
 }
 
-// The run's journal (prefix.Run) keeps a per-group scale that reached the
-// coordinator and strikes one whose one send was refused before any change
-// (a 404 for a group that is gone) or never sent (the operation ended):
-// only the run's own steps explain a sibling's move to a create of the same
-// run.
+// The run's journal (planRegistry's scales) keeps a per-group scale that
+// reached the coordinator and strikes one whose one send was refused before
+// any change (a 404 for a group that is gone) or never sent (the operation
+// ended): only the run's own steps explain a sibling's move to a create of
+// the same run.
 func TestScaleGroupJournal(t *testing.T) {
 	ctx := context.Background()
 	_, api := inRepoClient(t)
@@ -549,18 +549,16 @@ func TestScaleGroupJournal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var run prefix.Run
 	var diags diag.Diagnostics
-	planned := map[string]int64{"g0": 4}
-	s := &scaler{api: api, locks: &keyedMutex{}, p: "journal", g: "g0", target: 6, diags: &diags, run: &run, planned: planned,
-		mutation: client.Mutation{RequestedBy: "test", Reason: "journal"}}
+	s := testScaler(api, "journal", "g0", 6, &diags)
+	s.planned = map[string]int64{"g0": 4}
 
 	ghost := client.Group{StreamPrefix: "journal", ConsumerGroup: "ghost", ShardCount: 4}
 	if _, err := s.scaleGroup(ctx, ghost); !client.IsNotFound(err) {
 		t.Fatalf("scale of a missing group: %v, want a 404", err)
 	}
-	if e := run.Entries("journal"); len(e) != 0 {
-		t.Fatalf("a scale refused with 404 stayed journaled: %+v", e)
+	if s.plans.explains("journal", "g0", 4, 6) {
+		t.Fatal("a scale refused with 404 stayed journaled")
 	}
 
 	ended, cancel := context.WithCancel(ctx) // the operation ended (an interrupt)
@@ -568,20 +566,25 @@ func TestScaleGroupJournal(t *testing.T) {
 	if _, err := s.scaleGroup(ended, *g0); err == nil {
 		t.Fatal("a scale after the operation ended was sent")
 	}
-	if e := run.Entries("journal"); len(e) != 0 {
-		t.Fatalf("a scale never sent stayed journaled: %+v", e)
+	if s.plans.explains("journal", "g0", 4, 6) {
+		t.Fatal("a scale never sent stayed journaled")
 	}
 
 	if _, err := s.scaleGroup(ctx, *g0); err != nil {
 		t.Fatal(err)
 	}
-	e := run.Entries("journal")
-	if len(e) != 1 || e[0].Kind != prefix.ScaleGroup || e[0].Group != "g0" || e[0].Target != 6 || e[0].RequestID == "" {
-		t.Fatalf("journal after the scale: %+v, want the one per-group scale of g0 to 6 with its request id", e)
-	}
-	if !run.Explains("journal", "g0", 4, 6) {
+	if !s.plans.explains("journal", "g0", 4, 6) {
 		t.Fatal("the run's own scale does not explain g0's move from 4 to 6")
 	}
+	if s.plans.explains("journal", "g0", 4, 8) || s.plans.explains("other", "g0", 4, 6) {
+		t.Fatal("the scale explains a move to another count, or in another prefix")
+	}
+}
+
+// testScaler is a scaler with the run's memory, reader and watcher of its own.
+func testScaler(api *client.Client, p, g string, target int32, diags *diag.Diagnostics) *scaler {
+	return &scaler{api: api, locks: &keyedMutex{}, p: p, g: g, target: target, diags: diags, plans: &planRegistry{},
+		reads: newGroupReader(api), watch: prefix.NewWatcher(api, prefix.Options{})}
 }
 
 // A take-over whose second per-group scale fails returns what it did
@@ -606,7 +609,8 @@ func TestTakeOverFailingPartWayReturnsWhatItDid(t *testing.T) {
 	c.InjectFault(coordinator.Fault{Method: "POST", Path: "/coord/v1/streams/partial/groups/c/scale", Kind: coordinator.FaultRespond,
 		Status: 422, ErrorCode: "VALIDATION_FAILED", Message: "refused", Times: 10})
 	var diags diag.Diagnostics
-	s := &scaler{api: api, locks: &keyedMutex{}, p: "partial", g: "a", target: 8, diags: &diags, mutation: m}
+	s := testScaler(api, "partial", "a", 8, &diags)
+	s.mutation = m
 	out := s.start(ctx)
 	if !diags.HasError() {
 		t.Fatalf("the take-over succeeded although c's scale was refused: %v", diags)

@@ -71,7 +71,16 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 
 func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finished map[string]bool) error {
 	seenViolations := map[string]bool{}
-	wt := s.watcher().Watch(ctx, s.p, out.migrations)
+	// A revert whose rollback has finished stays ROLLED_BACK while the rest finish.
+	keep, awaited := false, map[string]client.Migration{}
+	for name, m := range out.migrations {
+		if finished[name] = m.Finished(); finished[name] {
+			keep = keep || out.state == client.MigrationRolledBack
+		} else {
+			awaited[name] = m
+		}
+	}
+	wt := s.watch.Watch(ctx, s.p, awaited)
 	defer wt.Close()
 	for !allDone(out, finished) {
 		seen, err := wt.Next(ctx)
@@ -95,7 +104,9 @@ func (s *scaler) awaitMigrations(ctx context.Context, out *scaleOutcome, finishe
 				wt.Forget(name)
 			}
 		}
-		out.state = aggregateState(out.migrations)
+		if !keep {
+			out.state = aggregateState(out.migrations)
+		}
 	}
 	return nil
 }
@@ -107,14 +118,6 @@ func allDone(out *scaleOutcome, finished map[string]bool) bool {
 		}
 	}
 	return true
-}
-
-// watcher is the run's Watcher; a unit test's scaler gets its own.
-func (s *scaler) watcher() *prefix.Watcher {
-	if s.watch == nil {
-		s.watch = prefix.NewWatcher(s.api, prefix.Options{})
-	}
-	return s.watch
 }
 
 // Invariant violations (GET .../assignments) are read only for a migration
@@ -238,7 +241,6 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	}
 	tflog.Info(ctx, "waiting for active migrations of the stream prefix before scaling", map[string]any{"stream_prefix": s.p, "migrations": len(blocking)})
 	// The inner wait's diagnostics would describe the other migrations as ours.
-	s.watcher() // shared with the inner wait and the scale's own wait after it
 	inner := *s
 	var scratch diag.Diagnostics
 	inner.diags = &scratch
@@ -249,7 +251,8 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	detail := blockingMigrationsDetail(s.p, s.target, blocking)
 	if len(others.waitingForConsumer) > 0 {
 		detail += "\n\nA scale-out among them has no live consumer, so it will not finish by itself: start a consumer, or roll it back:\n" + rollbackCalls(s.p, blocking)
-	} else if ctx.Err() != nil {
+	} else if d, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(d) {
+		// The wait's last poll round may end on the deadline before ctx does.
 		detail += "\n\nThey did not finish within the timeout. " + inner.describeUnfinished(others, nil)
 	}
 	s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards while another resharding is in progress", s.p, s.target), detail)

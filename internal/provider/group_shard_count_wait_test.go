@@ -139,7 +139,8 @@ func TestScaleWaitPace(t *testing.T) {
 			}
 		}
 		d := &diag.Diagnostics{}
-		s := &scaler{api: api, locks: &keyedMutex{}, p: p, g: "g0", target: 2, diags: d, watch: watch}
+		s := testScaler(api, p, "g0", 2, d)
+		s.watch = watch
 		out := s.start(ctx)
 		if out == nil || d.HasError() {
 			t.Fatalf("scale of %s did not start: %v", p, *d)
@@ -240,13 +241,13 @@ func TestViolationsCheckDue(t *testing.T) {
 	}
 }
 
-// A revert's wait is for its unfinished migrations alone (unfinished);
-// absorb brings back their last state and drops the groups the wait
-// stopped tracking because this apply deleted them (untrackDeleted), so
-// migration_ids never lists a group whose migration ended with it. The
-// revert's rollback keeps its ROLLED_BACK state. (Adversarial review, stop
-// 39: absorb kept the deleted group.)
-func TestScaleOutcomeAbsorbDropsWhatTheWaitUntracked(t *testing.T) {
+// A revert's wait is for its unfinished migrations alone; it drops the
+// groups it stopped tracking because this apply deleted them
+// (untrackDeleted), so migration_ids never lists a group whose migration
+// ended with it, and the revert's finished rollback keeps its ROLLED_BACK
+// state. (Adversarial review, stop 39: the wait's outcome kept the deleted
+// group.)
+func TestScaleWaitDropsWhatItUntracked(t *testing.T) {
 	m := func(id string, state client.MigrationState) client.Migration {
 		return client.Migration{ReshardingID: id, State: state, FromShardCount: 4, ToShardCount: 3}
 	}
@@ -254,23 +255,46 @@ func TestScaleOutcomeAbsorbDropsWhatTheWaitUntracked(t *testing.T) {
 	o.track("a", m("r-a", client.MigrationRolledBack))
 	o.track("b", m("r-b", client.MigrationActive))
 	o.track("c", m("r-c", client.MigrationActive))
-	o.waitingForConsumer["c"] = true
 	o.state = client.MigrationRolledBack
-	waited := o.unfinished()
-	if waited == o || len(waited.migrations) != 2 {
-		t.Fatalf("the wait's outcome: %+v, want b and c apart from o", waited.migrations)
+	// b has finished; c is gone, deleted by this apply; a is never read.
+	reader := &fakeWaitReader{groups: []client.Group{{StreamPrefix: "p", ConsumerGroup: "b", ShardCount: 3}},
+		final: map[string]client.Migration{"r-b": m("r-b", client.MigrationDeprecated)}}
+	var d diag.Diagnostics
+	s := &scaler{p: "p", g: "b", target: 3, diags: &d, plans: &planRegistry{}, watch: prefix.NewWatcher(reader, prefix.Options{})}
+	s.plans.note("p", "c", func(rg *runGroup) { rg.deleted = &client.Group{} })
+	if !s.wait(context.Background(), o) || d.HasError() {
+		t.Fatalf("the wait did not settle: %v", d)
 	}
-	s := &scaler{p: "p"}
-	s.untrackDeleted(context.Background(), waited, "c")
-	waited.migrations["b"] = m("r-b", client.MigrationDeprecated)
-	o.absorb(waited)
 	if _, ok := o.migrations["c"]; ok || o.waitingForConsumer["c"] {
 		t.Errorf("the group the wait untracked is still tracked: %+v, waiting for a consumer %v", o.migrations, o.waitingForConsumer)
 	}
 	if o.migrations["a"].State != client.MigrationRolledBack || o.migrations["b"].State != client.MigrationDeprecated {
-		t.Errorf("absorbed: %+v, want a ROLLED_BACK and b DEPRECATED", o.migrations)
+		t.Errorf("after the wait: %+v, want a ROLLED_BACK and b DEPRECATED", o.migrations)
 	}
 	if o.state != client.MigrationRolledBack {
 		t.Errorf("state %s, want the revert's ROLLED_BACK", o.state)
 	}
+	if reader.reads["r-a"] {
+		t.Error("the wait read the finished rollback")
+	}
+}
+
+type fakeWaitReader struct {
+	mu     sync.Mutex
+	groups []client.Group
+	final  map[string]client.Migration
+	reads  map[string]bool
+}
+
+func (f *fakeWaitReader) Groups(context.Context) ([]client.Group, error) { return f.groups, nil }
+
+func (f *fakeWaitReader) GetMigration(_ context.Context, _, _, id string) (*client.Migration, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.reads == nil {
+		f.reads = map[string]bool{}
+	}
+	f.reads[id] = true
+	m := f.final[id]
+	return &m, nil
 }

@@ -119,11 +119,11 @@ func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler,
 	for name, c := range s.planned {
 		reviewed.Groups = append(reviewed.Groups, client.Group{StreamPrefix: s.p, ConsumerGroup: name, ShardCount: int32(c)})
 	}
-	now := prefix.Record{Prefix: s.p}
+	var now prefix.Record
 	if s.basis != nil {
 		now = *s.basis
-	} else if groups, ok := s.prefixGroups(ctx, false); ok {
-		now.Groups = groups
+	} else if rec, ok := s.readPrefix(ctx, false); ok {
+		now = rec
 	} else {
 		return false
 	}

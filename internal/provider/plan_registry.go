@@ -2,20 +2,61 @@ package provider
 
 import (
 	"context"
-	"sort"
 	"sync"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
-// planRegistry is what one run does to each group. Terraform re-plans during
+// planRegistry is what one run does to each group and prefix. Terraform re-plans during
 // apply, after some of the run's creates and deletes, and that plan must give
 // the first one's values: it reads here what the run itself did.
 type planRegistry struct {
-	mu          sync.Mutex
-	groups      map[groupKey]*runGroup
-	shardCounts map[string]map[string]int // stream prefix → consumer group → shard-count plans
+	mu       sync.Mutex
+	groups   map[groupKey]*runGroup
+	prefixes map[string]*runPrefix
+}
+
+// runPrefix is what the run does to a stream prefix as a whole.
+type runPrefix struct {
+	shardCounts map[string]bool // consumer groups with a shard-count plan
+	scales      prefix.Scales   // the run's executor's steps on the prefix
+}
+
+// ofPrefix is p's record; callers hold r.mu.
+func (r *planRegistry) ofPrefix(p string) *runPrefix {
+	if r.prefixes == nil {
+		r.prefixes = map[string]*runPrefix{}
+	}
+	if r.prefixes[p] == nil {
+		r.prefixes[p] = &runPrefix{shardCounts: map[string]bool{}}
+	}
+	return r.prefixes[p]
+}
+
+// noteScale journals a step of the run's executor on prefix p.
+func (r *planRegistry) noteScale(p string, target int32, planned map[string]int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rp := r.ofPrefix(p)
+	rp.scales = append(rp.scales, prefix.Scale{Target: target, Planned: planned})
+}
+
+// strikeScale removes the last step journaled for p, proved not to have
+// reached the coordinator.
+func (r *planRegistry) strikeScale(p string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if rp := r.ofPrefix(p); len(rp.scales) > 0 {
+		rp.scales = rp.scales[:len(rp.scales)-1]
+	}
+}
+
+// explains reports that a step of this run took group n of prefix p from was to now.
+func (r *planRegistry) explains(p, n string, was, now int64) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.ofPrefix(p).scales.Explains(n, was, now)
 }
 
 type runGroup struct {
@@ -66,14 +107,14 @@ func (r *planRegistry) of(p, g string) runGroup {
 
 // planBasisOfPrefix is prefix p's groups as when this run was planned, from a
 // listing taken now; it also reports whether this run deleted g.
-func planBasisOfPrefix(r *planRegistry, run *prefix.Run, groups []client.Group, p, g string) (map[string]client.Group, bool) {
+func planBasisOfPrefix(r *planRegistry, groups []client.Group, p, g string) (map[string]client.Group, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	out := map[string]client.Group{}
 	for _, grp := range groups {
 		rg := r.groups[groupKey{p, grp.ConsumerGroup}]
 		if grp.StreamPrefix == p && (rg == nil || rg.created == nil && (!rg.creating || grp.ConsumerGroup == g)) {
-			out[grp.ConsumerGroup] = run.AsPlanned(grp)
+			out[grp.ConsumerGroup] = r.ofPrefix(p).scales.AsPlanned(grp)
 		}
 	}
 	for k, rg := range r.groups {
@@ -118,25 +159,13 @@ func (r *planRegistry) registerGroupCreateOfPrefix(p, g string, c plannedGroupCr
 	return out
 }
 
-// registerShardCount returns the prefix's groups with a shard-count plan, sorted, one entry per plan.
+// registerShardCount returns the prefix's groups with a shard-count plan, sorted.
 func (r *planRegistry) registerShardCount(p, g string) []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.shardCounts == nil {
-		r.shardCounts = map[string]map[string]int{}
-	}
-	if r.shardCounts[p] == nil {
-		r.shardCounts[p] = map[string]int{}
-	}
-	r.shardCounts[p][g]++
-	var all []string
-	for name, n := range r.shardCounts[p] {
-		for i := 0; i < n; i++ {
-			all = append(all, name)
-		}
-	}
-	sort.Strings(all)
-	return all
+	rp := r.ofPrefix(p)
+	rp.shardCounts[g] = true
+	return sortedKeys(rp.shardCounts)
 }
 
 // deletedAsPlanned is the group as this run's plan saw it: a refresh does not

@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
 
 // TestAccGroup_renameAfterScaleUsesCurrentCount: after the prefix was scaled
@@ -117,5 +118,89 @@ func TestAccGroup_createdTogetherWithAndWithoutCount(t *testing.T) {
 		if _, err := a.group(t, p, g); err == nil {
 			t.Fatalf("group %s was created", g)
 		}
+	}
+}
+
+func TestPlanRegistryExplains(t *testing.T) {
+	planned := map[string]int64{"a": 4, "b": 4}
+	type step struct {
+		target  int32
+		planned map[string]int64
+	}
+	cases := []struct {
+		name   string
+		steps  []step
+		strike bool
+		n      string
+		was    int64
+		now    int64
+		want   bool
+	}{
+		{name: "nothing journaled", n: "a", was: 4, now: 6},
+		{name: "the run's stream scale, as planned", steps: []step{{6, planned}}, n: "a", was: 4, now: 6, want: true},
+		{name: "another target", steps: []step{{8, planned}}, n: "a", was: 4, now: 6},
+		{name: "the plan saw the group at another count", steps: []step{{6, planned}}, n: "a", was: 3, now: 6},
+		{name: "a group the plan did not show", steps: []step{{6, planned}}, n: "c", was: 4, now: 6},
+		{name: "a plan that could not preview", steps: []step{{6, nil}}, n: "c", was: 4, now: 6, want: true},
+		{name: "a revert's rollback", steps: []step{{4, map[string]int64{"a": 6}}}, n: "a", was: 6, now: 4, want: true},
+		{name: "struck: proved not sent", steps: []step{{6, planned}}, strike: true, n: "a", was: 4, now: 6},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			var r planRegistry
+			for _, st := range tc.steps {
+				r.noteScale("orders", st.target, st.planned)
+			}
+			if tc.strike {
+				r.strikeScale("orders")
+			}
+			if got := r.explains("orders", tc.n, tc.was, tc.now); got != tc.want {
+				t.Fatalf("explains(%q, %d→%d) = %v, want %v", tc.n, tc.was, tc.now, got, tc.want)
+			}
+			if r.explains("other", tc.n, tc.was, tc.now) {
+				t.Fatal("a step of one prefix explained a group of another")
+			}
+		})
+	}
+}
+
+func TestPlanRegistryAsPlanned(t *testing.T) {
+	var r planRegistry
+	grp := func(name string, count int32, am *client.Migration) client.Group {
+		return client.Group{StreamPrefix: "orders", ConsumerGroup: name, ShardCount: count, ActiveMigration: am}
+	}
+	basis := func(g client.Group) int32 {
+		out, _ := planBasisOfPrefix(&r, []client.Group{g}, g.StreamPrefix, "")
+		return out[g.ConsumerGroup].ShardCount
+	}
+	if got := basis(grp("a", 6, nil)); got != 6 {
+		t.Fatalf("nothing journaled: %d, want the group as it is", got)
+	}
+	r.noteScale("orders", 6, map[string]int64{"a": 4, "b": 4})
+	for _, tc := range []struct {
+		name string
+		in   client.Group
+		want int32
+	}{
+		{"at the target", grp("a", 6, nil), 4},
+		{"under way to it", grp("b", 4, &client.Migration{ToShardCount: 6, State: client.MigrationActive}), 4},
+		{"at another count", grp("a", 5, nil), 5},
+		{"not in the plan", grp("c", 6, nil), 6},
+	} {
+		if got := basis(tc.in); got != tc.want {
+			t.Errorf("%s: %d, want %d", tc.name, got, tc.want)
+		}
+	}
+	// A later step with an empty plan (a created group's rescale) explains
+	// nothing and hides nothing.
+	r.noteScale("orders", 6, map[string]int64{})
+	if got := basis(grp("a", 6, nil)); got != 4 {
+		t.Fatalf("after an empty-plan step: %d, want the count planned by the stream scale (4)", got)
+	}
+	if r.explains("orders", "c", 5, 6) {
+		t.Fatal("an empty-plan step explained a group it did not plan")
+	}
+	if got := basis(client.Group{StreamPrefix: "payments", ConsumerGroup: "a", ShardCount: 6}); got != 6 {
+		t.Fatalf("a group of another prefix: %d, want 6", got)
 	}
 }

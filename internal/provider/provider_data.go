@@ -19,7 +19,6 @@ type providerData struct {
 	prefixLocks *keyedMutex
 	watch       *prefix.Watcher
 	plans       planRegistry
-	run         prefix.Run
 	// configUnknown is set only during a plan whose provider block depends on
 	// resources not yet created; api is nil then.
 	configUnknown []string
