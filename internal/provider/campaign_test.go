@@ -87,8 +87,10 @@ const (
 // is what Terraform's re-plan during apply plans too); seed 262265727, a
 // saved -replace of a prefix's only group, which takes its own count, beside
 // a new sibling that inherits it, applied after the group was restored to
-// another count (refused before the DELETE).
-var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130, 193420018, 1127, 427, 541671718, 262265727}
+// another count (refused before the DELETE); seed 506429732, another actor's
+// re-create of a drained group, whose create at 0 shards is refused, leaving
+// the group deleted (the campaign's model must know it is gone).
+var campaignFixedSeeds = []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 86, 826794327, 660566742, 660566827, 660566797, 660566690, 530108684, 530108562, 530108553, 530108948, 530108894, 530108506, 772216357, 772216038, 772216130, 193420018, 1127, 427, 541671718, 262265727, 506429732}
 
 // campaignSettings are one run's knobs, from the environment.
 type campaignSettings struct {
