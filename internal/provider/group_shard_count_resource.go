@@ -1,6 +1,7 @@
 package provider
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -253,9 +254,9 @@ func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string,
 	}
 	m.MetadataVersion, m.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
 	mark := markOf(group)
-	diags.Append(setMetadataRegression(ctx, private, nil)...)
-	diags.Append(setGroupSeen(ctx, private, group)...)
-	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
+		r.MetadataRegression, r.GroupSeen, r.EpochsSeen = nil, group, &mark
+	})...)
 	return true
 }
 
@@ -278,12 +279,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	s := &scaler{
-		api: r.pd.api, timing: r.pd.timing, locks: r.pd.prefixLocks, p: p, g: g, target: target,
-		watch:            r.pd.watch,
-		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
+		providerData: r.pd, p: p, g: g, target: target, rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
-		reads: r.pd.groups,
+		planned:  plannedAffectedGroups(ctx, plan.Resharding),
 	}
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
@@ -320,15 +318,14 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.Resharding = planned
 		r.settleComputed(ctx, s, &plan, out, read)
 		diags.Append(setState(ctx, state, &plan)...)
-		diags.Append(setPendingWait(ctx, private, pending)...)
-		diags.Append(setMetadataRegression(ctx, private, nil)...)
-		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })...)
-		if s.self != nil {
-			// A plan without a refresh must not see the migration waited for as under way.
-			diags.Append(setGroupSeen(ctx, private, s.self)...)
-			mark := markOf(s.self)
-			diags.Append(setEpochsSeen(ctx, private, &mark)...)
-		}
+		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
+			r.PendingWait, r.MetadataRegression, r.PrefixSeen = pending, nil, nil
+			if s.self != nil {
+				// A plan without a refresh must not see the migration waited for as under way.
+				mark := markOf(s.self)
+				r.GroupSeen, r.EpochsSeen = s.self, &mark
+			}
+		})...)
 	}
 
 	// Later reads of the prefix must not be served from a listing taken before start's sends.
@@ -349,10 +346,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
 		r.settleComputed(ctx, s, &plan, out, true)
 		diags.Append(setState(ctx, state, &plan)...)
-		diags.Append(setPendingWait(ctx, private, false)...)
-		if s.self != nil {
-			diags.Append(setGroupSeen(ctx, private, s.self)...)
-		}
+		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
+			r.PendingWait, r.GroupSeen = false, cmp.Or(s.self, r.GroupSeen)
+		})...)
 		return
 	}
 	if !out.unfinished() || plan.WaitFor.ValueString() == waitForAccepted {

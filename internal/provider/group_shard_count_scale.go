@@ -17,9 +17,8 @@ import (
 // scaler brings every group of a stream prefix to one target shard count,
 // starting a stream-level scale or taking over migrations already under way.
 type scaler struct {
-	api              *client.Client
-	timing           settleTiming
-	locks            *keyedMutex
+	// The configured provider's client, locks, reader, watcher and run memory (plans).
+	*providerData
 	p, g             string
 	target           int32
 	rollbackOnRevert bool
@@ -35,13 +34,8 @@ type scaler struct {
 	// recorded after the change needs no read of its own.
 	self          *client.Group
 	selfSinceSend bool
-	// plans is the run's memory of its prefixes (plan_registry.go).
-	plans *planRegistry
 	// planned: the prefix's groups as the plan showed them.
 	planned map[string]int64
-	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads is the run's group reader, told of every send.
-	reads *groupReader
 	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
 	// first holds the executor to the prefix as the apply found it: the plan's
@@ -60,7 +54,7 @@ func (s *scaler) note() {
 
 // sent runs before and after a send, so no listing answered before either
 // serves a later read of the prefix.
-func (s *scaler) sent() { s.reads.noteMutation(s.p) }
+func (s *scaler) sent() { s.groups.noteMutation(s.p) }
 
 // impliedAfterSend is the group as this apply's answers imply, from a reading
 // older than the last send. Metadata version and epochs stay as read: a lower
@@ -215,7 +209,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	defer release()
 	for {
 		if takeOver && unlock == nil {
-			unlock = s.locks.Lock(s.p)
+			unlock = s.prefixLocks.Lock(s.p)
 		}
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
@@ -275,7 +269,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			}
 			continue
 		case unlock == nil:
-			unlock = s.locks.Lock(s.p)
+			unlock = s.prefixLocks.Lock(s.p)
 			continue
 		}
 		if d.Sends() && !s.basisHolds(rec) {
@@ -359,15 +353,9 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool { return s.plans.of(s.p, g).own() }
-	moved := s.first.Moved(rec, s.target, ours)
-	if len(moved) == 0 {
-		return true
-	}
-	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
-		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"Sending more now would make a change nobody reviewed. %s\n\n"+staleBasisNext, s.first, strings.Join(moved, "; "), s.nothingSent()))
-	return false
+	return refuseStale(s.diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
+		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then", s.first),
+		s.first.Moved(rec, s.target, s.ours(s.p, rec)), "Sending more now would make a change nobody reviewed. "+s.nothingSent())
 }
 
 func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
@@ -382,7 +370,11 @@ func (s *scaler) refused(d prefix.Decision) bool {
 	case d.Refusal == nil:
 		return false
 	case d.Refusal.Kind == prefix.WaitOnlyStale:
-		s.refuseWaitOnly(&d.Refusal.Groups[0])
+		gi := d.Refusal.Groups[0]
+		refuseStale(s.diags, fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p),
+			fmt.Sprintf("The plan waits for the migration under way to %d shards and sends no scale, but since then", s.target),
+			[]string{fmt.Sprintf("group %q now has %d shards%s", gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(&gi))},
+			"Sending a scale now would make a change nobody reviewed, so nothing was sent to the coordinator.")
 	default:
 		summary, detail := refusalText(s.p, s.target, s.rollbackOnRevert, d.Refusal)
 		s.diags.AddError(summary, detail+"\n\n"+s.nothingSent())
@@ -531,14 +523,6 @@ func orNone(items []string) string {
 	return strings.Join(items, "; ")
 }
 
-func (s *scaler) refuseWaitOnly(gi *client.Group) {
-	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
-		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
-			"now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-			staleBasisNext,
-		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
-}
-
 // errDiagnosed: a read-back failed and said so in the diagnostics.
 var errDiagnosed = errors.New("reported in the diagnostics")
 
@@ -555,7 +539,7 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
 		RequestID: m.RequestID,
 		Send: func(ctx context.Context) (*scaleOutcome, error) {
-			unlock := s.locks.Lock(s.p)
+			unlock := s.prefixLocks.Lock(s.p)
 			defer unlock()
 			// Journaled under the prefix lock, so a create of the prefix in
 			// this apply either precedes the scale or sees it.
