@@ -185,14 +185,14 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pending, diags := readPendingWait(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	// A plan that keeps the count and leaves migration_ids to the apply (a
 	// wait, a split prefix's repair) runs the executor, as a change does; a
 	// pending wait sends nothing.
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	recreated := r.pd.plans.of(p, g).create != nil
-	if plan.ShardCount.Equal(state.ShardCount) && !pending && !plan.MigrationIDs.IsUnknown() {
+	if plan.ShardCount.Equal(state.ShardCount) && !rec.PendingWait && !plan.MigrationIDs.IsUnknown() {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		if plan.MetadataVersion.IsUnknown() {
 			plan.MetadataVersion = state.MetadataVersion
@@ -200,12 +200,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		if plan.Resharding.IsUnknown() {
 			plan.Resharding = state.Resharding
 		}
-		if reg, d := readMetadataRegression(ctx, req.Private); reg != nil {
-			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
-		} else {
-			resp.Diagnostics.Append(d...)
-		}
-		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(pr *privateRecord) {
+			if rec.MetadataRegression != nil {
+				pr.EpochsSeen = acknowledgedMark(rec.MetadataRegression)
+			}
+			pr.MetadataRegression = nil
+		})...)
 		if recreated && !r.newLifecycle(ctx, p, g, &plan, resp.Private, &resp.Diagnostics) {
 			return
 		}
@@ -218,14 +218,10 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	var resumed *groupShardCountModel
-	if pending {
+	if rec.PendingWait {
 		resumed = &state
 	}
-	seen, diags := readGroupSeen(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	seen := rec.GroupSeen
 	if r.pd.plans.of(p, g).deleted != nil {
 		// This apply replaced the group: the refresh's record is the old group's.
 		seen = nil
@@ -258,11 +254,6 @@ func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string,
 		r.MetadataRegression, r.GroupSeen, r.EpochsSeen = nil, group, &mark
 	})...)
 	return true
-}
-
-func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.PendingWait, diags
 }
 
 func setPendingWait(ctx context.Context, private privateSetter, pending bool) diag.Diagnostics {
