@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -71,18 +73,13 @@ func (s *rollbackSurvey) splitDetail() string {
 			completed = append(completed, gm.group)
 		}
 	}
-	seen := map[int32]bool{}
-	var counts []int
+	counts := map[int32]bool{}
 	for _, gm := range s.active {
-		if !seen[gm.m.FromShardCount] {
-			seen[gm.m.FromShardCount] = true
-			counts = append(counts, int(gm.m.FromShardCount))
-		}
+		counts[gm.m.FromShardCount] = true
 	}
-	sort.Ints(counts)
-	froms := make([]string, len(counts))
-	for i, c := range counts {
-		froms[i] = fmt.Sprint(c)
+	var froms []string
+	for _, c := range slices.Sorted(maps.Keys(counts)) {
+		froms = append(froms, fmt.Sprint(c))
 	}
 	old, count := froms[0], froms[0]
 	if len(froms) > 1 {

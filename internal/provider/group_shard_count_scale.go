@@ -80,8 +80,6 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	return &g
 }
 
-func (s *scaler) deletedInRun(g string) bool { return s.plans.of(s.p, g).deleted != nil }
-
 // scaleOutcome is what the scaler started or adopted, without noop migrations.
 type scaleOutcome struct {
 	previous           *int32
@@ -222,11 +220,15 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		in := s.input(rec, known)
 		in.TakeOver, in.Waited = takeOver, waited
 		d := prefix.Decide(in)
-		// What this apply's stream scale started is recorded whatever
-		// stops the apply after it.
+		// What this apply's stream scale started (a part-way scale refused
+		// with 409 on its client retry included) is recorded whatever stops
+		// the apply after it.
 		var landed *scaleOutcome
-		if s.before != nil {
-			landed = s.landedOutcome(rec, known)
+		if out, _, found := s.landedIn(rec, known, false); s.before != nil && out.changed() {
+			landed = out
+			if s.landed == nil {
+				s.landed = found
+			}
 		}
 		if s.refused(d) {
 			return landed
@@ -300,19 +302,6 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 		s.self = &g
 	}
 	return rec, true
-}
-
-// landedOutcome is what this apply's stream scale started, as rec shows it,
-// including a part-way scale refused with 409 on its client retry.
-func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
-	out, _, found := s.landedIn(rec, underWay, false)
-	if !out.changed() {
-		return nil
-	}
-	if s.landed == nil {
-		s.landed = found
-	}
-	return out
 }
 
 // landedIn is the one rule of what this apply's stream scale did, as rec
