@@ -286,11 +286,9 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 		return "no live consumers: a scale-out only completes once a consumer joins and converges"
 	}
 	if a, err := s.api.Assignments(ctx, s.p, name); err == nil && len(a.RevokeProgress) > 0 {
-		var parts []string
-		for _, member := range sortedKeys(a.RevokeProgress) {
-			parts = append(parts, fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member])))
-		}
-		return "revoke in progress: " + strings.Join(parts, ", ")
+		return "revoke in progress: " + joinEach(sortedKeys(a.RevokeProgress), ", ", func(member string) string {
+			return fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member]))
+		})
 	}
 	if m.State == client.MigrationDraining && scaleIn {
 		return fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
@@ -306,11 +304,16 @@ func shardRange(p string, from, to int32) string {
 }
 
 func shardList(ids []client.ShardID) string {
-	var parts []string
-	for _, id := range ids {
-		parts = append(parts, fmt.Sprint(id.ShardIndex))
+	return "[" + joinEach(ids, ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }) + "]"
+}
+
+// joinEach joins f of each item with sep.
+func joinEach[T any](items []T, sep string, f func(T) string) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = f(it)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return strings.Join(out, sep)
 }
 
 func sortedKeys[V any](m map[string]V) []string {
