@@ -1,7 +1,6 @@
 package provider
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -331,15 +330,11 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	if diags.HasError() || out == nil {
 		return
 	}
-	if !out.changed() && resumed != nil && resumed.ShardCount.Equal(plan.ShardCount) {
+	if !out.changed() && s.waitOnly {
 		// The migration being resumed finished in the meantime.
-		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
-		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
-		r.settleComputed(ctx, s, &plan, out, true)
-		diags.Append(setState(ctx, state, &plan)...)
-		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
-			r.PendingWait, r.GroupSeen = false, cmp.Or(s.self, r.GroupSeen)
-		})...)
+		plan.MigrationIDs, plan.PreviousShardCount = resumed.MigrationIDs, resumed.PreviousShardCount
+		idsPlanned, out.state = true, client.MigrationDeprecated
+		record(out, false, true)
 		return
 	}
 	if !out.unfinished() || plan.WaitFor.ValueString() == waitForAccepted {
