@@ -38,17 +38,12 @@ func (s *rollbackSurvey) splitsPrefix() bool {
 	if s.group != "" || len(s.active) == 0 {
 		return false
 	}
-	after := map[int32]map[int32]bool{}
+	after := map[int32]int32{} // a count now, and where its groups end
 	for _, gm := range s.everyGroup() {
-		if after[gm.shardCount] == nil {
-			after[gm.shardCount] = map[int32]bool{}
-		}
-		after[gm.shardCount][s.countAfter(gm)] = true
-	}
-	for _, counts := range after {
-		if len(counts) > 1 {
+		if a, ok := after[gm.shardCount]; ok && a != s.countAfter(gm) {
 			return true
 		}
+		after[gm.shardCount] = s.countAfter(gm)
 	}
 	return false
 }
@@ -114,24 +109,19 @@ func (s *rollbackSurvey) describeMigration(gm groupMigration) string {
 }
 
 func (s *rollbackSurvey) leavesSplit() string {
-	if s.group == "" || len(s.active) != 1 || len(s.siblings) == 0 {
+	if s.group == "" || len(s.active) != 1 {
 		return ""
 	}
 	after := s.active[0].m.FromShardCount
-	var others []string
-	split := false
-	for _, sib := range s.siblings {
-		others = append(others, fmt.Sprintf("%q (%d shards)", sib.group, sib.shardCount))
-		split = split || sib.shardCount != after
-	}
-	if !split {
+	if !slices.ContainsFunc(s.siblings, func(sib groupMigration) bool { return sib.shardCount != after }) {
 		return ""
 	}
+	others := joinEach(s.siblings, ", ", func(sib groupMigration) string { return fmt.Sprintf("%q (%d shards)", sib.group, sib.shardCount) })
 	return fmt.Sprintf("This leaves stream prefix %q at different shard counts: group %q goes back to %d shards, and the prefix's other "+
 		"groups keep theirs: %s. Producers route with one count per prefix, so entries would land on shards some groups never read. "+
 		"To bring the prefix back to one count afterwards, scale it with redisstreamcoordinator_group_shard_count (a stream-level scale "+
 		"reshards every group that is not at the target count), or roll back the whole prefix instead (omit consumer_group), which "+
-		"refuses when it would split the prefix.", s.prefix, s.group, after, strings.Join(others, ", "))
+		"refuses when it would split the prefix.", s.prefix, s.group, after, others)
 }
 
 func quotedList(names []string) string {

@@ -217,9 +217,12 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			// recorded without another read.
 			return merged(&scaleOutcome{migrations: known}, nil)
 		}
-		in := s.input(rec, known)
-		in.TakeOver, in.Waited = takeOver, waited
-		d := prefix.Decide(in)
+		mine := known
+		if s.waitOnly && known == nil {
+			mine = prefix.ResumedWait(rec, s.target, s.resumed)
+		}
+		d := prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly,
+			Known: mine, TakeOver: takeOver, Waited: waited})
 		// What this apply's stream scale started (a part-way scale refused
 		// with 409 on its client retry included) is recorded whatever stops
 		// the apply after it.
@@ -347,13 +350,6 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 		s.first.Moved(rec, s.target, s.ours(s.p, rec)), "Sending more now would make a change nobody reviewed. "+s.nothingSent())
 }
 
-func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
-	if s.waitOnly && known == nil {
-		known = prefix.ResumedWait(rec, s.target, s.resumed)
-	}
-	return prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly, Known: known}
-}
-
 func (s *scaler) refused(d prefix.Decision) bool {
 	switch {
 	case d.Refusal == nil:
@@ -415,7 +411,11 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 				did = append(did, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
 			}
 		case prefix.Rollback:
-			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
+			mut := s.mutation
+			mut.RequestID = s.api.NewRequestID("rollback-migration")
+			s.note()
+			m, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, gi.ConsumerGroup, am.ReshardingID, mut)
+			s.sent()
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
 					"Done so far: "+orNone(did)+".")
@@ -628,15 +628,6 @@ func lostAnswerCause(err error) string {
 		return "no answer before the operation was interrupted"
 	}
 	return "no answer (the connection was reset, closed or timed out)"
-}
-
-func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
-	m := s.mutation
-	m.RequestID = s.api.NewRequestID("rollback-migration")
-	s.note()
-	mig, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, g, reshardingID, m)
-	s.sent()
-	return mig, err
 }
 
 // scaleGroup: a scale is not idempotent while its migration is active, so a
