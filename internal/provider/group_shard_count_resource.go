@@ -435,8 +435,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if lost := r.followMigration(ctx, &state, group, resp.Private, &resp.Diagnostics); lost != "" && reg == nil {
 		reg = lostMigrationRegression(highest, group, lost, state.AckMetadataVersion)
 	}
-	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(pr *privateRecord) { pr.MetadataRegression, pr.GroupSeen = reg, group })...)
 	resp.Diagnostics.Append(r.recordSiblingsSeen(ctx, resp.Private, group)...)
 	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)

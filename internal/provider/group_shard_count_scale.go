@@ -65,17 +65,16 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	if !ok {
 		return &g
 	}
+	g.ActiveMigration = &m
 	switch m.State {
 	case client.MigrationPreparing:
 	case client.MigrationRolledBack, client.MigrationRollingBack:
-		g.ShardCount = m.FromShardCount
+		g.ShardCount, g.ActiveMigration = m.FromShardCount, nil
 	default:
 		g.ShardCount = m.ToShardCount
 	}
-	g.ActiveMigration = nil
-	if !m.Finished() && m.State != client.MigrationRolledBack && m.State != client.MigrationRollingBack {
-		mm := m
-		g.ActiveMigration = &mm
+	if m.Finished() {
+		g.ActiveMigration = nil
 	}
 	return &g
 }
