@@ -491,15 +491,10 @@ func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.
 }
 
 func plannedAffectedGroups(ctx context.Context, resharding types.Object) map[string]int64 {
-	if resharding.IsNull() || resharding.IsUnknown() {
-		return nil
-	}
+	// A null or unknown object has no attributes.
 	v, ok := resharding.Attributes()["affected_groups"].(types.Map)
-	if !ok || v.IsNull() || v.IsUnknown() {
-		return nil
-	}
 	out := map[string]int64{}
-	if diags := v.ElementsAs(ctx, &out, false); diags.HasError() {
+	if !ok || v.IsNull() || v.IsUnknown() || v.ElementsAs(ctx, &out, false).HasError() {
 		return nil
 	}
 	return out
