@@ -462,7 +462,8 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
-// merged takes nil outcomes and returns nil when neither changed anything.
+// merged takes nil outcomes and returns nil when neither changed anything;
+// neither is waited for yet, so neither waits for a consumer.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
 	for _, o := range []*scaleOutcome{a, b} {
@@ -471,9 +472,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		}
 		for g, m := range o.migrations {
 			out.track(g, m)
-		}
-		for g := range o.waitingForConsumer {
-			out.waitingForConsumer[g] = true
 		}
 	}
 	if !out.changed() {
