@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -139,14 +140,13 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if !ok {
 		return nil
 	}
-	s.basis = &rec
 	group := rec.Group(s.g)
 	if group == nil {
 		if rec, group, ok = s.confirmMissing(ctx); !ok {
 			return nil
 		}
-		s.basis = &rec
 	}
+	s.basis = &rec
 	s.self = group
 	if s.checkBasis != nil {
 		if !s.checkBasis(ctx, group) {
@@ -694,12 +694,6 @@ func provedNotApplied(err error) bool {
 		return true
 	}
 	apiErr, ok := client.AsAPIError(err)
-	if !ok {
-		return false
-	}
-	switch apiErr.HTTPStatus {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
-		return true
-	}
-	return false
+	return ok && slices.Contains([]int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+		http.StatusUnprocessableEntity}, apiErr.HTTPStatus)
 }
