@@ -119,11 +119,7 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 		resp.Diagnostics.AddError(summary, detail+"\n\n"+refusedNothingSent)
 		return
 	case s.nothingToDo() && len(s.rolledBack) > 0:
-		var list []string
-		for _, gm := range s.rolledBack {
-			list = append(list, gm.String())
-		}
-		say.say("Nothing to send: the resharding of %s is already rolled back (%s).", s.scope(), strings.Join(list, "; "))
+		say.say("Nothing to send: the resharding of %s is already rolled back (%s).", s.scope(), joinEach(s.rolledBack, "; ", groupMigration.String))
 		return
 	case s.nothingToDo():
 		resp.Diagnostics.AddError(fmt.Sprintf("Nothing to roll back: %s has no migration in progress", s.scope()), s.nothingDetail())
@@ -144,11 +140,9 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	if !waitRolledBack(ctx, api, p, rolled, say, &resp.Diagnostics) {
 		return
 	}
-	var list []string
-	for _, gm := range rolled {
-		list = append(list, fmt.Sprintf("%s of group %q (%d→%d, back to %d shards)", gm.m.ReshardingID, gm.group, gm.m.FromShardCount, gm.m.ToShardCount, gm.m.FromShardCount))
-	}
-	say.say("Rolled back %s: %s.", s.scope(), strings.Join(list, "; "))
+	say.say("Rolled back %s: %s.", s.scope(), joinEach(rolled, "; ", func(gm groupMigration) string {
+		return fmt.Sprintf("%s of group %q (%d→%d, back to %d shards)", gm.m.ReshardingID, gm.group, gm.m.FromShardCount, gm.m.ToShardCount, gm.m.FromShardCount)
+	}))
 	if stranded := strandedShards(p, rolled); stranded != "" {
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Rolled back the resharding of %s", s.scope()), stranded)
 	}
@@ -191,11 +185,9 @@ func rolledSoFar(done []groupMigration) string {
 	if len(done) == 0 {
 		return " Nothing was rolled back."
 	}
-	var list []string
-	for _, gm := range done {
-		list = append(list, fmt.Sprintf("%s of group %q", gm.m.ReshardingID, gm.group))
-	}
-	return " Already rolled back by this invocation: " + strings.Join(list, ", ") + "."
+	return " Already rolled back by this invocation: " + joinEach(done, ", ", func(gm groupMigration) string {
+		return fmt.Sprintf("%s of group %q", gm.m.ReshardingID, gm.group)
+	}) + "."
 }
 
 // waitRolledBack confirms the outcome the 202 announced; a rollback is

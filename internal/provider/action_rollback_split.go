@@ -2,6 +2,8 @@ package provider
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,17 +38,12 @@ func (s *rollbackSurvey) splitsPrefix() bool {
 	if s.group != "" || len(s.active) == 0 {
 		return false
 	}
-	after := map[int32]map[int32]bool{}
+	after := map[int32]int32{} // a count now, and where its groups end
 	for _, gm := range s.everyGroup() {
-		if after[gm.shardCount] == nil {
-			after[gm.shardCount] = map[int32]bool{}
-		}
-		after[gm.shardCount][s.countAfter(gm)] = true
-	}
-	for _, counts := range after {
-		if len(counts) > 1 {
+		if a, ok := after[gm.shardCount]; ok && a != s.countAfter(gm) {
 			return true
 		}
+		after[gm.shardCount] = s.countAfter(gm)
 	}
 	return false
 }
@@ -71,18 +68,13 @@ func (s *rollbackSurvey) splitDetail() string {
 			completed = append(completed, gm.group)
 		}
 	}
-	seen := map[int32]bool{}
-	var counts []int
+	counts := map[int32]bool{}
 	for _, gm := range s.active {
-		if !seen[gm.m.FromShardCount] {
-			seen[gm.m.FromShardCount] = true
-			counts = append(counts, int(gm.m.FromShardCount))
-		}
+		counts[gm.m.FromShardCount] = true
 	}
-	sort.Ints(counts)
-	froms := make([]string, len(counts))
-	for i, c := range counts {
-		froms[i] = fmt.Sprint(c)
+	var froms []string
+	for _, c := range slices.Sorted(maps.Keys(counts)) {
+		froms = append(froms, fmt.Sprint(c))
 	}
 	old, count := froms[0], froms[0]
 	if len(froms) > 1 {
@@ -117,24 +109,19 @@ func (s *rollbackSurvey) describeMigration(gm groupMigration) string {
 }
 
 func (s *rollbackSurvey) leavesSplit() string {
-	if s.group == "" || len(s.active) != 1 || len(s.siblings) == 0 {
+	if s.group == "" || len(s.active) != 1 {
 		return ""
 	}
 	after := s.active[0].m.FromShardCount
-	var others []string
-	split := false
-	for _, sib := range s.siblings {
-		others = append(others, fmt.Sprintf("%q (%d shards)", sib.group, sib.shardCount))
-		split = split || sib.shardCount != after
-	}
-	if !split {
+	if !slices.ContainsFunc(s.siblings, func(sib groupMigration) bool { return sib.shardCount != after }) {
 		return ""
 	}
+	others := joinEach(s.siblings, ", ", func(sib groupMigration) string { return fmt.Sprintf("%q (%d shards)", sib.group, sib.shardCount) })
 	return fmt.Sprintf("This leaves stream prefix %q at different shard counts: group %q goes back to %d shards, and the prefix's other "+
 		"groups keep theirs: %s. Producers route with one count per prefix, so entries would land on shards some groups never read. "+
 		"To bring the prefix back to one count afterwards, scale it with redisstreamcoordinator_group_shard_count (a stream-level scale "+
 		"reshards every group that is not at the target count), or roll back the whole prefix instead (omit consumer_group), which "+
-		"refuses when it would split the prefix.", s.prefix, s.group, after, strings.Join(others, ", "))
+		"refuses when it would split the prefix.", s.prefix, s.group, after, others)
 }
 
 func quotedList(names []string) string {

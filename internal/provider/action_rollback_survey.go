@@ -3,10 +3,10 @@ package provider
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // rollbackSurvey serves both the plan's preview and the invocation's decision,
@@ -44,35 +44,29 @@ func (gm groupMigration) String() string {
 func surveyRollback(ctx context.Context, api *client.Client, p, g string) (*rollbackSurvey, error) {
 	s := &rollbackSurvey{prefix: p, group: g}
 	var groups []client.Group
+	// A one-group rollback lists the prefix only to tell whether it splits it.
+	list := g == ""
 	if g != "" {
 		grp, err := api.GetGroup(ctx, p, g)
 		if err != nil {
 			return nil, err
 		}
 		groups = []client.Group{*grp}
-		if am := grp.ActiveMigration; am != nil && am.State == client.MigrationActive {
-			all, err := api.Groups(ctx)
-			if err != nil {
-				return nil, err
-			}
-			for _, gi := range all {
-				if gi.StreamPrefix == p && gi.ConsumerGroup != g {
-					s.siblings = append(s.siblings, groupMigration{group: gi.ConsumerGroup, shardCount: gi.ShardCount})
-				}
-			}
-			sort.Slice(s.siblings, func(i, j int) bool { return s.siblings[i].group < s.siblings[j].group })
-		}
-	} else {
+		list = grp.ActiveMigration != nil && grp.ActiveMigration.State == client.MigrationActive
+	}
+	if list {
 		all, err := api.Groups(ctx)
 		if err != nil {
 			return nil, err
 		}
-		for _, gi := range all {
-			if gi.StreamPrefix == p {
-				groups = append(groups, gi)
+		rec := prefix.FromListing(all, p)
+		if g == "" {
+			groups = rec.Groups
+		} else {
+			for _, gi := range rec.Without(g).Groups {
+				s.siblings = append(s.siblings, groupMigration{group: gi.ConsumerGroup, shardCount: gi.ShardCount})
 			}
 		}
-		sort.Slice(groups, func(i, j int) bool { return groups[i].ConsumerGroup < groups[j].ConsumerGroup })
 	}
 	for _, gi := range groups {
 		entry := groupMigration{group: gi.ConsumerGroup, shardCount: gi.ShardCount}

@@ -184,14 +184,14 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	pending, diags := readPendingWait(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
 	// A plan that keeps the count and leaves migration_ids to the apply (a
 	// wait, a split prefix's repair) runs the executor, as a change does; a
 	// pending wait sends nothing.
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
 	recreated := r.pd.plans.of(p, g).create != nil
-	if plan.ShardCount.Equal(state.ShardCount) && !pending && !plan.MigrationIDs.IsUnknown() {
+	if plan.ShardCount.Equal(state.ShardCount) && !rec.PendingWait && !plan.MigrationIDs.IsUnknown() {
 		plan.ID, plan.MigrationIDs, plan.MigrationState, plan.PreviousShardCount = state.ID, state.MigrationIDs, state.MigrationState, state.PreviousShardCount
 		if plan.MetadataVersion.IsUnknown() {
 			plan.MetadataVersion = state.MetadataVersion
@@ -199,12 +199,12 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		if plan.Resharding.IsUnknown() {
 			plan.Resharding = state.Resharding
 		}
-		if reg, d := readMetadataRegression(ctx, req.Private); reg != nil {
-			resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
-		} else {
-			resp.Diagnostics.Append(d...)
-		}
-		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(pr *privateRecord) {
+			if rec.MetadataRegression != nil {
+				pr.EpochsSeen = acknowledgedMark(rec.MetadataRegression)
+			}
+			pr.MetadataRegression = nil
+		})...)
 		if recreated && !r.newLifecycle(ctx, p, g, &plan, resp.Private, &resp.Diagnostics) {
 			return
 		}
@@ -217,14 +217,10 @@ func (r *groupShardCountResource) Update(ctx context.Context, req resource.Updat
 		return
 	}
 	var resumed *groupShardCountModel
-	if pending {
+	if rec.PendingWait {
 		resumed = &state
 	}
-	seen, diags := readGroupSeen(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
+	seen := rec.GroupSeen
 	if r.pd.plans.of(p, g).deleted != nil {
 		// This apply replaced the group: the refresh's record is the old group's.
 		seen = nil
@@ -253,15 +249,10 @@ func (r *groupShardCountResource) newLifecycle(ctx context.Context, p, g string,
 	}
 	m.MetadataVersion, m.MigrationState = types.Int64Value(group.MetadataVersion), types.StringNull()
 	mark := markOf(group)
-	diags.Append(setMetadataRegression(ctx, private, nil)...)
-	diags.Append(setGroupSeen(ctx, private, group)...)
-	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
+		r.MetadataRegression, r.GroupSeen, r.EpochsSeen = nil, group, &mark
+	})...)
 	return true
-}
-
-func readPendingWait(ctx context.Context, private privateGetter) (bool, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.PendingWait, diags
 }
 
 func setPendingWait(ctx context.Context, private privateSetter, pending bool) diag.Diagnostics {
@@ -278,12 +269,9 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	s := &scaler{
-		api: r.pd.api, timing: r.pd.timing, locks: r.pd.prefixLocks, p: p, g: g, target: target,
-		watch:            r.pd.watch,
-		rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
+		providerData: r.pd, p: p, g: g, target: target, rollbackOnRevert: plan.RollbackOnRevert.ValueBool(), diags: diags,
 		mutation: client.Mutation{RequestedBy: plan.RequestedBy.ValueString(), Reason: plan.Reason.ValueString()},
-		plans:    &r.pd.plans, planned: plannedAffectedGroups(ctx, plan.Resharding),
-		reads: r.pd.groups,
+		planned:  plannedAffectedGroups(ctx, plan.Resharding),
 	}
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
 		return r.checkPlanBasis(ctx, s, plan, seen, group)
@@ -320,15 +308,14 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		plan.Resharding = planned
 		r.settleComputed(ctx, s, &plan, out, read)
 		diags.Append(setState(ctx, state, &plan)...)
-		diags.Append(setPendingWait(ctx, private, pending)...)
-		diags.Append(setMetadataRegression(ctx, private, nil)...)
-		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })...)
-		if s.self != nil {
-			// A plan without a refresh must not see the migration waited for as under way.
-			diags.Append(setGroupSeen(ctx, private, s.self)...)
-			mark := markOf(s.self)
-			diags.Append(setEpochsSeen(ctx, private, &mark)...)
-		}
+		diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) {
+			r.PendingWait, r.MetadataRegression, r.PrefixSeen = pending, nil, nil
+			if s.self != nil {
+				// A plan without a refresh must not see the migration waited for as under way.
+				mark := markOf(s.self)
+				r.GroupSeen, r.EpochsSeen = s.self, &mark
+			}
+		})...)
 	}
 
 	// Later reads of the prefix must not be served from a listing taken before start's sends.
@@ -343,16 +330,11 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 	if diags.HasError() || out == nil {
 		return
 	}
-	if !out.changed() && resumed != nil && resumed.ShardCount.Equal(plan.ShardCount) {
+	if !out.changed() && s.waitOnly {
 		// The migration being resumed finished in the meantime.
-		plan.ID, plan.MigrationIDs, plan.PreviousShardCount = resumed.ID, resumed.MigrationIDs, resumed.PreviousShardCount
-		plan.MigrationState = types.StringValue(string(client.MigrationDeprecated))
-		r.settleComputed(ctx, s, &plan, out, true)
-		diags.Append(setState(ctx, state, &plan)...)
-		diags.Append(setPendingWait(ctx, private, false)...)
-		if s.self != nil {
-			diags.Append(setGroupSeen(ctx, private, s.self)...)
-		}
+		plan.MigrationIDs, plan.PreviousShardCount = resumed.MigrationIDs, resumed.PreviousShardCount
+		idsPlanned, out.state = true, client.MigrationDeprecated
+		record(out, false, true)
 		return
 	}
 	if !out.unfinished() || plan.WaitFor.ValueString() == waitForAccepted {
@@ -453,8 +435,7 @@ func (r *groupShardCountResource) Read(ctx context.Context, req resource.ReadReq
 	if lost := r.followMigration(ctx, &state, group, resp.Private, &resp.Diagnostics); lost != "" && reg == nil {
 		reg = lostMigrationRegression(highest, group, lost, state.AckMetadataVersion)
 	}
-	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	resp.Diagnostics.Append(setGroupSeen(ctx, resp.Private, group)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(pr *privateRecord) { pr.MetadataRegression, pr.GroupSeen = reg, group })...)
 	resp.Diagnostics.Append(r.recordSiblingsSeen(ctx, resp.Private, group)...)
 	recordUnderWay(ctx, &state, group, &resp.Diagnostics)
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &state)...)
@@ -510,15 +491,10 @@ func (r *groupShardCountResource) ImportState(ctx context.Context, req resource.
 }
 
 func plannedAffectedGroups(ctx context.Context, resharding types.Object) map[string]int64 {
-	if resharding.IsNull() || resharding.IsUnknown() {
-		return nil
-	}
+	// A null or unknown object has no attributes.
 	v, ok := resharding.Attributes()["affected_groups"].(types.Map)
-	if !ok || v.IsNull() || v.IsUnknown() {
-		return nil
-	}
 	out := map[string]int64{}
-	if diags := v.ElementsAs(ctx, &out, false); diags.HasError() {
+	if !ok || v.IsNull() || v.IsUnknown() || v.ElementsAs(ctx, &out, false).HasError() {
 		return nil
 	}
 	return out

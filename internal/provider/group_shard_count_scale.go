@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -17,9 +18,8 @@ import (
 // scaler brings every group of a stream prefix to one target shard count,
 // starting a stream-level scale or taking over migrations already under way.
 type scaler struct {
-	api              *client.Client
-	timing           settleTiming
-	locks            *keyedMutex
+	// The configured provider's client, locks, reader, watcher and run memory (plans).
+	*providerData
 	p, g             string
 	target           int32
 	rollbackOnRevert bool
@@ -35,13 +35,8 @@ type scaler struct {
 	// recorded after the change needs no read of its own.
 	self          *client.Group
 	selfSinceSend bool
-	// plans is the run's memory of its prefixes (plan_registry.go).
-	plans *planRegistry
 	// planned: the prefix's groups as the plan showed them.
 	planned map[string]int64
-	watch   *prefix.Watcher // the run's one poll of every wait (group_shard_count_wait.go)
-	// reads is the run's group reader, told of every send.
-	reads *groupReader
 	// basis is the prefix as start read it; nil once decided from.
 	basis *prefix.Record
 	// first holds the executor to the prefix as the apply found it: the plan's
@@ -60,7 +55,7 @@ func (s *scaler) note() {
 
 // sent runs before and after a send, so no listing answered before either
 // serves a later read of the prefix.
-func (s *scaler) sent() { s.reads.noteMutation(s.p) }
+func (s *scaler) sent() { s.groups.noteMutation(s.p) }
 
 // impliedAfterSend is the group as this apply's answers imply, from a reading
 // older than the last send. Metadata version and epochs stay as read: a lower
@@ -71,22 +66,19 @@ func (s *scaler) impliedAfterSend(out *scaleOutcome) *client.Group {
 	if !ok {
 		return &g
 	}
+	g.ActiveMigration = &m
 	switch m.State {
 	case client.MigrationPreparing:
 	case client.MigrationRolledBack, client.MigrationRollingBack:
-		g.ShardCount = m.FromShardCount
+		g.ShardCount, g.ActiveMigration = m.FromShardCount, nil
 	default:
 		g.ShardCount = m.ToShardCount
 	}
-	g.ActiveMigration = nil
-	if !m.Finished() && m.State != client.MigrationRolledBack && m.State != client.MigrationRollingBack {
-		mm := m
-		g.ActiveMigration = &mm
+	if m.Finished() {
+		g.ActiveMigration = nil
 	}
 	return &g
 }
-
-func (s *scaler) deletedInRun(g string) bool { return s.plans.of(s.p, g).deleted != nil }
 
 // scaleOutcome is what the scaler started or adopted, without noop migrations.
 type scaleOutcome struct {
@@ -148,14 +140,13 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 	if !ok {
 		return nil
 	}
-	s.basis = &rec
 	group := rec.Group(s.g)
 	if group == nil {
 		if rec, group, ok = s.confirmMissing(ctx); !ok {
 			return nil
 		}
-		s.basis = &rec
 	}
+	s.basis = &rec
 	s.self = group
 	if s.checkBasis != nil {
 		if !s.checkBasis(ctx, group) {
@@ -215,7 +206,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 	defer release()
 	for {
 		if takeOver && unlock == nil {
-			unlock = s.locks.Lock(s.p)
+			unlock = s.prefixLocks.Lock(s.p)
 		}
 		rec, ok := prefix.Record{}, false
 		if s.basis != nil {
@@ -225,14 +216,21 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			// recorded without another read.
 			return merged(&scaleOutcome{migrations: known}, nil)
 		}
-		in := s.input(rec, known)
-		in.TakeOver, in.Waited = takeOver, waited
-		d := prefix.Decide(in)
-		// What this apply's stream scale started is recorded whatever
-		// stops the apply after it.
+		mine := known
+		if s.waitOnly && known == nil {
+			mine = prefix.ResumedWait(rec, s.target, s.resumed)
+		}
+		d := prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly,
+			Known: mine, TakeOver: takeOver, Waited: waited})
+		// What this apply's stream scale started (a part-way scale refused
+		// with 409 on its client retry included) is recorded whatever stops
+		// the apply after it.
 		var landed *scaleOutcome
-		if s.before != nil {
-			landed = s.landedOutcome(rec, known)
+		if out, _, found := s.landedIn(rec, known, false); s.before != nil && out.changed() {
+			landed = out
+			if s.landed == nil {
+				s.landed = found
+			}
 		}
 		if s.refused(d) {
 			return landed
@@ -275,7 +273,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 			}
 			continue
 		case unlock == nil:
-			unlock = s.locks.Lock(s.p)
+			unlock = s.prefixLocks.Lock(s.p)
 			continue
 		}
 		if d.Sends() && !s.basisHolds(rec) {
@@ -306,19 +304,6 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 		s.self = &g
 	}
 	return rec, true
-}
-
-// landedOutcome is what this apply's stream scale started, as rec shows it,
-// including a part-way scale refused with 409 on its client retry.
-func (s *scaler) landedOutcome(rec prefix.Record, underWay map[string]client.Migration) *scaleOutcome {
-	out, _, found := s.landedIn(rec, underWay, false)
-	if !out.changed() {
-		return nil
-	}
-	if s.landed == nil {
-		s.landed = found
-	}
-	return out
 }
 
 // landedIn is the one rule of what this apply's stream scale did, as rec
@@ -359,22 +344,9 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	if s.first == nil {
 		return true
 	}
-	ours := func(g string) bool { return s.plans.of(s.p, g).own() }
-	moved := s.first.Moved(rec, s.target, ours)
-	if len(moved) == 0 {
-		return true
-	}
-	s.diags.AddError(fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
-		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then: %s. "+
-			"Sending more now would make a change nobody reviewed. %s\n\n"+staleBasisNext, s.first, strings.Join(moved, "; "), s.nothingSent()))
-	return false
-}
-
-func (s *scaler) input(rec prefix.Record, known map[string]client.Migration) prefix.Input {
-	if s.waitOnly && known == nil {
-		known = prefix.ResumedWait(rec, s.target, s.resumed)
-	}
-	return prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly, Known: known}
+	return refuseStale(s.diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
+		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then", s.first),
+		s.first.Moved(rec, s.target, s.ours(s.p, rec)), "Sending more now would make a change nobody reviewed. "+s.nothingSent())
 }
 
 func (s *scaler) refused(d prefix.Decision) bool {
@@ -382,7 +354,11 @@ func (s *scaler) refused(d prefix.Decision) bool {
 	case d.Refusal == nil:
 		return false
 	case d.Refusal.Kind == prefix.WaitOnlyStale:
-		s.refuseWaitOnly(&d.Refusal.Groups[0])
+		gi := d.Refusal.Groups[0]
+		refuseStale(s.diags, fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p),
+			fmt.Sprintf("The plan waits for the migration under way to %d shards and sends no scale, but since then", s.target),
+			[]string{fmt.Sprintf("group %q now has %d shards%s", gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(&gi))},
+			"Sending a scale now would make a change nobody reviewed, so nothing was sent to the coordinator.")
 	default:
 		summary, detail := refusalText(s.p, s.target, s.rollbackOnRevert, d.Refusal)
 		s.diags.AddError(summary, detail+"\n\n"+s.nothingSent())
@@ -434,7 +410,11 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 				did = append(did, fmt.Sprintf("adopted migration %s of group %q (%d→%d, %s)", am.ReshardingID, gi.ConsumerGroup, am.FromShardCount, am.ToShardCount, am.State))
 			}
 		case prefix.Rollback:
-			m, err := s.rollback(ctx, gi.ConsumerGroup, am.ReshardingID)
+			mut := s.mutation
+			mut.RequestID = s.api.NewRequestID("rollback-migration")
+			s.note()
+			m, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, gi.ConsumerGroup, am.ReshardingID, mut)
+			s.sent()
 			if err != nil {
 				addAPIError(s.diags, fmt.Sprintf("Failed to roll back migration %s of group %q", am.ReshardingID, gi.ConsumerGroup), err,
 					"Done so far: "+orNone(did)+".")
@@ -482,7 +462,8 @@ func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decis
 	return out
 }
 
-// merged takes nil outcomes and returns nil when neither changed anything.
+// merged takes nil outcomes and returns nil when neither changed anything;
+// neither is waited for yet, so neither waits for a consumer.
 func merged(a, b *scaleOutcome) *scaleOutcome {
 	out := newScaleOutcome()
 	for _, o := range []*scaleOutcome{a, b} {
@@ -491,9 +472,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		}
 		for g, m := range o.migrations {
 			out.track(g, m)
-		}
-		for g := range o.waitingForConsumer {
-			out.waitingForConsumer[g] = true
 		}
 	}
 	if !out.changed() {
@@ -531,14 +509,6 @@ func orNone(items []string) string {
 	return strings.Join(items, "; ")
 }
 
-func (s *scaler) refuseWaitOnly(gi *client.Group) {
-	s.diags.AddError(fmt.Sprintf("Stale plan: the resharding of stream prefix %q this plan waits for is no longer under way", s.p), fmt.Sprintf(
-		"The plan waits for the migration under way to %d shards and sends no scale, but group %q now has %d shards%s. Sending a scale "+
-			"now would make a change nobody reviewed, so nothing was sent to the coordinator.\n\n"+
-			staleBasisNext,
-		s.target, gi.ConsumerGroup, gi.ShardCount, activeMigrationNote(gi)))
-}
-
 // errDiagnosed: a read-back failed and said so in the diagnostics.
 var errDiagnosed = errors.New("reported in the diagnostics")
 
@@ -555,7 +525,7 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 		What:      fmt.Sprintf("stream scale of stream prefix %q to %d shards", s.p, s.target),
 		RequestID: m.RequestID,
 		Send: func(ctx context.Context) (*scaleOutcome, error) {
-			unlock := s.locks.Lock(s.p)
+			unlock := s.prefixLocks.Lock(s.p)
 			defer unlock()
 			// Journaled under the prefix lock, so a create of the prefix in
 			// this apply either precedes the scale or sees it.
@@ -657,15 +627,6 @@ func lostAnswerCause(err error) string {
 	return "no answer (the connection was reset, closed or timed out)"
 }
 
-func (s *scaler) rollback(ctx context.Context, g, reshardingID string) (*client.Migration, error) {
-	m := s.mutation
-	m.RequestID = s.api.NewRequestID("rollback-migration")
-	s.note()
-	mig, _, err := rollbackSettled(ctx, s.timing, s.api, s.p, g, reshardingID, m)
-	s.sent()
-	return mig, err
-}
-
 // scaleGroup: a scale is not idempotent while its migration is active, so a
 // failed read-back sends nothing more.
 func (s *scaler) scaleGroup(ctx context.Context, gi client.Group) (*client.Migration, error) {
@@ -733,12 +694,6 @@ func provedNotApplied(err error) bool {
 		return true
 	}
 	apiErr, ok := client.AsAPIError(err)
-	if !ok {
-		return false
-	}
-	switch apiErr.HTTPStatus {
-	case http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusUnprocessableEntity:
-		return true
-	}
-	return false
+	return ok && slices.Contains([]int{http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+		http.StatusUnprocessableEntity}, apiErr.HTTPStatus)
 }

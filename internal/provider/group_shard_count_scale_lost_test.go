@@ -18,7 +18,6 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/coordinator"
-	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // Issue 30: a scale whose answer was lost is read back while its migration
@@ -583,8 +582,7 @@ func TestScaleGroupJournal(t *testing.T) {
 
 // testScaler is a scaler with the run's memory, reader and watcher of its own.
 func testScaler(api *client.Client, p, g string, target int32, diags *diag.Diagnostics) *scaler {
-	return &scaler{api: api, locks: &keyedMutex{}, p: p, g: g, target: target, diags: diags, plans: &planRegistry{},
-		reads: newGroupReader(api), watch: prefix.NewWatcher(api, prefix.Options{})}
+	return &scaler{providerData: newProviderData(api, settleTiming{}), p: p, g: g, target: target, diags: diags}
 }
 
 // A take-over whose second per-group scale fails returns what it did

@@ -37,12 +37,8 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 				"and further shard count changes of this prefix are refused (409 ACTIVE_MIGRATION_EXISTS) until it completes or is rolled back.",
 			name, s.p, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.ToShardCount))
 	}
-	// A poll round cut by this wait's deadline may fail before ctx ends:
-	// still a timeout. Any other failure is reported as itself.
-	expired := ctx.Err() != nil
-	if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) && errors.Is(err, context.DeadlineExceeded) {
-		expired = true
-	}
+	// Any other failure is reported as itself.
+	expired := ctx.Err() != nil || deadlinePassed(ctx) && errors.Is(err, context.DeadlineExceeded)
 	switch {
 	case err == nil:
 		return true
@@ -131,17 +127,24 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	case o.Gone || o.Err != nil && client.IsNotFound(o.Err):
 		// A delete ends the group's migration (CONTRACT §4.4), and a group created again under the
 		// name does not know it (404): nothing left to wait for, and no outage.
-		if name == s.g && !s.deletedInRun(name) && o.Group == nil {
+		deletedInRun := s.plans.of(s.p, name).deleted != nil
+		if name == s.g && !deletedInRun && o.Group == nil {
 			return false, fmt.Errorf("%w: group %q disappeared while its migration %s (%d→%d shards) was in progress: someone "+
 				"deleted it while this apply waited. If that was intended, remove this shard count resource; otherwise create the "+
 				"group again and apply", errMigrationEnded, name, m.ReshardingID, m.FromShardCount, m.ToShardCount)
 		}
-		if !s.deletedInRun(name) {
+		if !deletedInRun {
 			if err := s.vanishedElsewhere(m, o, name); err != nil {
 				return false, err
 			}
 		}
-		return s.untrackDeleted(ctx, out, name), nil
+		tflog.Info(ctx, "group deleted while its migration was awaited; no longer waiting for it", map[string]any{
+			"stream_prefix": s.p, "consumer_group": name, "resharding_id": m.ReshardingID,
+		})
+		// Dropped from state too: a refresh would look for it in a group created again.
+		delete(out.migrations, name)
+		delete(out.waitingForConsumer, name)
+		return true, nil
 	case o.Err != nil:
 		return false, o.Err
 	}
@@ -183,18 +186,6 @@ func violationsCheckDue(waited time.Duration, seen map[string]bool, name string)
 		return false
 	}
 	seen[slot] = true
-	return true
-}
-
-// untrackDeleted also drops the migration from state: a refresh would look
-// for it in a group created again.
-func (s *scaler) untrackDeleted(ctx context.Context, out *scaleOutcome, name string) bool {
-	m := out.migrations[name]
-	tflog.Info(ctx, "group deleted while its migration was awaited; no longer waiting for it", map[string]any{
-		"stream_prefix": s.p, "consumer_group": name, "resharding_id": m.ReshardingID,
-	})
-	delete(out.migrations, name)
-	delete(out.waitingForConsumer, name)
 	return true
 }
 
@@ -251,12 +242,17 @@ func (s *scaler) waitForOthers(ctx context.Context, blocking []client.Group) boo
 	detail := blockingMigrationsDetail(s.p, s.target, blocking)
 	if len(others.waitingForConsumer) > 0 {
 		detail += "\n\nA scale-out among them has no live consumer, so it will not finish by itself: start a consumer, or roll it back:\n" + rollbackCalls(s.p, blocking)
-	} else if d, ok := ctx.Deadline(); ctx.Err() != nil || ok && !time.Now().Before(d) {
-		// The wait's last poll round may end on the deadline before ctx does.
+	} else if deadlinePassed(ctx) {
 		detail += "\n\nThey did not finish within the timeout. " + inner.describeUnfinished(others, nil)
 	}
 	s.diags.AddError(fmt.Sprintf("Cannot scale stream prefix %q to %d shards while another resharding is in progress", s.p, s.target), detail)
 	return false
+}
+
+// deadlinePassed: a poll round cut by the wait's deadline may end before ctx does.
+func deadlinePassed(ctx context.Context) bool {
+	d, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(d)
 }
 
 func (s *scaler) describeUnfinished(out *scaleOutcome, finished map[string]bool) string {
@@ -290,11 +286,9 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 		return "no live consumers: a scale-out only completes once a consumer joins and converges"
 	}
 	if a, err := s.api.Assignments(ctx, s.p, name); err == nil && len(a.RevokeProgress) > 0 {
-		var parts []string
-		for _, member := range sortedKeys(a.RevokeProgress) {
-			parts = append(parts, fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member])))
-		}
-		return "revoke in progress: " + strings.Join(parts, ", ")
+		return "revoke in progress: " + joinEach(sortedKeys(a.RevokeProgress), ", ", func(member string) string {
+			return fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member]))
+		})
 	}
 	if m.State == client.MigrationDraining && scaleIn {
 		return fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
@@ -310,11 +304,16 @@ func shardRange(p string, from, to int32) string {
 }
 
 func shardList(ids []client.ShardID) string {
-	var parts []string
-	for _, id := range ids {
-		parts = append(parts, fmt.Sprint(id.ShardIndex))
+	return "[" + joinEach(ids, ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }) + "]"
+}
+
+// joinEach joins f of each item with sep.
+func joinEach[T any](items []T, sep string, f func(T) string) string {
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = f(it)
 	}
-	return "[" + strings.Join(parts, ",") + "]"
+	return strings.Join(out, sep)
 }
 
 func sortedKeys[V any](m map[string]V) []string {

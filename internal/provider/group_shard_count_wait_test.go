@@ -260,7 +260,7 @@ func TestScaleWaitDropsWhatItUntracked(t *testing.T) {
 	reader := &fakeWaitReader{groups: []client.Group{{StreamPrefix: "p", ConsumerGroup: "b", ShardCount: 3}},
 		final: map[string]client.Migration{"r-b": m("r-b", client.MigrationDeprecated)}}
 	var d diag.Diagnostics
-	s := &scaler{p: "p", g: "b", target: 3, diags: &d, plans: &planRegistry{}, watch: prefix.NewWatcher(reader, prefix.Options{})}
+	s := &scaler{providerData: &providerData{watch: prefix.NewWatcher(reader, prefix.Options{})}, p: "p", g: "b", target: 3, diags: &d}
 	s.plans.note("p", "c", func(rg *runGroup) { rg.deleted = &client.Group{} })
 	if !s.wait(context.Background(), o) || d.HasError() {
 		t.Fatalf("the wait did not settle: %v", d)

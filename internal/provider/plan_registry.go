@@ -77,9 +77,6 @@ type runGroup struct {
 	vanished *groupVanished
 }
 
-// own: a change of the group is the run's own, not one behind the plan's back.
-func (rg runGroup) own() bool { return rg.create != nil || rg.created != nil || rg.deleted != nil }
-
 type groupKey struct{ prefix, group string }
 
 func (r *planRegistry) note(p, g string, f func(*runGroup)) {

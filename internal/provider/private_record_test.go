@@ -29,7 +29,7 @@ func TestPrivateRecordOneKey(t *testing.T) {
 	if keys := slices.Sorted(maps.Keys(priv)); !slices.Equal(keys, []string{privateRecordKey}) {
 		t.Fatalf("keys %v, want only %q", keys, privateRecordKey)
 	}
-	if pending, _ := readPendingWait(ctx, priv); !pending {
+	if rec, _ := readPrivateRecord(ctx, priv); !rec.PendingWait {
 		t.Error("setting group_seen lost pending_wait")
 	}
 	if g, _ := readGroupSeen(ctx, priv); g == nil || g.ShardCount != 4 {
