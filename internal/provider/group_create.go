@@ -182,12 +182,9 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
 				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
 	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
-		next := "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + prefix.keysAdvice(p, count)
-		if prefix.first() {
-			next = fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
-				"metadata again (it has no other group of stream prefix %q), but the stream keys it had already made stay in Redis: any of "+
-				"%s (the coordinator does not say how far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, "+
-				"so the provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
+		next := prefix.keysAdvice(p, count)
+		if !prefix.first() {
+			next = "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + next
 		}
 		addAPIError(diags, summary, err, next)
 	case isAmbiguousCreate(err):

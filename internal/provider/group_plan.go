@@ -80,57 +80,47 @@ func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighe
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
-	if req.Plan.Raw.IsNull() {
-		var state groupResourceModel
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-		vanished, diags := readGroupVanished(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
-		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
-			// Deleting metadata is an admin mutation: fail closed (ABANDON sends nothing).
-			reg, diags := readMetadataRegression(ctx, req.Private)
-			resp.Diagnostics.Append(diags...)
-			checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", state.StreamPrefix.ValueString(),
-				state.ConsumerGroup.ValueString(), reg, state.AcknowledgedMetadataVersion)
-		}
-		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
-			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
-				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
-				state.ConsumerGroup.ValueString(), state.StreamPrefix.ValueString(), state.DeletionPolicy.ValueString()))
-		}
-		return
-	}
-	var plan groupResourceModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	var plan, state groupResourceModel
+	destroy := req.Plan.Raw.IsNull()
+	if !destroy {
+		resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	}
 	if req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
-		r.planCreate(ctx, req, resp, &plan)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
+			r.planCreate(ctx, req, resp, &plan)
+		}
 		if !resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		}
 		return
 	}
-	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
+	vanished, diags := readGroupVanished(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	if resp.Diagnostics.HasError() || destroy && vanished != nil {
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	// With DELETE a -replace deletes the old group first: no conflict.
-	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
-	renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
-	r.pd.plans.note(p, g, func(rg *runGroup) {
-		rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
-	})
-
-	vanished, diags := readGroupVanished(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	ack := plan.AcknowledgedMetadataVersion
+	if !destroy {
+		// With DELETE a -replace deletes the old group first: no conflict.
+		deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
+		renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
+		r.pd.plans.note(p, g, func(rg *runGroup) {
+			rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
+		})
 	}
-	if vanished != nil {
+	switch {
+	case destroy && state.DeletionPolicy.ValueString() != deletionPolicyDelete:
+		resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
+			"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
+			g, p, state.DeletionPolicy.ValueString()))
+		return
+	case destroy:
+		// Deleting metadata is an admin mutation: fail closed (ABANDON sends nothing).
+		ack = state.AcknowledgedMetadataVersion
+	case vanished != nil:
 		plan.Recreation = recreationValue(p, g, vanished)
 		plan.MetadataVersion = types.Int64Unknown()
 		plan.ShardCount = types.Int64Unknown()
@@ -138,22 +128,19 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
-
 	reg, diags := readMetadataRegression(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	if !resp.Diagnostics.HasError() {
+		checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, ack)
 	}
-	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, plan.AcknowledgedMetadataVersion)
-	if resp.Diagnostics.HasError() {
+	if destroy || resp.Diagnostics.HasError() {
 		return
 	}
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
 		// Unknown when already equal, so the apply still records it.
-		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
-		plan.MetadataVersion = types.Int64Value(ack)
-		if state.MetadataVersion.ValueInt64() == ack {
+		plan.MetadataVersion = types.Int64Value(ack.ValueInt64())
+		if state.MetadataVersion.ValueInt64() == ack.ValueInt64() {
 			plan.MetadataVersion = types.Int64Unknown()
 		}
 	}
@@ -165,15 +152,16 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), "initial_shard_count only applies at creation", fmt.Sprintf(
 			"Changing initial_shard_count of the existing group %q changes nothing on the coordinator (it has %d shards now). "+
 				"To change the shard count, use a redisstreamcoordinator_group_shard_count resource for stream prefix %q.",
-			state.ConsumerGroup.ValueString(), state.ShardCount.ValueInt64(), state.StreamPrefix.ValueString()))
+			g, state.ShardCount.ValueInt64(), p))
 	}
 }
 
 func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
+	// shard_count, metadata_version and sibling_shard_counts stay (known after
+	// apply): the create decides them from a live read (createCount) that
+	// Terraform's apply-time plan cannot reproduce.
 	plan.Recreation = recreationNull()
-	plan.MetadataVersion = types.Int64Unknown()
 	if plan.StreamPrefix.IsUnknown() || plan.ConsumerGroup.IsUnknown() {
-		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		return
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
@@ -193,25 +181,21 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 
 	if r.pd.unconfigured() {
-		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		detail := "the provider configuration depends on values known only after apply."
-		if r.pd != nil && len(r.pd.configUnknown) > 0 {
+		if len(r.pd.configUnknown) > 0 {
 			detail = r.pd.unknownConfigDetail()
 		}
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
 			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
 				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
 				"This plan is not reviewed against the coordinator: %s", g, p, detail))
-		if r.pd != nil {
-			r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
-		}
+		r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		return
 	}
 	if plan.InitialShardCount.IsUnknown() && !req.Config.Raw.IsNull() {
 		var configured types.Int64
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("initial_shard_count"), &configured)...)
 		if configured.IsUnknown() {
-			plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 			r.pd.plans.registerGroupCreate(p, g, nil)
 			return
 		}
@@ -237,10 +221,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	basis := slices.Collect(maps.Values(prefix))
-	// A live read Terraform's apply-time plan cannot reproduce: unknown here,
-	// decided by the create (createCount).
-	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
-	plan.ShardCount = types.Int64Unknown()
 	recorded := basis
 	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
 		// The replacement takes the count of the group it replaces: that
