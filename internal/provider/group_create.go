@@ -67,10 +67,11 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	}
 	plan.fill(group)
 	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
-	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
-	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...) // the plan's, no state
 	mark := markOf(group)
-	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+		r.GroupHighest = &groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+		r.PrefixSeen, r.EpochsSeen = nil, &mark // PrefixSeen is the plan's, no state
+	})...)
 	plan.SiblingShardCounts = siblings
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }

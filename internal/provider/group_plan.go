@@ -52,15 +52,6 @@ func recreationValue(p, g string, v *groupVanished) types.Object {
 	})
 }
 
-func readGroupVanished(ctx context.Context, private privateGetter) (*groupVanished, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.GroupVanished, diags
-}
-
-func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanished) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupVanished = v })
-}
-
 type groupHighest struct {
 	MetadataVersion int64 `json:"metadata_version"`
 	ShardCount      int64 `json:"shard_count"`
@@ -72,10 +63,6 @@ func readGroupHighest(ctx context.Context, private privateGetter) (groupHighest,
 		return groupHighest{}, diags
 	}
 	return *rec.GroupHighest, diags
-}
-
-func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighest) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
 }
 
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
@@ -96,8 +83,9 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-	vanished, diags := readGroupVanished(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	vanished := rec.GroupVanished
 	if resp.Diagnostics.HasError() || destroy && vanished != nil {
 		return
 	}
@@ -128,11 +116,8 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
-	reg, diags := readMetadataRegression(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if !resp.Diagnostics.HasError() {
-		checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, ack)
-	}
+	reg := rec.MetadataRegression
+	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, ack)
 	if destroy || resp.Diagnostics.HasError() {
 		return
 	}
@@ -168,8 +153,9 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	plan.ID = types.StringValue(groupID(p, g))
 	plan.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
 
-	vanished, diags := readGroupVanished(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	vanished := rec.GroupVanished
 	if vanished == nil {
 		vanished = r.pd.plans.of(p, g).vanished
 	}

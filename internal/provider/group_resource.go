@@ -209,11 +209,12 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	rec, diags := readPrivateRecord(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if client.IsNotFound(err) {
 		// Kept in state as vanished so the plan shows a re-creation, not a bare create.
 		tflog.Warn(ctx, "group no longer exists on the coordinator; planning its re-creation", map[string]any{"stream_prefix": p, "consumer_group": g})
-		vanished, diags := readGroupVanished(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
+		vanished := rec.GroupVanished
 		if vanished == nil {
 			last := deletedAsPlanned(ctx, req.Private, p, g, state)
 			vanished = &groupVanished{ShardCount: int64(last.ShardCount), MetadataVersion: last.MetadataVersion}
@@ -221,25 +222,25 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		if vanished.ConsumerGroup == "" {
 			vanished.StreamPrefix, vanished.ConsumerGroup = p, g
 		}
-		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.GroupVanished = vanished })...)
 		return
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err, "")
 		return
 	}
-	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
 	// Not raised by a refresh: scales are not changes of this resource, and
 	// Terraform would report each as "changed outside of Terraform".
-	seen, diags := readGroupHighest(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
+	var seen groupHighest
+	if rec.GroupHighest != nil {
+		seen = *rec.GroupHighest
+	}
 	highest := seen.MetadataVersion
 	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
 		highest = v.ValueInt64()
 	}
-	prior, diags := readMetadataRegression(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
+	prior := rec.MetadataRegression
 	reg := nextRegression(prior, highest, group.MetadataVersion, state.AcknowledgedMetadataVersion)
 	switch {
 	case reg != nil && prior == nil:
@@ -253,8 +254,9 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
 		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
-	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+		r.GroupVanished, r.MetadataRegression, r.GroupHighest = nil, reg, &seen
+	})...)
 	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
 		state.fill(group)
 		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
@@ -296,9 +298,10 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			"from": reg.Seen, "to": ack,
 		})
 		plan.MetadataVersion = types.Int64Value(ack)
-		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
-		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+			r.MetadataRegression, r.EpochsSeen = nil, acknowledgedMark(reg)
+			r.GroupHighest = &groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()}
+		})...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
@@ -310,9 +313,9 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	vanished, diags := readGroupVanished(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	if vanished != nil {
+	if vanished := rec.GroupVanished; vanished != nil {
 		r.pd.plans.note(p, g, func(rg *runGroup) { rg.vanished = vanished })
 		return
 	}
