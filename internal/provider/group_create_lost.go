@@ -42,10 +42,7 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 				return nil, false, err
 			}
 			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
-				if lost := (*lostCreateError)(nil); errors.As(err, &lost) && lost.kind == lostRead {
-					return nil, false, lost.err
-				}
-				return nil, false, prefix.Decided(err)
+				return nil, false, err
 			}
 			settled, err := r.confirmSettled(ctx, p, g, group)
 			if err != nil {
@@ -121,33 +118,34 @@ func (e *lostCreateError) Error() string {
 func (e *lostCreateError) Unwrap() error { return e.err }
 
 // A lost create's group is proven ours by the count it sent and by having no
-// migration history. Not by metadataVersion: consumers joining raise it.
+// migration history. Not by metadataVersion: consumers joining raise it. A
+// refusal is the outcome found (prefix.Decided); a failed read is not.
 func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *int32, group *client.Group, requestID string) error {
 	if count != nil && group.ShardCount != *count {
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
-			"(metadataVersion %d), but this create sent initialShardCount %d", errCreatedByOther, requestID, group.ShardCount, group.MetadataVersion, *count)
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
+			"(metadataVersion %d), but this create sent initialShardCount %d", errCreatedByOther, requestID, group.ShardCount, group.MetadataVersion, *count))
 	}
 	if am := group.ActiveMigration; am != nil {
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with migration %s (%d→%d shards, %s): "+
-			"it was scaled since it was created", errCreatedByOther, requestID, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with migration %s (%d→%d shards, %s): "+
+			"it was scaled since it was created", errCreatedByOther, requestID, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
 	}
 	history, err := r.pd.api.Migrations(ctx, p, g)
 	if err != nil {
-		return &lostCreateError{kind: lostRead, requestID: requestID, err: err}
+		return err
 	}
 	if n := len(history.Migrations); n > 0 {
 		m := history.Migrations[n-1]
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and a "+
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and a "+
 			"migration history (%d migration(s), the last %s, %d→%d shards, %s): it was scaled since it was created",
-			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State)
+			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State))
 	}
 	if count == nil {
-		return &lostCreateError{kind: lostUnproven, requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
+		return prefix.Decided(&lostCreateError{kind: lostUnproven, requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
 			"(request id %s) was lost, and the group now exists with %d shards, metadataVersion %d and no migration history. This create sent "+
 			"no initial shard count (no initial_shard_count, and no other group of the prefix to take one from), so the coordinator chose "+
 			"its own configured default (12 unless COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can "+
 			"read proves that the group is this create's rather than another actor's: it was not adopted", g, p, requestID,
-			group.ShardCount, group.MetadataVersion)}
+			group.ShardCount, group.MetadataVersion)})
 	}
 	return nil
 }
