@@ -141,23 +141,11 @@ func scanPatternEscape(s string) string {
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, prefix prefixAfterFailure, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	var lost *lostCreateError
-	isLost := func(k lostCreateKind) bool { return errors.As(err, &lost) && lost.kind == k }
 	switch {
-	case isLost(lostLimit):
-		addAPIError(diags, summary, lost.err, fmt.Sprintf(
-			"The create (request id %s) was sent %d times, and none of its answers settled it: after each, reading the group back found "+
-				"no group, so the create had not happened, and it was not sent again (%d re-sends is the limit). Check the coordinator's "+
-				"health and the proxy in front of it. %s", lost.requestID, lost.sends, lost.sends-1, lostCreateNextPlan(p, g)))
-	case isLost(lostUnproven):
-		diags.AddError("Group found after a lost create answer was not adopted", err.Error()+".\n\n"+
-			auditLookupHint(p, g, lost.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+
-			lostCreateNextPlan(p, g)+" To avoid this after a lost answer, set initial_shard_count: the count a create sent is part of what "+
-			"proves a group is its own.")
-	case isLost(lostRead):
-		addAPIError(diags, summary, lost.err, fmt.Sprintf(
-			"The create (request id %s) got no usable answer, and reading the group back to settle it failed, so whether the "+
-				"coordinator created the group is unknown. %s\n\n%s", lost.requestID, auditLookupHint(p, g, lost.requestID),
-			lostCreateNextPlan(p, g)))
+	case errors.As(err, &lost) && lost.err == nil:
+		diags.AddError(lost.title, lost.advice)
+	case errors.As(err, &lost):
+		addAPIError(diags, summary, lost.err, lost.advice)
 	case errors.Is(err, errCreatedByOther):
 		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
 			"with this create's request id succeeded, the group is this configuration's own and someone changed it since; otherwise "+
@@ -166,14 +154,6 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
 			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. %s",
 			err, prefix.keysAdvice(p, count)))
-	case isLost(lostPrefix):
-		addAPIError(diags, summary, err, fmt.Sprintf(
-			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
-				"stream prefix %q. Most likely the first attempt itself failed while provisioning the streams (503 "+
-				"REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's metadata again but kept the keys it had "+
-				"already made, %s. Choosing another stream_prefix is not the fix. Check the coordinator's log and audit for request "+
-				"id %s and the Redis failure, then clear the keys. %s",
-			lost.requestID, p, leftoverKeys(p, count), lost.requestID, clearKeysHint(p, count)))
 	case client.IsConflict(err, client.CodeGroupAlreadyExists):
 		addAPIError(diags, "Group already exists", err, importHint(p, g))
 	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):

@@ -80,37 +80,36 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
 			notSent.Err, m.RequestID)
 	case errors.As(err, &un) && un.ReadBack != nil:
-		return nil, &lostCreateError{kind: lostRead, requestID: m.RequestID, err: un.ReadBack}
+		return nil, &lostCreateError{err: un.ReadBack, advice: fmt.Sprintf("The create (request id %s) got no usable answer, and "+
+			"reading the group back to settle it failed, so whether the coordinator created the group is unknown. %s\n\n%s",
+			m.RequestID, auditLookupHint(p, g, m.RequestID), lostCreateNextPlan(p, g))}
 	case errors.As(err, &un):
-		return nil, &lostCreateError{kind: lostLimit, requestID: m.RequestID, sends: un.Sends, err: un.Lost}
+		return nil, &lostCreateError{err: un.Lost, advice: fmt.Sprintf("The create (request id %s) was sent %d times, and none of "+
+			"its answers settled it: after each, reading the group back found no group, so the create had not happened, and it was "+
+			"not sent again (%d re-sends is the limit). Check the coordinator's health and the proxy in front of it. %s",
+			m.RequestID, un.Sends, un.Sends-1, lostCreateNextPlan(p, g))}
 	case j.Sends > 1 && client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
-		return nil, &lostCreateError{kind: lostPrefix, requestID: m.RequestID, err: err}
+		return nil, &lostCreateError{err: err, advice: fmt.Sprintf("This create's first attempt (request id %s) got no usable "+
+			"answer, and the same create sent again found Redis keys for stream prefix %q. Most likely the first attempt itself "+
+			"failed while provisioning the streams (503 REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's "+
+			"metadata again but kept the keys it had already made, %s. Choosing another stream_prefix is not the fix. Check the "+
+			"coordinator's log and audit for request id %s and the Redis failure, then clear the keys. %s",
+			m.RequestID, p, leftoverKeys(p, count), m.RequestID, clearKeysHint(p, count))}
 	}
 	return group, err
 }
 
 // lostCreateError: the create's answer was lost and reading the group back
-// did not settle it; kind says how, for addCreateGroupError.
+// did not settle it; advice says what is known and what to do next.
 type lostCreateError struct {
-	kind      lostCreateKind
-	requestID string
-	err       error  // the last answer, or the read-back's failure
-	sends     int    // lostLimit: the sends, all lost
-	detail    string // lostUnproven: why the group found was not adopted
+	err    error  // the last answer, or the read-back's failure; nil when a group found was not adopted
+	title  string // with err nil: the diagnostic's summary
+	advice string
 }
 
-type lostCreateKind int
-
-const (
-	lostRead     lostCreateKind = iota // reading the group back failed
-	lostLimit                          // every read-back found no group, up to the re-send limit
-	lostPrefix                         // a re-send found the prefix's stream keys
-	lostUnproven                       // the group found cannot be proven this create's
-)
-
 func (e *lostCreateError) Error() string {
-	if e.detail != "" {
-		return e.detail
+	if e.err == nil {
+		return e.title
 	}
 	return e.err.Error()
 }
@@ -140,12 +139,15 @@ func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *
 			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State))
 	}
 	if count == nil {
-		return prefix.Decided(&lostCreateError{kind: lostUnproven, requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
-			"(request id %s) was lost, and the group now exists with %d shards, metadataVersion %d and no migration history. This create sent "+
-			"no initial shard count (no initial_shard_count, and no other group of the prefix to take one from), so the coordinator chose "+
-			"its own configured default (12 unless COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can "+
-			"read proves that the group is this create's rather than another actor's: it was not adopted", g, p, requestID,
-			group.ShardCount, group.MetadataVersion)})
+		return prefix.Decided(&lostCreateError{title: "Group found after a lost create answer was not adopted", advice: fmt.Sprintf(
+			"The answer to the create of group %q under stream prefix %q (request id %s) was lost, and the group now exists with %d "+
+				"shards, metadataVersion %d and no migration history. This create sent no initial shard count (no initial_shard_count, "+
+				"and no other group of the prefix to take one from), so the coordinator chose its own configured default (12 unless "+
+				"COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can read proves that the group "+
+				"is this create's rather than another actor's: it was not adopted.\n\n%s If it is this create's, import it; if not, "+
+				"it belongs to someone else.\n\n%s To avoid this after a lost answer, set initial_shard_count: the count a create "+
+				"sent is part of what proves a group is its own.", g, p, requestID, group.ShardCount, group.MetadataVersion,
+			auditLookupHint(p, g, requestID), lostCreateNextPlan(p, g))})
 	}
 	return nil
 }
