@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -19,9 +18,6 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	var plan groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, plan.StreamPrefix, plan.ConsumerGroup)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultGroupCreateTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -66,7 +62,6 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 			ctx.Err(), g, p, m.RequestID, r.pd.timing.grace()))
 	}
 	plan.fill(group)
-	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	mark := markOf(group)
 	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
 		r.GroupHighest = &groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}

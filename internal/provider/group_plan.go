@@ -159,10 +159,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if vanished == nil {
 		vanished = r.pd.plans.of(p, g).vanished
 	}
-	if !vanished.of(p, g) {
-		vanished = nil
-	}
-	if vanished != nil {
+	if vanished.of(p, g) {
 		plan.Recreation = recreationValue(p, g, vanished)
 	}
 

@@ -182,6 +182,7 @@ func (m *groupResourceModel) fill(g *client.Group) {
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	}
 	m.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(g.StreamPrefix))
+	m.MetadataVersion = types.Int64Value(g.MetadataVersion)
 }
 
 func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -252,7 +253,6 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	})...)
 	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
 		state.fill(group)
-		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	}
 	state.ID = types.StringValue(groupID(p, g))
 	state.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
