@@ -286,22 +286,20 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want, sent))
 		return nil, diags
 	}
-	switch len(counts) {
-	case 0:
+	switch {
+	case len(counts) == 0:
 		return nil, diags
-	case 1:
-		for c := range counts {
-			if c < 1 {
-				diags.AddError("Cannot inherit a shard count of 0", fmt.Sprintf(
-					"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
-						"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
-						"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
-						"different count than its 0-shard siblings, and the plan says how to bring the prefix back to one count.", p, siblingList))
-				return nil, diags
-			}
-			tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
-			return &c, diags
-		}
+	case drainedPrefix(counts):
+		diags.AddError("Cannot inherit a shard count of 0", fmt.Sprintf(
+			"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
+				"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
+				"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
+				"different count than its 0-shard siblings, and the plan says how to bring the prefix back to one count.", p, siblingList))
+		return nil, diags
+	case len(counts) == 1:
+		c := siblings[0].ShardCount
+		tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
+		return &c, diags
 	}
 	diags.AddError("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
 		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+

@@ -302,6 +302,8 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	timeout, diags := state.Timeouts.Delete(ctx, defaultGroupDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
@@ -312,7 +314,7 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 		r.pd.plans.note(p, g, func(rg *runGroup) { rg.vanished = vanished })
 		return
 	}
-	if !r.refuseStaleReplacement(ctx, req.Private, p, g, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.refuseStaleReplacement(ctx, rec, p, g, &resp.Diagnostics) {
 		return
 	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {
@@ -321,11 +323,6 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 				"the coordinator. To delete it through Terraform, set deletion_policy = \"DELETE\", apply, then destroy; once it is "+
 				"out of state, the redisstreamcoordinator_delete_group action deletes it (Terraform 1.14 or later).",
 			deletionPolicyAbandon, g, p))
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultGroupDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)
