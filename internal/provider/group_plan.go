@@ -323,7 +323,6 @@ func sentBefore(reg *planRegistry, p string) string {
 func describeSiblings(counts map[int32][]string) string {
 	var parts []string
 	for c, names := range counts {
-		sort.Strings(names)
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%q (%d shards)", n, c))
 		}

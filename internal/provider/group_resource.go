@@ -236,17 +236,16 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 	}
 	prior := rec.MetadataRegression
 	reg := nextRegression(prior, highest, group.MetadataVersion, state.AcknowledgedMetadataVersion)
+	if reg == nil || group.MetadataVersion > seen.MetadataVersion {
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+	}
 	switch {
 	case reg != nil && prior == nil:
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
 	case reg == nil:
-		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
-	}
-	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
-		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 	}
 	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
 		r.GroupVanished, r.MetadataRegression, r.GroupHighest = nil, reg, &seen
