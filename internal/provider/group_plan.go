@@ -164,14 +164,10 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 
 	if r.pd.unconfigured() {
-		detail := "the provider configuration depends on values known only after apply."
-		if len(r.pd.configUnknown) > 0 {
-			detail = r.pd.unknownConfigDetail()
-		}
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
 			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
 				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
-				"This plan is not reviewed against the coordinator: %s", g, p, detail))
+				"This plan is not reviewed against the coordinator. %s", g, p, r.pd.unconfiguredDetail()))
 		r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		return
 	}
