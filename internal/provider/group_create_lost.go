@@ -18,8 +18,6 @@ import (
 // not idempotent: a failed read-back sends nothing more.
 func (r *groupResource) createSettled(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
 	api := r.pd.api
-	sends := 0
-	landed := false // the latest answer was a re-send's 409 GROUP_ALREADY_EXISTS
 	group, j, err := prefix.Settle(ctx, prefix.Mutation[*client.Group]{
 		What: fmt.Sprintf("create of group %q under stream prefix %q", g, p), RequestID: m.RequestID,
 		Lost:            isAmbiguousCreate,
@@ -29,8 +27,6 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			if !client.IsNotSent(err) {
 				r.pd.noteMutation(p)
 			}
-			landed = sends > 0 && client.IsConflict(err, client.CodeGroupAlreadyExists)
-			sends++
 			return group, err
 		},
 		ReadBack: func(ctx context.Context) (*client.Group, bool, error) {
@@ -60,7 +56,7 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 	switch {
 	case err == nil && j.SettledBy != nil:
 		how := "The group now exists"
-		if landed {
+		if client.IsConflict(j.SettledBy, client.CodeGroupAlreadyExists) { // a re-send's answer (LandedMeanwhile)
 			how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
 		}
 		lost, still := "was lost", fmt.Sprintf("was still there after the coordinator's %s critical-section bound", r.pd.timing.settleBound())
