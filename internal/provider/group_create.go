@@ -49,7 +49,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	})
 	if err != nil {
 		var prefix prefixAfterFailure
-		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
+		if errors.Is(err, errCreateRolledBack) || client.ErrorCode(err) == client.CodeRedisStreamProvisioningFailed {
 			prefix = readPrefixAfterFailure(mctx, api, p, g)
 		}
 		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
@@ -157,7 +157,7 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 				"of the prefix's first group failed while provisioning (503 REDIS_STREAM_PROVISIONING_FAILED deletes the metadata "+
 				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
 				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
-	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
+	case client.ErrorCode(err) == client.CodeRedisStreamProvisioningFailed:
 		next := prefix.keysAdvice(p, count)
 		if !prefix.first() {
 			next = "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + next
@@ -169,9 +169,4 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 	default:
 		addAPIError(diags, summary, err, "")
 	}
-}
-
-func errorCodeIs(err error, code string) bool {
-	apiErr, ok := client.AsAPIError(err)
-	return ok && apiErr.ErrorCode == code
 }
