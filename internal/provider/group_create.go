@@ -138,7 +138,7 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 	var lost *lostCreateError
 	switch {
 	case errors.As(err, &lost) && lost.err == nil:
-		diags.AddError(lost.title, lost.advice)
+		diags.AddError("Group found after a lost create answer was not adopted", lost.advice)
 	case errors.As(err, &lost):
 		addAPIError(diags, summary, lost.err, lost.advice)
 	case errors.Is(err, errCreatedByOther):

@@ -98,14 +98,13 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 // lostCreateError: the create's answer was lost and reading the group back
 // did not settle it; advice says what is known and what to do next.
 type lostCreateError struct {
-	err    error  // the last answer, or the read-back's failure; nil when a group found was not adopted
-	title  string // with err nil: the diagnostic's summary
+	err    error // the last answer, or the read-back's failure; nil when a group found was not adopted
 	advice string
 }
 
 func (e *lostCreateError) Error() string {
 	if e.err == nil {
-		return e.title
+		return e.advice
 	}
 	return e.err.Error()
 }
@@ -135,7 +134,7 @@ func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *
 			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State))
 	}
 	if count == nil {
-		return prefix.Decided(&lostCreateError{title: "Group found after a lost create answer was not adopted", advice: fmt.Sprintf(
+		return prefix.Decided(&lostCreateError{advice: fmt.Sprintf(
 			"The answer to the create of group %q under stream prefix %q (request id %s) was lost, and the group now exists with %d "+
 				"shards, metadataVersion %d and no migration history. This create sent no initial shard count (no initial_shard_count, "+
 				"and no other group of the prefix to take one from), so the coordinator chose its own configured default (12 unless "+
