@@ -10,7 +10,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -19,9 +18,6 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	var plan groupResourceModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, plan.StreamPrefix, plan.ConsumerGroup)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultGroupCreateTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
@@ -53,7 +49,7 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 	})
 	if err != nil {
 		var prefix prefixAfterFailure
-		if errors.Is(err, errCreateRolledBack) || errorCodeIs(err, client.CodeRedisStreamProvisioningFailed) {
+		if errors.Is(err, errCreateRolledBack) || client.ErrorCode(err) == client.CodeRedisStreamProvisioningFailed {
 			prefix = readPrefixAfterFailure(mctx, api, p, g)
 		}
 		addCreateGroupError(&resp.Diagnostics, p, g, count, prefix, err)
@@ -66,11 +62,11 @@ func (r *groupResource) Create(ctx context.Context, req resource.CreateRequest, 
 			ctx.Err(), g, p, m.RequestID, r.pd.timing.grace()))
 	}
 	plan.fill(group)
-	plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
-	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)})...)
-	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...) // the plan's, no state
 	mark := markOf(group)
-	resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, &mark)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+		r.GroupHighest = &groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+		r.PrefixSeen, r.EpochsSeen = nil, &mark // PrefixSeen is the plan's, no state
+	})...)
 	plan.SiblingShardCounts = siblings
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
@@ -140,23 +136,11 @@ func scanPatternEscape(s string) string {
 func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, prefix prefixAfterFailure, err error) {
 	summary := fmt.Sprintf("Failed to create group %q under stream prefix %q", g, p)
 	var lost *lostCreateError
-	isLost := func(k lostCreateKind) bool { return errors.As(err, &lost) && lost.kind == k }
 	switch {
-	case isLost(lostLimit):
-		addAPIError(diags, summary, lost.err, fmt.Sprintf(
-			"The create (request id %s) was sent %d times, and none of its answers settled it: after each, reading the group back found "+
-				"no group, so the create had not happened, and it was not sent again (%d re-sends is the limit). Check the coordinator's "+
-				"health and the proxy in front of it. %s", lost.requestID, lost.sends, lost.sends-1, lostCreateNextPlan(p, g)))
-	case isLost(lostUnproven):
-		diags.AddError("Group found after a lost create answer was not adopted", err.Error()+".\n\n"+
-			auditLookupHint(p, g, lost.requestID)+" If it is this create's, import it; if not, it belongs to someone else.\n\n"+
-			lostCreateNextPlan(p, g)+" To avoid this after a lost answer, set initial_shard_count: the count a create sent is part of what "+
-			"proves a group is its own.")
-	case isLost(lostRead):
-		addAPIError(diags, summary, lost.err, fmt.Sprintf(
-			"The create (request id %s) got no usable answer, and reading the group back to settle it failed, so whether the "+
-				"coordinator created the group is unknown. %s\n\n%s", lost.requestID, auditLookupHint(p, g, lost.requestID),
-			lostCreateNextPlan(p, g)))
+	case errors.As(err, &lost) && lost.err == nil:
+		diags.AddError("Group found after a lost create answer was not adopted", lost.advice)
+	case errors.As(err, &lost):
+		addAPIError(diags, summary, lost.err, lost.advice)
 	case errors.Is(err, errCreatedByOther):
 		diags.AddError("Group already exists", err.Error()+". The coordinator's audit log tells whose it is: if the CREATE_GROUP "+
 			"with this create's request id succeeded, the group is this configuration's own and someone changed it since; otherwise "+
@@ -165,14 +149,6 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 		diags.AddError(summary, fmt.Sprintf("%s. The coordinator deletes a new group again when provisioning its Redis streams fails "+
 			"(503 REDIS_STREAM_PROVISIONING_FAILED), so this create most likely failed that way; nothing was adopted. %s",
 			err, prefix.keysAdvice(p, count)))
-	case isLost(lostPrefix):
-		addAPIError(diags, summary, err, fmt.Sprintf(
-			"This create's first attempt (request id %s) got no usable answer, and the same create sent again found Redis keys for "+
-				"stream prefix %q. Most likely the first attempt itself failed while provisioning the streams (503 "+
-				"REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's metadata again but kept the keys it had "+
-				"already made, %s. Choosing another stream_prefix is not the fix. Check the coordinator's log and audit for request "+
-				"id %s and the Redis failure, then clear the keys. %s",
-			lost.requestID, p, leftoverKeys(p, count), lost.requestID, clearKeysHint(p, count)))
 	case client.IsConflict(err, client.CodeGroupAlreadyExists):
 		addAPIError(diags, "Group already exists", err, importHint(p, g))
 	case client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
@@ -181,13 +157,10 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 				"of the prefix's first group failed while provisioning (503 REDIS_STREAM_PROVISIONING_FAILED deletes the metadata "+
 				"but keeps the keys it made, %s), or a group whose metadata was deleted left its streams (a metadata delete keeps "+
 				"them). %s Or choose another stream_prefix.", p, leftoverKeys(p, count), clearKeysHint(p, count)))
-	case errorCodeIs(err, client.CodeRedisStreamProvisioningFailed):
-		next := "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + prefix.keysAdvice(p, count)
-		if prefix.first() {
-			next = fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
-				"metadata again (it has no other group of stream prefix %q), but the stream keys it had already made stay in Redis: any of "+
-				"%s (the coordinator does not say how far it got). While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, "+
-				"so the provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
+	case client.ErrorCode(err) == client.CodeRedisStreamProvisioningFailed:
+		next := prefix.keysAdvice(p, count)
+		if !prefix.first() {
+			next = "The coordinator failed to create the group's Redis streams and deleted the group's metadata again. " + next
 		}
 		addAPIError(diags, summary, err, next)
 	case isAmbiguousCreate(err):
@@ -196,9 +169,4 @@ func addCreateGroupError(diags *diag.Diagnostics, p, g string, count *int32, pre
 	default:
 		addAPIError(diags, summary, err, "")
 	}
-}
-
-func errorCodeIs(err error, code string) bool {
-	apiErr, ok := client.AsAPIError(err)
-	return ok && apiErr.ErrorCode == code
 }

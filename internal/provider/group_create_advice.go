@@ -32,9 +32,11 @@ func (f prefixAfterFailure) first() bool { return f.err == nil && len(f.others) 
 func (f prefixAfterFailure) keysAdvice(p string, count *int32) string {
 	switch {
 	case f.first():
-		return fmt.Sprintf("This was the prefix's first group (the coordinator has no other group of stream prefix %q), so the keys it "+
-			"may have left, %s, are no other group's. While they exist, a retry fails with 409 STREAM_PREFIX_ALREADY_EXISTS, so the "+
-			"provider did not re-send the create. Fix the Redis problem above first. %s", p, leftoverKeys(p, count), clearKeysHint(p, count))
+		return fmt.Sprintf("The coordinator failed to create the Redis streams of the prefix's first group and deleted the group's "+
+			"metadata again (it has no other group of stream prefix %q), but the stream keys it had already made stay in Redis and are "+
+			"no other group's: any of %s (the coordinator does not say how far it got). While they exist, a retry fails with 409 "+
+			"STREAM_PREFIX_ALREADY_EXISTS, so the provider did not re-send the create. Fix the Redis problem above first. %s",
+			p, leftoverKeys(p, count), clearKeysHint(p, count))
 	case f.err == nil:
 		return fmt.Sprintf("Stream prefix %q has other groups (%s), so this create was not the prefix's first: the keys %s are their "+
 			"live streams and must stay. Provisioning for a later group of a prefix is safe to retry: fix the Redis problem above, then "+

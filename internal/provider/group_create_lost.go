@@ -18,8 +18,6 @@ import (
 // not idempotent: a failed read-back sends nothing more.
 func (r *groupResource) createSettled(ctx context.Context, p, g string, count *int32, m client.Mutation, diags *diag.Diagnostics) (*client.Group, error) {
 	api := r.pd.api
-	sends := 0
-	landed := false // the latest answer was a re-send's 409 GROUP_ALREADY_EXISTS
 	group, j, err := prefix.Settle(ctx, prefix.Mutation[*client.Group]{
 		What: fmt.Sprintf("create of group %q under stream prefix %q", g, p), RequestID: m.RequestID,
 		Lost:            isAmbiguousCreate,
@@ -29,8 +27,6 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			if !client.IsNotSent(err) {
 				r.pd.noteMutation(p)
 			}
-			landed = sends > 0 && client.IsConflict(err, client.CodeGroupAlreadyExists)
-			sends++
 			return group, err
 		},
 		ReadBack: func(ctx context.Context) (*client.Group, bool, error) {
@@ -42,10 +38,7 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 				return nil, false, err
 			}
 			if err := r.proveOwnCreate(ctx, p, g, count, group, m.RequestID); err != nil {
-				if lost := (*lostCreateError)(nil); errors.As(err, &lost) && lost.kind == lostRead {
-					return nil, false, lost.err
-				}
-				return nil, false, prefix.Decided(err)
+				return nil, false, err
 			}
 			settled, err := r.confirmSettled(ctx, p, g, group)
 			if err != nil {
@@ -63,7 +56,7 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 	switch {
 	case err == nil && j.SettledBy != nil:
 		how := "The group now exists"
-		if landed {
+		if client.IsConflict(j.SettledBy, client.CodeGroupAlreadyExists) { // a re-send's answer (LandedMeanwhile)
 			how = "The re-sent create (same request id) answered 409 GROUP_ALREADY_EXISTS: the first create had landed meanwhile. The group exists"
 		}
 		lost, still := "was lost", fmt.Sprintf("was still there after the coordinator's %s critical-section bound", r.pd.timing.settleBound())
@@ -83,37 +76,35 @@ func (r *groupResource) createSettled(ctx context.Context, p, g string, count *i
 			"the create did not happen, and it is not sent again after an interrupt. Nothing was created; run terraform apply again",
 			notSent.Err, m.RequestID)
 	case errors.As(err, &un) && un.ReadBack != nil:
-		return nil, &lostCreateError{kind: lostRead, requestID: m.RequestID, err: un.ReadBack}
+		return nil, &lostCreateError{err: un.ReadBack, advice: fmt.Sprintf("The create (request id %s) got no usable answer, and "+
+			"reading the group back to settle it failed, so whether the coordinator created the group is unknown. %s\n\n%s",
+			m.RequestID, auditLookupHint(p, g, m.RequestID), lostCreateNextPlan(p, g))}
 	case errors.As(err, &un):
-		return nil, &lostCreateError{kind: lostLimit, requestID: m.RequestID, sends: un.Sends, err: un.Lost}
+		return nil, &lostCreateError{err: un.Lost, advice: fmt.Sprintf("The create (request id %s) was sent %d times, and none of "+
+			"its answers settled it: after each, reading the group back found no group, so the create had not happened, and it was "+
+			"not sent again (%d re-sends is the limit). Check the coordinator's health and the proxy in front of it. %s",
+			m.RequestID, un.Sends, un.Sends-1, lostCreateNextPlan(p, g))}
 	case j.Sends > 1 && client.IsConflict(err, client.CodeStreamPrefixAlreadyExists):
-		return nil, &lostCreateError{kind: lostPrefix, requestID: m.RequestID, err: err}
+		return nil, &lostCreateError{err: err, advice: fmt.Sprintf("This create's first attempt (request id %s) got no usable "+
+			"answer, and the same create sent again found Redis keys for stream prefix %q. Most likely the first attempt itself "+
+			"failed while provisioning the streams (503 REDIS_STREAM_PROVISIONING_FAILED): the coordinator deleted the group's "+
+			"metadata again but kept the keys it had already made, %s. Choosing another stream_prefix is not the fix. Check the "+
+			"coordinator's log and audit for request id %s and the Redis failure, then clear the keys. %s",
+			m.RequestID, p, leftoverKeys(p, count), m.RequestID, clearKeysHint(p, count))}
 	}
 	return group, err
 }
 
 // lostCreateError: the create's answer was lost and reading the group back
-// did not settle it; kind says how, for addCreateGroupError.
+// did not settle it; advice says what is known and what to do next.
 type lostCreateError struct {
-	kind      lostCreateKind
-	requestID string
-	err       error  // the last answer, or the read-back's failure
-	sends     int    // lostLimit: the sends, all lost
-	detail    string // lostUnproven: why the group found was not adopted
+	err    error // the last answer, or the read-back's failure; nil when a group found was not adopted
+	advice string
 }
 
-type lostCreateKind int
-
-const (
-	lostRead     lostCreateKind = iota // reading the group back failed
-	lostLimit                          // every read-back found no group, up to the re-send limit
-	lostPrefix                         // a re-send found the prefix's stream keys
-	lostUnproven                       // the group found cannot be proven this create's
-)
-
 func (e *lostCreateError) Error() string {
-	if e.detail != "" {
-		return e.detail
+	if e.err == nil {
+		return e.advice
 	}
 	return e.err.Error()
 }
@@ -121,33 +112,37 @@ func (e *lostCreateError) Error() string {
 func (e *lostCreateError) Unwrap() error { return e.err }
 
 // A lost create's group is proven ours by the count it sent and by having no
-// migration history. Not by metadataVersion: consumers joining raise it.
+// migration history. Not by metadataVersion: consumers joining raise it. A
+// refusal is the outcome found (prefix.Decided); a failed read is not.
 func (r *groupResource) proveOwnCreate(ctx context.Context, p, g string, count *int32, group *client.Group, requestID string) error {
 	if count != nil && group.ShardCount != *count {
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
-			"(metadataVersion %d), but this create sent initialShardCount %d", errCreatedByOther, requestID, group.ShardCount, group.MetadataVersion, *count)
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards "+
+			"(metadataVersion %d), but this create sent initialShardCount %d", errCreatedByOther, requestID, group.ShardCount, group.MetadataVersion, *count))
 	}
 	if am := group.ActiveMigration; am != nil {
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with migration %s (%d→%d shards, %s): "+
-			"it was scaled since it was created", errCreatedByOther, requestID, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with migration %s (%d→%d shards, %s): "+
+			"it was scaled since it was created", errCreatedByOther, requestID, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State))
 	}
 	history, err := r.pd.api.Migrations(ctx, p, g)
 	if err != nil {
-		return &lostCreateError{kind: lostRead, requestID: requestID, err: err}
+		return err
 	}
 	if n := len(history.Migrations); n > 0 {
 		m := history.Migrations[n-1]
-		return fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and a "+
+		return prefix.Decided(fmt.Errorf("%w: after the outcome of this create was lost (request id %s), the group exists with %d shards and a "+
 			"migration history (%d migration(s), the last %s, %d→%d shards, %s): it was scaled since it was created",
-			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State)
+			errCreatedByOther, requestID, group.ShardCount, n, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.State))
 	}
 	if count == nil {
-		return &lostCreateError{kind: lostUnproven, requestID: requestID, detail: fmt.Sprintf("The answer to the create of group %q under stream prefix %q "+
-			"(request id %s) was lost, and the group now exists with %d shards, metadataVersion %d and no migration history. This create sent "+
-			"no initial shard count (no initial_shard_count, and no other group of the prefix to take one from), so the coordinator chose "+
-			"its own configured default (12 unless COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can "+
-			"read proves that the group is this create's rather than another actor's: it was not adopted", g, p, requestID,
-			group.ShardCount, group.MetadataVersion)}
+		return prefix.Decided(&lostCreateError{advice: fmt.Sprintf(
+			"The answer to the create of group %q under stream prefix %q (request id %s) was lost, and the group now exists with %d "+
+				"shards, metadataVersion %d and no migration history. This create sent no initial shard count (no initial_shard_count, "+
+				"and no other group of the prefix to take one from), so the coordinator chose its own configured default (12 unless "+
+				"COORDINATOR_DEFAULTS_INITIAL_SHARD_COUNT says otherwise), and nothing the provider can read proves that the group "+
+				"is this create's rather than another actor's: it was not adopted.\n\n%s If it is this create's, import it; if not, "+
+				"it belongs to someone else.\n\n%s To avoid this after a lost answer, set initial_shard_count: the count a create "+
+				"sent is part of what proves a group is its own.", g, p, requestID, group.ShardCount, group.MetadataVersion,
+			auditLookupHint(p, g, requestID), lostCreateNextPlan(p, g))})
 	}
 	return nil
 }

@@ -52,15 +52,6 @@ func recreationValue(p, g string, v *groupVanished) types.Object {
 	})
 }
 
-func readGroupVanished(ctx context.Context, private privateGetter) (*groupVanished, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.GroupVanished, diags
-}
-
-func setGroupVanished(ctx context.Context, private privateSetter, v *groupVanished) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupVanished = v })
-}
-
 type groupHighest struct {
 	MetadataVersion int64 `json:"metadata_version"`
 	ShardCount      int64 `json:"shard_count"`
@@ -74,63 +65,50 @@ func readGroupHighest(ctx context.Context, private privateGetter) (groupHighest,
 	return *rec.GroupHighest, diags
 }
 
-func setGroupHighest(ctx context.Context, private privateSetter, seen groupHighest) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupHighest = &seen })
-}
-
 func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse) {
 	resp.Diagnostics.Append(clearCreateBasis(ctx, resp.Private)...)
-	if req.Plan.Raw.IsNull() {
-		var state groupResourceModel
-		resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-		vanished, diags := readGroupVanished(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
-		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() == deletionPolicyDelete {
-			// Deleting metadata is an admin mutation: fail closed (ABANDON sends nothing).
-			reg, diags := readMetadataRegression(ctx, req.Private)
-			resp.Diagnostics.Append(diags...)
-			checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", state.StreamPrefix.ValueString(),
-				state.ConsumerGroup.ValueString(), reg, state.AcknowledgedMetadataVersion)
-		}
-		if !resp.Diagnostics.HasError() && vanished == nil && state.DeletionPolicy.ValueString() != deletionPolicyDelete {
-			resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
-				"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
-				state.ConsumerGroup.ValueString(), state.StreamPrefix.ValueString(), state.DeletionPolicy.ValueString()))
-		}
-		return
-	}
-	var plan groupResourceModel
-	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
-	if resp.Diagnostics.HasError() {
-		return
+	var plan, state groupResourceModel
+	destroy := req.Plan.Raw.IsNull()
+	if !destroy {
+		resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	}
 	if req.State.Raw.IsNull() {
-		resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
-		r.planCreate(ctx, req, resp, &plan)
+		if !resp.Diagnostics.HasError() {
+			resp.Diagnostics.Append(newNameWarnings(plan.StreamPrefix, plan.ConsumerGroup)...)
+			r.planCreate(ctx, req, resp, &plan)
+		}
 		if !resp.Diagnostics.HasError() {
 			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		}
 		return
 	}
-	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
-	if resp.Diagnostics.HasError() {
+	rec, diags := readPrivateRecord(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
+	vanished := rec.GroupVanished
+	if resp.Diagnostics.HasError() || destroy && vanished != nil {
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	// With DELETE a -replace deletes the old group first: no conflict.
-	deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
-	renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
-	r.pd.plans.note(p, g, func(rg *runGroup) {
-		rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
-	})
-
-	vanished, diags := readGroupVanished(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
+	ack := plan.AcknowledgedMetadataVersion
+	if !destroy {
+		// With DELETE a -replace deletes the old group first: no conflict.
+		deletes := state.DeletionPolicy.ValueString() == deletionPolicyDelete
+		renamed := !plan.StreamPrefix.Equal(state.StreamPrefix) || !plan.ConsumerGroup.Equal(state.ConsumerGroup)
+		r.pd.plans.note(p, g, func(rg *runGroup) {
+			rg.deletesOnReplace, rg.renamedAway = deletes, rg.renamedAway || deletes && renamed
+		})
 	}
-	if vanished != nil {
+	switch {
+	case destroy && state.DeletionPolicy.ValueString() != deletionPolicyDelete:
+		resp.Diagnostics.AddWarning("Destroy will leave the group on the coordinator", fmt.Sprintf(
+			"Group %q under stream prefix %q has deletion_policy = %q: destroying removes it from Terraform state only.",
+			g, p, state.DeletionPolicy.ValueString()))
+		return
+	case destroy:
+		// Deleting metadata is an admin mutation: fail closed (ABANDON sends nothing).
+		ack = state.AcknowledgedMetadataVersion
+	case vanished != nil:
 		plan.Recreation = recreationValue(p, g, vanished)
 		plan.MetadataVersion = types.Int64Unknown()
 		plan.ShardCount = types.Int64Unknown()
@@ -138,22 +116,16 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 		return
 	}
-
-	reg, diags := readMetadataRegression(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
-	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, plan.AcknowledgedMetadataVersion)
-	if resp.Diagnostics.HasError() {
+	reg := rec.MetadataRegression
+	checkMetadataRegression(&resp.Diagnostics, "redisstreamcoordinator_group", p, g, reg, ack)
+	if destroy || resp.Diagnostics.HasError() {
 		return
 	}
 	plan.MetadataVersion = state.MetadataVersion
 	if reg != nil {
 		// Unknown when already equal, so the apply still records it.
-		ack := plan.AcknowledgedMetadataVersion.ValueInt64()
-		plan.MetadataVersion = types.Int64Value(ack)
-		if state.MetadataVersion.ValueInt64() == ack {
+		plan.MetadataVersion = types.Int64Value(ack.ValueInt64())
+		if state.MetadataVersion.ValueInt64() == ack.ValueInt64() {
 			plan.MetadataVersion = types.Int64Unknown()
 		}
 	}
@@ -165,53 +137,44 @@ func (r *groupResource) ModifyPlan(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.AddAttributeWarning(path.Root("initial_shard_count"), "initial_shard_count only applies at creation", fmt.Sprintf(
 			"Changing initial_shard_count of the existing group %q changes nothing on the coordinator (it has %d shards now). "+
 				"To change the shard count, use a redisstreamcoordinator_group_shard_count resource for stream prefix %q.",
-			state.ConsumerGroup.ValueString(), state.ShardCount.ValueInt64(), state.StreamPrefix.ValueString()))
+			g, state.ShardCount.ValueInt64(), p))
 	}
 }
 
 func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanRequest, resp *resource.ModifyPlanResponse, plan *groupResourceModel) {
+	// shard_count, metadata_version and sibling_shard_counts stay (known after
+	// apply): the create decides them from a live read (createCount) that
+	// Terraform's apply-time plan cannot reproduce.
 	plan.Recreation = recreationNull()
-	plan.MetadataVersion = types.Int64Unknown()
 	if plan.StreamPrefix.IsUnknown() || plan.ConsumerGroup.IsUnknown() {
-		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 		return
 	}
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	plan.ID = types.StringValue(groupID(p, g))
 	plan.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
 
-	vanished, diags := readGroupVanished(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
+	vanished := rec.GroupVanished
 	if vanished == nil {
 		vanished = r.pd.plans.of(p, g).vanished
 	}
-	if !vanished.of(p, g) {
-		vanished = nil
-	}
-	if vanished != nil {
+	if vanished.of(p, g) {
 		plan.Recreation = recreationValue(p, g, vanished)
 	}
 
 	if r.pd.unconfigured() {
-		plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
-		detail := "the provider configuration depends on values known only after apply."
-		if r.pd != nil && len(r.pd.configUnknown) > 0 {
-			detail = r.pd.unknownConfigDetail()
-		}
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
 			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
 				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
-				"This plan is not reviewed against the coordinator: %s", g, p, detail))
-		if r.pd != nil {
-			r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
-		}
+				"This plan is not reviewed against the coordinator. %s", g, p, r.pd.unconfiguredDetail()))
+		r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		return
 	}
 	if plan.InitialShardCount.IsUnknown() && !req.Config.Raw.IsNull() {
 		var configured types.Int64
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("initial_shard_count"), &configured)...)
 		if configured.IsUnknown() {
-			plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
 			r.pd.plans.registerGroupCreate(p, g, nil)
 			return
 		}
@@ -237,10 +200,6 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		return
 	}
 	basis := slices.Collect(maps.Values(prefix))
-	// A live read Terraform's apply-time plan cannot reproduce: unknown here,
-	// decided by the create (createCount).
-	plan.SiblingShardCounts = types.MapUnknown(types.Int64Type)
-	plan.ShardCount = types.Int64Unknown()
 	recorded := basis
 	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
 		// The replacement takes the count of the group it replaces: that
@@ -323,22 +282,20 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 				"redisstreamcoordinator_group_shard_count.", p, siblingList, g, want, sent))
 		return nil, diags
 	}
-	switch len(counts) {
-	case 0:
+	switch {
+	case len(counts) == 0:
 		return nil, diags
-	case 1:
-		for c := range counts {
-			if c < 1 {
-				diags.AddError("Cannot inherit a shard count of 0", fmt.Sprintf(
-					"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
-						"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
-						"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
-						"different count than its 0-shard siblings, and the plan says how to bring the prefix back to one count.", p, siblingList))
-				return nil, diags
-			}
-			tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
-			return &c, diags
-		}
+	case drainedPrefix(counts):
+		diags.AddError("Cannot inherit a shard count of 0", fmt.Sprintf(
+			"Stream prefix %q has %s: it is drained to 0 shards. The coordinator creates a group with at least 1 shard "+
+				"(initialShardCount >= 1) and a new group does not inherit its siblings' count, so there is no count to take "+
+				"from them. Set initial_shard_count (1 or more) explicitly: the group is then created with that count, at a "+
+				"different count than its 0-shard siblings, and the plan says how to bring the prefix back to one count.", p, siblingList))
+		return nil, diags
+	case len(counts) == 1:
+		c := siblings[0].ShardCount
+		tflog.Info(ctx, "new group takes the shard count of its siblings", map[string]any{"stream_prefix": p, "consumer_group": g, "shard_count": c})
+		return &c, diags
 	}
 	diags.AddError("The other groups of the stream prefix disagree on the shard count", fmt.Sprintf(
 		"Stream prefix %q has %s, so there is no single count for group %q to inherit. Set initial_shard_count explicitly, "+
@@ -362,7 +319,6 @@ func sentBefore(reg *planRegistry, p string) string {
 func describeSiblings(counts map[int32][]string) string {
 	var parts []string
 	for c, names := range counts {
-		sort.Strings(names)
 		for _, n := range names {
 			parts = append(parts, fmt.Sprintf("%q (%d shards)", n, c))
 		}

@@ -31,14 +31,12 @@ func clearCreateBasis(ctx context.Context, private privateSetter) diag.Diagnosti
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
 }
 
-func (r *groupResource) refuseStaleReplacement(ctx context.Context, private privateGetter, p, g string, diags *diag.Diagnostics) bool {
-	rec, d := readPrivateRecord(ctx, private)
-	diags.Append(d...)
-	if d.HasError() || rec.PrefixSeen == nil || rec.PrefixSeen.Prefix == "" {
-		return !d.HasError()
+func (r *groupResource) refuseStaleReplacement(ctx context.Context, rec privateRecord, p, g string, diags *diag.Diagnostics) bool {
+	if rec.PrefixSeen == nil || rec.PrefixSeen.Prefix == "" {
+		return true
 	}
 	sp := rec.PrefixSeen.Prefix
-	seen, _, _ := readPrefixSeen(ctx, private, sp)
+	seen, _ := rec.prefix(sp)
 	seen.CountsOnly = true // the create's plan depends on the counts alone
 	all, err := r.pd.api.Groups(ctx)
 	if err != nil {

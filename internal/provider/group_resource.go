@@ -72,97 +72,73 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 		MarkdownDescription: "A consumer group's metadata record on the coordinator: one `{stream_prefix, consumer_group}` pair, " +
 			"created with its initial shard count. Its shard count is then managed by `redisstreamcoordinator_group_shard_count`. " +
 			"Destroying it only removes it from Terraform state unless `deletion_policy = \"DELETE\"`.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"stream_prefix": schema.StringAttribute{
-				MarkdownDescription: "The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Not blank, `.` or `..`, and without braces, `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
-				Required:            true,
-				Validators:          []validator.String{streamPrefixValidator},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"consumer_group": schema.StringAttribute{
-				MarkdownDescription: "The consumer group name. Not blank, `.` or `..`, and without `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
-				Required:            true,
-				Validators:          []validator.String{consumerGroupValidator},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"initial_shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Shard count the group is created with, used only at creation: at least 1 (above %d warns), equal to the siblings' unless the prefix is drained. Defaults to the siblings' count, else the coordinator's default ([known after apply](../guides/how-it-works#what-a-plan-reads)).", ConventionalShardCount),
-				Optional:            true,
-				Computed:            true,
-				Validators:          []validator.Int64{int64validator.Between(1, MaxShardCount)},
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The shard count the group was created, imported or re-created with; refreshes do not follow scales (see `redisstreamcoordinator_group_shard_count`).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"stream_key_pattern": schema.StringAttribute{
-				MarkdownDescription: "`<stream_prefix>:{shardIndex}`, the pattern producers substitute the shard index into.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"requested_by": schema.StringAttribute{
-				MarkdownDescription: "`requestedBy` of this group's create and delete calls. Defaults to the provider's `requested_by`.",
-				Optional:            true,
-				Validators:          []validator.String{notBlankValidator},
-			},
-			"reason": schema.StringAttribute{
-				MarkdownDescription: "`reason` for this group's create and delete calls. Defaults to the provider's `default_reason`.",
-				Optional:            true,
-				Validators:          []validator.String{notBlankValidator},
-			},
-			"deletion_policy": schema.StringAttribute{
-				MarkdownDescription: "On destroy: `ABANDON` (default) removes it from state only; `DELETE` deletes the group's metadata (the Redis streams stay), refused while consumers are live unless `force_delete`. Set `DELETE` and apply before destroying.",
-				Optional:            true,
-				Computed:            true,
-				Default:             stringdefault.StaticString(deletionPolicyAbandon),
-				Validators:          []validator.String{stringvalidator.OneOf(deletionPolicyAbandon, deletionPolicyDelete)},
-			},
-			"force_delete": schema.BoolAttribute{
-				MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are live; they then fail their next heartbeat. Defaults to `false`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or as last acknowledged; refreshes do not change it. A lower version on the coordinator fails plans.",
-				Computed:            true,
-			},
-			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "After a [metadata regression](../guides/group-metadata-durability), the version the plan's error names, accepted as the new `metadata_version`; remove it after the apply.",
-				Optional:            true,
-				Validators:          []validator.Int64{int64validator.AtLeast(0)},
-			},
-			"sibling_shard_counts": schema.MapAttribute{
-				MarkdownDescription: "The prefix's other groups and their shard counts at the create (known after apply); null for an imported group.",
-				Computed:            true,
-				ElementType:         types.Int64Type,
-			},
-			"recreation": schema.SingleNestedAttribute{
-				MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (a new lifecycle); null otherwise.",
-				Computed:            true,
-				Attributes: map[string]schema.Attribute{
-					"previous_shard_count": schema.Int64Attribute{
-						MarkdownDescription: "The shard count the vanished group had when this resource last read it.",
-						Computed:            true,
-					},
-					"last_metadata_version_seen": schema.Int64Attribute{
-						MarkdownDescription: "The highest `metadataVersion` seen for the vanished group.",
-						Computed:            true,
-					},
-					"new_lifecycle": schema.StringAttribute{
-						MarkdownDescription: "Consumers and producers must rejoin as new.",
-						Computed:            true,
+		Attributes: groupKeyAttributes("The logical stream; shard `i` is the Redis stream `<stream_prefix>:<i>`. Not blank, `.` or `..`, "+
+			"and without braces, `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
+			"The consumer group name. Not blank, `.` or `..`, and without `/`, `;` or `%2F`; unconventional names warn. Changing it replaces the group.",
+			"this group's create and delete calls", map[string]schema.Attribute{
+				"initial_shard_count": schema.Int64Attribute{
+					MarkdownDescription: fmt.Sprintf("Shard count the group is created with, used only at creation: at least 1 (above %d warns), equal to the siblings' unless the prefix is drained. Defaults to the siblings' count, else the coordinator's default ([known after apply](../guides/how-it-works#what-a-plan-reads)).", ConventionalShardCount),
+					Optional:            true,
+					Computed:            true,
+					Validators:          []validator.Int64{int64validator.Between(1, MaxShardCount)},
+					PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				},
+				"shard_count": schema.Int64Attribute{
+					MarkdownDescription: "The shard count the group was created, imported or re-created with; refreshes do not follow scales (see `redisstreamcoordinator_group_shard_count`).",
+					Computed:            true,
+					PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				},
+				"stream_key_pattern": schema.StringAttribute{
+					MarkdownDescription: "`<stream_prefix>:{shardIndex}`, the pattern producers substitute the shard index into.",
+					Computed:            true,
+					PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				},
+				"deletion_policy": schema.StringAttribute{
+					MarkdownDescription: "On destroy: `ABANDON` (default) removes it from state only; `DELETE` deletes the group's metadata (the Redis streams stay), refused while consumers are live unless `force_delete`. Set `DELETE` and apply before destroying.",
+					Optional:            true,
+					Computed:            true,
+					Default:             stringdefault.StaticString(deletionPolicyAbandon),
+					Validators:          []validator.String{stringvalidator.OneOf(deletionPolicyAbandon, deletionPolicyDelete)},
+				},
+				"force_delete": schema.BoolAttribute{
+					MarkdownDescription: "With `deletion_policy = \"DELETE\"`: delete even while consumers are live; they then fail their next heartbeat. Defaults to `false`.",
+					Optional:            true,
+					Computed:            true,
+					Default:             booldefault.StaticBool(false),
+				},
+				"metadata_version": schema.Int64Attribute{
+					MarkdownDescription: "The group's `metadataVersion` when this resource created, imported or re-created it, or as last acknowledged; refreshes do not change it. A lower version on the coordinator fails plans.",
+					Computed:            true,
+				},
+				"acknowledged_metadata_version": schema.Int64Attribute{
+					MarkdownDescription: "After a [metadata regression](../guides/group-metadata-durability), the version the plan's error names, accepted as the new `metadata_version`; remove it after the apply.",
+					Optional:            true,
+					Validators:          []validator.Int64{int64validator.AtLeast(0)},
+				},
+				"sibling_shard_counts": schema.MapAttribute{
+					MarkdownDescription: "The prefix's other groups and their shard counts at the create (known after apply); null for an imported group.",
+					Computed:            true,
+					ElementType:         types.Int64Type,
+				},
+				"recreation": schema.SingleNestedAttribute{
+					MarkdownDescription: "Set when this resource re-creates a group that vanished from the coordinator (a new lifecycle); null otherwise.",
+					Computed:            true,
+					Attributes: map[string]schema.Attribute{
+						"previous_shard_count": schema.Int64Attribute{
+							MarkdownDescription: "The shard count the vanished group had when this resource last read it.",
+							Computed:            true,
+						},
+						"last_metadata_version_seen": schema.Int64Attribute{
+							MarkdownDescription: "The highest `metadataVersion` seen for the vanished group.",
+							Computed:            true,
+						},
+						"new_lifecycle": schema.StringAttribute{
+							MarkdownDescription: "Consumers and producers must rejoin as new.",
+							Computed:            true,
+						},
 					},
 				},
-			},
-		},
+			}),
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
@@ -172,6 +148,23 @@ func (r *groupResource) Schema(ctx context.Context, _ resource.SchemaRequest, re
 			}),
 		},
 	}
+}
+
+// groupKeyAttributes adds the attributes of a resource addressed by one group
+// (its id and name, and the requestedBy and reason of its calls) to attrs.
+// redisstreamcoordinator_group_shard_count repeats them and can take them from here.
+func groupKeyAttributes(prefixDoc, groupDoc, calls string, attrs map[string]schema.Attribute) map[string]schema.Attribute {
+	attrs["id"] = schema.StringAttribute{MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.", Computed: true,
+		PlanModifiers: []planmodifier.String{stringplanmodifier.UseStateForUnknown()}}
+	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: prefixDoc, Required: true,
+		Validators: []validator.String{streamPrefixValidator}, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}}
+	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: groupDoc, Required: true,
+		Validators: []validator.String{consumerGroupValidator}, PlanModifiers: []planmodifier.String{stringplanmodifier.RequiresReplace()}}
+	attrs["requested_by"] = schema.StringAttribute{Optional: true, Validators: []validator.String{notBlankValidator},
+		MarkdownDescription: "`requestedBy` for " + calls + ". Defaults to the provider's `requested_by`."}
+	attrs["reason"] = schema.StringAttribute{Optional: true, Validators: []validator.String{notBlankValidator},
+		MarkdownDescription: "`reason` for " + calls + ". Defaults to the provider's `default_reason`."}
+	return attrs
 }
 
 func (r *groupResource) Configure(_ context.Context, req resource.ConfigureRequest, resp *resource.ConfigureResponse) {
@@ -189,6 +182,7 @@ func (m *groupResourceModel) fill(g *client.Group) {
 		m.InitialShardCount = types.Int64Value(int64(g.ShardCount))
 	}
 	m.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(g.StreamPrefix))
+	m.MetadataVersion = types.Int64Value(g.MetadataVersion)
 }
 
 func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp *resource.ReadResponse) {
@@ -209,11 +203,12 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		resp.State.RemoveResource(ctx)
 		return
 	}
+	rec, diags := readPrivateRecord(ctx, req.Private)
+	resp.Diagnostics.Append(diags...)
 	if client.IsNotFound(err) {
 		// Kept in state as vanished so the plan shows a re-creation, not a bare create.
 		tflog.Warn(ctx, "group no longer exists on the coordinator; planning its re-creation", map[string]any{"stream_prefix": p, "consumer_group": g})
-		vanished, diags := readGroupVanished(ctx, req.Private)
-		resp.Diagnostics.Append(diags...)
+		vanished := rec.GroupVanished
 		if vanished == nil {
 			last := deletedAsPlanned(ctx, req.Private, p, g, state)
 			vanished = &groupVanished{ShardCount: int64(last.ShardCount), MetadataVersion: last.MetadataVersion}
@@ -221,43 +216,42 @@ func (r *groupResource) Read(ctx context.Context, req resource.ReadRequest, resp
 		if vanished.ConsumerGroup == "" {
 			vanished.StreamPrefix, vanished.ConsumerGroup = p, g
 		}
-		resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, vanished)...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.GroupVanished = vanished })...)
 		return
 	}
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Failed to read group %q under stream prefix %q", g, p), err, "")
 		return
 	}
-	resp.Diagnostics.Append(setGroupVanished(ctx, resp.Private, nil)...)
 	resp.Diagnostics.Append(importConfirmed(ctx, resp.Private)...)
 	// Not raised by a refresh: scales are not changes of this resource, and
 	// Terraform would report each as "changed outside of Terraform".
-	seen, diags := readGroupHighest(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
+	var seen groupHighest
+	if rec.GroupHighest != nil {
+		seen = *rec.GroupHighest
+	}
 	highest := seen.MetadataVersion
 	if v := state.MetadataVersion; !v.IsNull() && !v.IsUnknown() && v.ValueInt64() > highest {
 		highest = v.ValueInt64()
 	}
-	prior, diags := readMetadataRegression(ctx, req.Private)
-	resp.Diagnostics.Append(diags...)
+	prior := rec.MetadataRegression
 	reg := nextRegression(prior, highest, group.MetadataVersion, state.AcknowledgedMetadataVersion)
+	if reg == nil || group.MetadataVersion > seen.MetadataVersion {
+		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
+	}
 	switch {
 	case reg != nil && prior == nil:
 		tflog.Warn(ctx, "group metadata version regressed", map[string]any{
 			"stream_prefix": p, "consumer_group": g, "seen": reg.Seen, "reported": reg.Reported,
 		})
 	case reg == nil:
-		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
 		reg = observeGroupEpochs(ctx, req.Private, resp.Private, group, &resp.Diagnostics)
 	}
-	if reg != nil && group.MetadataVersion > seen.MetadataVersion {
-		seen = groupHighest{MetadataVersion: group.MetadataVersion, ShardCount: int64(group.ShardCount)}
-	}
-	resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, reg)...)
-	resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, seen)...)
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+		r.GroupVanished, r.MetadataRegression, r.GroupHighest = nil, reg, &seen
+	})...)
 	if state.ShardCount.IsNull() || state.ShardCount.IsUnknown() || state.MetadataVersion.IsNull() || state.MetadataVersion.IsUnknown() {
 		state.fill(group)
-		state.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	}
 	state.ID = types.StringValue(groupID(p, g))
 	state.StreamKeyPattern = types.StringValue(routing.StreamKeyPattern(p))
@@ -296,9 +290,10 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 			"from": reg.Seen, "to": ack,
 		})
 		plan.MetadataVersion = types.Int64Value(ack)
-		resp.Diagnostics.Append(setMetadataRegression(ctx, resp.Private, nil)...)
-		resp.Diagnostics.Append(setGroupHighest(ctx, resp.Private, groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()})...)
-		resp.Diagnostics.Append(setEpochsSeen(ctx, resp.Private, acknowledgedMark(reg))...)
+		resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) {
+			r.MetadataRegression, r.EpochsSeen = nil, acknowledgedMark(reg)
+			r.GroupHighest = &groupHighest{MetadataVersion: ack, ShardCount: plan.ShardCount.ValueInt64()}
+		})...)
 	}
 	resp.Diagnostics.Append(setState(ctx, &resp.State, &plan)...)
 }
@@ -306,17 +301,19 @@ func (r *groupResource) Update(ctx context.Context, req resource.UpdateRequest, 
 func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, resp *resource.DeleteResponse) {
 	var state groupResourceModel
 	resp.Diagnostics.Append(getState(ctx, req.State, &state)...)
+	timeout, diags := state.Timeouts.Delete(ctx, defaultGroupDeleteTimeout)
+	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	p, g := state.StreamPrefix.ValueString(), state.ConsumerGroup.ValueString()
-	vanished, diags := readGroupVanished(ctx, req.Private)
+	rec, diags := readPrivateRecord(ctx, req.Private)
 	resp.Diagnostics.Append(diags...)
-	if vanished != nil {
+	if vanished := rec.GroupVanished; vanished != nil {
 		r.pd.plans.note(p, g, func(rg *runGroup) { rg.vanished = vanished })
 		return
 	}
-	if !r.refuseStaleReplacement(ctx, req.Private, p, g, &resp.Diagnostics) {
+	if resp.Diagnostics.HasError() || !r.refuseStaleReplacement(ctx, rec, p, g, &resp.Diagnostics) {
 		return
 	}
 	if state.DeletionPolicy.ValueString() != deletionPolicyDelete {
@@ -325,11 +322,6 @@ func (r *groupResource) Delete(ctx context.Context, req resource.DeleteRequest, 
 				"the coordinator. To delete it through Terraform, set deletion_policy = \"DELETE\", apply, then destroy; once it is "+
 				"out of state, the redisstreamcoordinator_delete_group action deletes it (Terraform 1.14 or later).",
 			deletionPolicyAbandon, g, p))
-		return
-	}
-	timeout, diags := state.Timeouts.Delete(ctx, defaultGroupDeleteTimeout)
-	resp.Diagnostics.Append(diags...)
-	if resp.Diagnostics.HasError() {
 		return
 	}
 	ctx, cancel := context.WithTimeout(ctx, timeout)

@@ -79,23 +79,20 @@ func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active [
 	}
 	// Waiting is described, never recommended: once DRAINING a migration can no
 	// longer be rolled back.
-	wait := "a migration finishes only once every live consumer has taken its new assignment (a scale-out with no live consumer " +
-		"never does) and a scale-in's removed shards are drained in Redis, for every consumer group on them"
+	wait := "Waiting for them to finish may not end: a migration finishes only once every live consumer has taken its new " +
+		"assignment (a scale-out with no live consumer never does) and a scale-in's removed shards are drained in Redis, for every " +
+		"consumer group on them"
 	var why string
-	if len(cannot) == 0 && !rollbackOnRevert {
+	switch {
+	case len(cannot) == 0 && !rollbackOnRevert:
 		why = fmt.Sprintf("Set rollback_on_revert = true to roll them back through Terraform, or roll them back yourself with the calls "+
-			"below. Waiting for them to finish instead may not end: %s; once DRAINING it can no longer be rolled back; and after "+
-			"it finishes, the next plan scales back to %d shards as a new change, moving the keys a second time.", wait, target)
-	} else {
-		all := ""
-		if anyActive {
-			all = " all"
-		}
-		why = fmt.Sprintf("They cannot%s be rolled back: %s. Waiting for them to finish may not end: %s. Once they have, apply "+
-			"the new count.", all, strings.Join(cannot, "; "), wait)
-		if anyActive {
-			why += " Those still ACTIVE can be rolled back with:"
-		}
+			"below. %s; once DRAINING it can no longer be rolled back; and after it finishes, the next plan scales back to %d "+
+			"shards as a new change, moving the keys a second time.", wait, target)
+	case anyActive:
+		why = fmt.Sprintf("They cannot all be rolled back: %s. %s. Once they have, apply the new count. Those still ACTIVE can be "+
+			"rolled back with:", strings.Join(cannot, "; "), wait)
+	default:
+		why = fmt.Sprintf("They cannot be rolled back: %s. %s. Once they have, apply the new count.", strings.Join(cannot, "; "), wait)
 	}
 	return strings.TrimRight(fmt.Sprintf("Stream prefix %q is being resharded away from %d shards. ", p, target)+
 		blockingMigrationsDetail(p, target, active)+"\n\n"+why+"\n"+rollbackCalls(p, active), "\n")
