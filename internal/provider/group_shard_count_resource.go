@@ -69,83 +69,58 @@ func (r *groupShardCountResource) Schema(ctx context.Context, _ resource.SchemaR
 	resp.Schema = schema.Schema{
 		MarkdownDescription: "The shard count of a stream prefix, addressed through one of its existing groups; a change rescales " +
 			"every group of the prefix and, by default, waits until the resharding migration has completed.",
-		Attributes: map[string]schema.Attribute{
-			"id": schema.StringAttribute{
-				MarkdownDescription: "`{stream_prefix}/{consumer_group}`; also the import id.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"stream_prefix": schema.StringAttribute{
-				MarkdownDescription: "Stream prefix of the group. Changing it makes this resource manage another group.",
-				Required:            true,
-				Validators:          []validator.String{streamPrefixValidator},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"consumer_group": schema.StringAttribute{
-				MarkdownDescription: "The consumer group whose shard count this is. The group must already exist (for example a `redisstreamcoordinator_group`).",
-				Required:            true,
-				Validators:          []validator.String{consumerGroupValidator},
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.RequiresReplace()},
-			},
-			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: fmt.Sprintf("Desired shard count: 0 or more, no upper bound (any count the coordinator holds "+
-					"imports); a scale above %d warns at plan time. `0` drains every shard: producers refuse to publish until it is raised.",
-					ConventionalShardCount),
-				Required:   true,
-				Validators: []validator.Int64{int64validator.Between(0, MaxShardCount)},
-			},
-			"requested_by": schema.StringAttribute{
-				MarkdownDescription: "`requestedBy` for this resource's scale and rollback calls. Defaults to the provider's `requested_by`.",
-				Optional:            true,
-				Validators:          []validator.String{notBlankValidator},
-			},
-			"reason": schema.StringAttribute{
-				MarkdownDescription: "`reason` for this resource's scale and rollback calls. Defaults to the provider's `default_reason`.",
-				Optional:            true,
-				Validators:          []validator.String{notBlankValidator},
-			},
-			"wait_for": schema.StringAttribute{
-				MarkdownDescription: "`COMPLETION` (default): wait until every affected group's migration is `DEPRECATED`. `ACCEPTED`: return " +
-					"once the coordinator accepted the scale (routing has switched; consumers are still migrating).",
-				Optional:   true,
-				Computed:   true,
-				Default:    stringdefault.StaticString(waitForCompletion),
-				Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
-			},
-			"rollback_on_revert": schema.BoolAttribute{
-				MarkdownDescription: "Setting `shard_count` back to its starting count while the migration is `ACTIVE` rolls back every migration heading away from it, instead of failing; entries written to added shards are stranded. Defaults to `false`.",
-				Optional:            true,
-				Computed:            true,
-				Default:             booldefault.StaticBool(false),
-			},
-			"migration_ids": schema.MapAttribute{
-				MarkdownDescription: "The resharding id of the last change's migration, per affected consumer group (groups that already had the count are omitted).",
-				Computed:            true,
-				ElementType:         types.StringType,
-				PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
-			},
-			"migration_state": schema.StringAttribute{
-				MarkdownDescription: "The last change's migration state: `DEPRECATED` (completed), `ROLLED_BACK`, `ACTIVE` (waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null (no change).",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
-			},
-			"previous_shard_count": schema.Int64Attribute{
-				MarkdownDescription: "The shard count before the last change; null when none was needed.",
-				Computed:            true,
-				PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
-			},
-			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "The highest `metadataVersion` of the group seen; known after apply for a new resource. A lower one is a [regression](../guides/group-metadata-durability).",
-				Computed:            true,
-			},
-			"acknowledged_metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "Unset by default. After a [metadata regression](../guides/group-metadata-durability), the version " +
-					"the plan's error names, accepted as the new baseline; remove it after the apply.",
-				Optional:   true,
-				Validators: []validator.Int64{int64validator.AtLeast(0)},
-			},
-			"resharding": reshardingSchema(),
-		},
+		Attributes: groupKeyAttributes("Stream prefix of the group. Changing it makes this resource manage another group.",
+			"The consumer group whose shard count this is. The group must already exist (for example a `redisstreamcoordinator_group`).",
+			"this resource's scale and rollback calls", map[string]schema.Attribute{
+				"shard_count": schema.Int64Attribute{
+					MarkdownDescription: fmt.Sprintf("Desired shard count: 0 or more, no upper bound (any count the coordinator holds "+
+						"imports); a scale above %d warns at plan time. `0` drains every shard: producers refuse to publish until it is raised.",
+						ConventionalShardCount),
+					Required:   true,
+					Validators: []validator.Int64{int64validator.Between(0, MaxShardCount)},
+				},
+				"wait_for": schema.StringAttribute{
+					MarkdownDescription: "`COMPLETION` (default): wait until every affected group's migration is `DEPRECATED`. `ACCEPTED`: return " +
+						"once the coordinator accepted the scale (routing has switched; consumers are still migrating).",
+					Optional:   true,
+					Computed:   true,
+					Default:    stringdefault.StaticString(waitForCompletion),
+					Validators: []validator.String{stringvalidator.OneOf(waitForCompletion, waitForAccepted)},
+				},
+				"rollback_on_revert": schema.BoolAttribute{
+					MarkdownDescription: "Setting `shard_count` back to its starting count while the migration is `ACTIVE` rolls back every migration heading away from it, instead of failing; entries written to added shards are stranded. Defaults to `false`.",
+					Optional:            true,
+					Computed:            true,
+					Default:             booldefault.StaticBool(false),
+				},
+				"migration_ids": schema.MapAttribute{
+					MarkdownDescription: "The resharding id of the last change's migration, per affected consumer group (groups that already had the count are omitted).",
+					Computed:            true,
+					ElementType:         types.StringType,
+					PlanModifiers:       []planmodifier.Map{mapplanmodifier.UseStateForUnknown()},
+				},
+				"migration_state": schema.StringAttribute{
+					MarkdownDescription: "The last change's migration state: `DEPRECATED` (completed), `ROLLED_BACK`, `ACTIVE` (waiting for a consumer, or `wait_for = \"ACCEPTED\"`), or null (no change).",
+					Computed:            true,
+					PlanModifiers:       []planmodifier.String{stringplanmodifier.UseStateForUnknown()},
+				},
+				"previous_shard_count": schema.Int64Attribute{
+					MarkdownDescription: "The shard count before the last change; null when none was needed.",
+					Computed:            true,
+					PlanModifiers:       []planmodifier.Int64{int64planmodifier.UseStateForUnknown()},
+				},
+				"metadata_version": schema.Int64Attribute{
+					MarkdownDescription: "The highest `metadataVersion` of the group seen; known after apply for a new resource. A lower one is a [regression](../guides/group-metadata-durability).",
+					Computed:            true,
+				},
+				"acknowledged_metadata_version": schema.Int64Attribute{
+					MarkdownDescription: "Unset by default. After a [metadata regression](../guides/group-metadata-durability), the version " +
+						"the plan's error names, accepted as the new baseline; remove it after the apply.",
+					Optional:   true,
+					Validators: []validator.Int64{int64validator.AtLeast(0)},
+				},
+				"resharding": reshardingSchema(),
+			}),
 		Blocks: map[string]schema.Block{
 			"timeouts": timeouts.Block(ctx, timeouts.Opts{
 				Create:            true,
