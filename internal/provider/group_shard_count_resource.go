@@ -249,7 +249,7 @@ func (r *groupShardCountResource) apply(ctx context.Context, timeout time.Durati
 		planned:  plannedAffectedGroups(ctx, plan.Resharding),
 	}
 	s.checkBasis = func(ctx context.Context, group *client.Group) bool {
-		return r.checkPlanBasis(ctx, s, plan, seen, group)
+		return r.checkPlanBasis(ctx, s, seen, group)
 	}
 	s.waitOnly = resumed != nil && resumed.ShardCount.Equal(plan.ShardCount)
 	if s.waitOnly && !resumed.MigrationIDs.IsNull() && !resumed.MigrationIDs.IsUnknown() {

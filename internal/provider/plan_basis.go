@@ -105,7 +105,7 @@ func addBasisRegression(diags *diag.Diagnostics, p, g string, basisVersion int64
 }
 
 // checkPlanBasis refuses a plan whose basis changed; seen is nil for a new resource.
-func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, _ groupShardCountModel, seen, group *client.Group) bool {
+func (r *groupShardCountResource) checkPlanBasis(ctx context.Context, s *scaler, seen, group *client.Group) bool {
 	if seen != nil && !r.pd.checkGroupBasis(ctx, s.diags, s.p, s.g, s.target, seen, group) {
 		return false
 	}
