@@ -92,6 +92,19 @@ func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	}
 }
 
+// Every attribute a data source reads is computed; these build the plain ones.
+func computedString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedInt64(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
+}
+
 // A missing group is an error: a typo must not make a postcondition or a
 // producer configuration silently see nothing.
 func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
@@ -173,30 +186,12 @@ func newMigrationModel(m *client.Migration) *migrationModel {
 
 func migrationAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"resharding_id": schema.StringAttribute{
-			MarkdownDescription: "Migration id, `reshard-<uuid>`.",
-			Computed:            true,
-		},
-		"from_shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Shard count before the migration.",
-			Computed:            true,
-		},
-		"to_shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Shard count the migration moves to; producers already route with it.",
-			Computed:            true,
-		},
-		"state": schema.StringAttribute{
-			MarkdownDescription: "`PREPARING`, `ACTIVE`, `DRAINING`, `DEPRECATED` (finished) or `ROLLED_BACK`.",
-			Computed:            true,
-		},
-		"created_at": schema.StringAttribute{
-			MarkdownDescription: "When the migration was created (RFC 3339, UTC).",
-			Computed:            true,
-		},
-		"updated_at": schema.StringAttribute{
-			MarkdownDescription: "When the migration last changed state (RFC 3339, UTC).",
-			Computed:            true,
-		},
+		"resharding_id":    computedString("Migration id, `reshard-<uuid>`."),
+		"from_shard_count": computedInt64("Shard count before the migration."),
+		"to_shard_count":   computedInt64("Shard count the migration moves to; producers already route with it."),
+		"state":            computedString("`PREPARING`, `ACTIVE`, `DRAINING`, `DEPRECATED` (finished) or `ROLLED_BACK`."),
+		"created_at":       computedString("When the migration was created (RFC 3339, UTC)."),
+		"updated_at":       computedString("When the migration last changed state (RFC 3339, UTC)."),
 	}
 }
 
@@ -241,30 +236,12 @@ func countMap(m map[string]int32) map[string]int64 {
 // groupViewAttributes: the group data source replaces the names with its lookup.
 func groupViewAttributes() map[string]schema.Attribute {
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`{stream_prefix}/{consumer_group}`.",
-			Computed:            true,
-		},
-		"shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route.",
-			Computed:            true,
-		},
-		"state": schema.StringAttribute{
-			MarkdownDescription: "`EMPTY` (no members), `RECONCILING` (members moving to the target assignment) or `STABLE`.",
-			Computed:            true,
-		},
-		"group_epoch": schema.Int64Attribute{
-			MarkdownDescription: "Group epoch; bumped by every membership or metadata change.",
-			Computed:            true,
-		},
-		"assignment_epoch": schema.Int64Attribute{
-			MarkdownDescription: "Epoch of the current target assignment.",
-			Computed:            true,
-		},
-		"metadata_version": schema.Int64Attribute{
-			MarkdownDescription: "Version of the group's metadata; it rises with every change of the group, consumers joining and leaving included.",
-			Computed:            true,
-		},
+		"id":               computedString("`{stream_prefix}/{consumer_group}`."),
+		"shard_count":      computedInt64("Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route."),
+		"state":            computedString("`EMPTY` (no members), `RECONCILING` (members moving to the target assignment) or `STABLE`."),
+		"group_epoch":      computedInt64("Group epoch; bumped by every membership or metadata change."),
+		"assignment_epoch": computedInt64("Epoch of the current target assignment."),
+		"metadata_version": computedInt64("Version of the group's metadata; it rises with every change of the group, consumers joining and leaving included."),
 		"active_migration": schema.SingleNestedAttribute{
 			MarkdownDescription: "The migration in progress, or null: a scale is finished only when this is null.",
 			Computed:            true,
@@ -281,7 +258,7 @@ func groupViewAttributes() map[string]schema.Attribute {
 			ElementType:         types.Int64Type,
 		},
 	}
-	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: "Stream prefix of the group.", Computed: true}
-	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: "Consumer group name.", Computed: true}
+	attrs["stream_prefix"] = computedString("Stream prefix of the group.")
+	attrs["consumer_group"] = computedString("Consumer group name.")
 	return attrs
 }
