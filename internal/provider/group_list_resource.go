@@ -85,9 +85,7 @@ func (r *groupListResource) queriedGroups(ctx context.Context, req list.ListRequ
 	if !req.Config.Raw.IsNull() {
 		diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &cfg.StreamPrefix)...)
 	}
-	switch {
-	case diags.HasError():
-	default:
+	if !diags.HasError() {
 		r.pd.configuredAPI(&diags, "this list block was queried (its provider block is in the .tfquery.hcl file or the configuration)",
 			"The list block cannot be queried: ")
 	}
@@ -112,15 +110,6 @@ func (r *groupListResource) queriedGroups(ctx context.Context, req list.ListRequ
 	return groups, cfg.StreamPrefix, nil
 }
 
-// noGroupsWarning: a misspelt prefix must not look like an empty coordinator.
-func noGroupsWarning(prefix types.String) list.ListResult {
-	var diags diag.Diagnostics
-	diags.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
-		fmt.Sprintf("The coordinator has no group under stream prefix %q, so the query found nothing. Prefixes are case-sensitive; "+
-			"omit stream_prefix to list every group.", prefix.ValueString()))
-	return list.ListResult{Diagnostics: diags}
-}
-
 // streamResults puts limitWarning on the last result: a result of its own
 // after the limit would never be read.
 func streamResults(ctx context.Context, req list.ListRequest, groups []*client.Group, prefix types.String, noun string,
@@ -128,7 +117,7 @@ func streamResults(ctx context.Context, req list.ListRequest, groups []*client.G
 ) iter.Seq[list.ListResult] {
 	return func(push func(list.ListResult) bool) {
 		if len(groups) == 0 && !prefix.IsNull() {
-			push(noGroupsWarning(prefix))
+			push(list.ListResult{Diagnostics: diag.Diagnostics{noGroupsWarning(prefix.ValueString(), "the query found nothing")}})
 			return
 		}
 		for n, grp := range groups {

@@ -36,11 +36,13 @@ func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attrib
 	return attrs
 }
 
-func readGroupLookup(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (p, g string) {
-	var prefix, group types.String
+func readGroupLookup(ctx context.Context, req datasource.ReadRequest, group bool, diags *diag.Diagnostics) (p, g string) {
+	var prefix, name types.String
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &prefix)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("consumer_group"), &group)...)
-	return prefix.ValueString(), group.ValueString()
+	if group {
+		diags.Append(req.Config.GetAttribute(ctx, path.Root("consumer_group"), &name)...)
+	}
+	return prefix.ValueString(), name.ValueString()
 }
 
 type dataSourceBase struct{ pd *providerData }
@@ -60,8 +62,9 @@ var _ datasource.DataSourceWithConfigure = &readDataSource{}
 type readDataSource struct {
 	dataSourceBase
 	name, description string
-	lookup            bool
-	attrs             map[string]schema.Attribute
+	// filter: p is the data source's own optional stream_prefix, "" when unset.
+	lookup, filter bool
+	attrs          map[string]schema.Attribute
 	// read reports its failure in diags.
 	read func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any
 }
@@ -80,8 +83,8 @@ func (d *readDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 
 func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var p, g string
-	if d.lookup {
-		p, g = readGroupLookup(ctx, req, &resp.Diagnostics)
+	if d.lookup || d.filter {
+		p, g = readGroupLookup(ctx, req, d.lookup, &resp.Diagnostics)
 	}
 	api := d.api(&resp.Diagnostics)
 	if resp.Diagnostics.HasError() {
