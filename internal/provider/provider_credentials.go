@@ -35,22 +35,13 @@ const (
 
 func resolveCredentials(m providerModel, s *settingSource) credentials {
 	values := map[string]attr.Value{"username": m.Username, "password": m.Password, "token": m.Token, "login": m.Login}
-	block := map[string]string{}
-	inBlock := map[string]bool{}
-	for _, name := range credentialNames {
-		if values[name].IsUnknown() {
-			s.lookup(name, values[name]) // reports it
-			inBlock[name] = true
-			continue
-		}
-		block[name], inBlock[name] = literal(values[name])
-	}
+	inBlock := func(name string) bool { return !values[name].IsNull() } // unknown too: it is reported below
 	c := credentials{from: map[string]string{}}
 	var fromEnv []string
 	switch {
-	case inBlock["token"]:
+	case inBlock("token"):
 		c.kind = kindBlockToken
-	case inBlock["username"] || inBlock["password"] || inBlock["login"]:
+	case inBlock("username") || inBlock("password") || inBlock("login"):
 		c.kind = kindBlockPassword
 		fromEnv = []string{"username", "password", "login"}
 	default:
@@ -60,9 +51,10 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 	got := map[string]string{}
 	for _, name := range credentialNames {
 		switch {
-		case inBlock[name]:
-			got[name] = block[name]
-			if block[name] != "" {
+		case values[name].IsUnknown():
+			s.lookup(name, values[name]) // reports it
+		case inBlock(name):
+			if got[name], _ = literal(values[name]); got[name] != "" {
 				c.from[name] = "`" + name + "` in the provider block"
 			}
 		case s.getenv(envName(name)) != "":
