@@ -165,13 +165,9 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		s.diags.AddAttributeError(path.Root("retry_wait_min"), "Invalid retry waits",
 			fmt.Sprintf("retry_wait_min (%s) is longer than retry_wait_max (%s).", cfg.RetryWaitMin, cfg.RetryWaitMax))
 	}
-	for _, name := range []string{"request_id_prefix", "run_id"} {
-		v := cfg.RequestIDPrefix
-		if name == "run_id" {
-			v = cfg.RunID
-		}
-		if v != "" && !requestIDPart.MatchString(v) {
-			s.diags.AddAttributeError(path.Root(name), "Invalid "+name, requestIDPartMessage(v))
+	for _, part := range [][2]string{{"request_id_prefix", cfg.RequestIDPrefix}, {"run_id", cfg.RunID}} {
+		if name, v := part[0], part[1]; v != "" && !requestIDPart.MatchString(v) {
+			s.diags.AddAttributeError(path.Root(name), "Invalid "+name, fmt.Sprintf("%q %s.", v, requestIDPartRule))
 		}
 	}
 	if cfg.InsecureSkipVerify {
@@ -228,10 +224,6 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 var requestIDPart = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 const requestIDPartRule = "must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log"
-
-func requestIDPartMessage(v string) string {
-	return fmt.Sprintf("%q %s.", v, requestIDPartRule)
-}
 
 // Null and unknown pass; Configure checks environment values.
 var requestIDPartValidator = stringvalidator.RegexMatches(requestIDPart, requestIDPartRule)
