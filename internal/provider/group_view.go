@@ -45,28 +45,22 @@ func readGroupLookup(ctx context.Context, req datasource.ReadRequest, group bool
 	return prefix.ValueString(), name.ValueString()
 }
 
-type dataSourceBase struct{ pd *providerData }
-
-func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
-	return b.pd.configuredAPI(diags, "this data source was read", "This data source is read while planning, but ")
-}
-
 var _ datasource.DataSourceWithConfigure = &readDataSource{}
 
 // readDataSource reads one answer of the coordinator into its model; with
 // lookup, about the group its stream_prefix and consumer_group name.
 type readDataSource struct {
-	dataSourceBase
+	pd                *providerData
 	name, description string
 	// filter: p is the data source's own optional stream_prefix, "" when unset.
 	lookup, filter bool
 	attrs          map[string]schema.Attribute
 	// read reports its failure in diags.
 	read func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any
+}
+
+func (d *readDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *readDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -86,7 +80,7 @@ func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, r
 	if d.lookup || d.filter {
 		p, g = readGroupLookup(ctx, req, d.lookup, &resp.Diagnostics)
 	}
-	api := d.api(&resp.Diagnostics)
+	api := d.pd.configuredAPI(&resp.Diagnostics, "this data source was read", "This data source is read while planning, but ")
 	if resp.Diagnostics.HasError() {
 		return
 	}
