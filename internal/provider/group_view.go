@@ -232,6 +232,9 @@ func countMap(m map[string]int32) map[string]int64 {
 
 // groupViewAttributes: the group data source replaces the names with its lookup.
 func groupViewAttributes() map[string]schema.Attribute {
+	summary := func(desc string) schema.MapAttribute {
+		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
+	}
 	attrs := map[string]schema.Attribute{
 		"id":               computedString("`{stream_prefix}/{consumer_group}`."),
 		"shard_count":      computedInt64("Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route."),
@@ -244,16 +247,8 @@ func groupViewAttributes() map[string]schema.Attribute {
 			Computed:            true,
 			Attributes:          migrationAttributes(),
 		},
-		"target_assignment_summary": schema.MapAttribute{
-			MarkdownDescription: "Member id → number of shards the coordinator wants that member to own.",
-			Computed:            true,
-			ElementType:         types.Int64Type,
-		},
-		"current_assignment_summary": schema.MapAttribute{
-			MarkdownDescription: "Member id → number of shards that member reports owning now.",
-			Computed:            true,
-			ElementType:         types.Int64Type,
-		},
+		"target_assignment_summary":  summary("Member id → number of shards the coordinator wants that member to own."),
+		"current_assignment_summary": summary("Member id → number of shards that member reports owning now."),
 	}
 	attrs["stream_prefix"] = computedString("Stream prefix of the group.")
 	attrs["consumer_group"] = computedString("Consumer group name.")
