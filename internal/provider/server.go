@@ -92,8 +92,8 @@ func call[Req, Resp any](ctx context.Context, s *releasingServer, fn func(contex
 	return fn(rc, req)
 }
 
-// releasableContext forwards to its parent until release, then to released,
-// a canceled context that references nothing.
+// releasableContext forwards to its parent until release, then to a canceled
+// context that references nothing.
 type releasableContext struct {
 	parent atomic.Pointer[context.Context]
 }
@@ -106,16 +106,12 @@ func newReleasableContext(ctx context.Context) *releasableContext {
 
 func (c *releasableContext) release() { c.parent.Store(nil) }
 
-var released = func() context.Context {
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	return ctx
-}()
-
 func (c *releasableContext) current() context.Context {
 	if p := c.parent.Load(); p != nil {
 		return *p
 	}
+	released, cancel := context.WithCancel(context.Background())
+	cancel()
 	return released
 }
 
