@@ -39,7 +39,7 @@ type coordinationVersionModel struct {
 // NewCompatibilityDataSource is the redisstreamcoordinator_compatibility data source.
 func NewCompatibilityDataSource() datasource.DataSource {
 	release := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: desc + " Null when the coordinator reports none.", Computed: true}
+		return computedString(desc + " Null when the coordinator reports none.")
 	}
 	return &readDataSource{
 		name:        "compatibility",
@@ -53,24 +53,21 @@ func NewCompatibilityDataSource() datasource.DataSource {
 			return newCompatibilityModel(c)
 		},
 		attrs: map[string]schema.Attribute{
-			"current_coordination_version": schema.Int64Attribute{
-				MarkdownDescription: "Coordination protocol version the coordinator uses by default.",
-				Computed:            true,
-			},
+			"current_coordination_version": computedInt64("Coordination protocol version the coordinator uses by default."),
 			"supported_coordination_versions": schema.SingleNestedAttribute{
 				MarkdownDescription: "Inclusive range of protocol versions consumers may heartbeat with.",
 				Computed:            true,
 				Attributes: map[string]schema.Attribute{
-					"min": schema.Int64Attribute{MarkdownDescription: "Oldest supported version.", Computed: true},
-					"max": schema.Int64Attribute{MarkdownDescription: "Newest supported version.", Computed: true},
+					"min": computedInt64("Oldest supported version."),
+					"max": computedInt64("Newest supported version."),
 				},
 			},
 			"coordination_versions": schema.ListNestedAttribute{
 				MarkdownDescription: "Every protocol version the coordinator knows, with its lifecycle.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"version":                 schema.Int64Attribute{MarkdownDescription: "Protocol version.", Computed: true},
-					"status":                  schema.StringAttribute{MarkdownDescription: "Lifecycle status, e.g. `ACTIVE`.", Computed: true},
+					"version":                 computedInt64("Protocol version."),
+					"status":                  computedString("Lifecycle status, e.g. `ACTIVE`."),
 					"introduced_in":           release("Coordinator release that introduced the version, e.g. `0.1.0`."),
 					"deprecated_in":           release("Coordinator release that deprecated the version."),
 					"minimum_supported_until": release("Coordinator release up to which the version stays supported, e.g. `1.0.0`."),

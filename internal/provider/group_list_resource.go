@@ -74,51 +74,36 @@ func (r *groupListResource) List(ctx context.Context, req list.ListRequest, stre
 	stream.Results = streamResults(ctx, req, groups, prefix, r.noun, r.fill)
 }
 
-type groupListConfig struct {
-	StreamPrefix types.String `tfsdk:"stream_prefix"`
-}
-
-// A non-nil done from queriedGroups is the whole answer, to return as is.
+// A non-nil done from queriedGroups is the whole answer, to return as is; a
+// null prefix lists every group.
 func (r *groupListResource) queriedGroups(ctx context.Context, req list.ListRequest) (groups []*client.Group, prefix types.String, done iter.Seq[list.ListResult]) {
-	var cfg groupListConfig
 	var diags diag.Diagnostics
 	if !req.Config.Raw.IsNull() {
-		diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &cfg.StreamPrefix)...)
+		diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &prefix)...)
 	}
-	switch {
-	case diags.HasError():
-	default:
+	if !diags.HasError() {
 		r.pd.configuredAPI(&diags, "this list block was queried (its provider block is in the .tfquery.hcl file or the configuration)",
 			"The list block cannot be queried: ")
 	}
 	if diags.HasError() {
-		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
+		return nil, prefix, list.ListResultsStreamDiagnostics(diags)
 	}
 	if req.Limit <= 0 {
-		return nil, cfg.StreamPrefix, list.NoListResults
+		return nil, prefix, list.NoListResults
 	}
 	all, err := r.pd.groupsForPlan(ctx) // a query mutates nothing: one listing serves the run
 	if err != nil {
 		summary := "Failed to list the coordinator's groups"
-		if !cfg.StreamPrefix.IsNull() {
-			summary = fmt.Sprintf("Failed to list the groups under stream prefix %q", cfg.StreamPrefix.ValueString())
+		if !prefix.IsNull() {
+			summary = fmt.Sprintf("Failed to list the groups under stream prefix %q", prefix.ValueString())
 		}
 		addAPIError(&diags, summary, err, "The query lists every group with one GET /coord/v1/monitoring/groups (the READ role is enough). "+
 			"Run terraform query again once the coordinator answers.")
-		return nil, cfg.StreamPrefix, list.ListResultsStreamDiagnostics(diags)
+		return nil, prefix, list.ListResultsStreamDiagnostics(diags)
 	}
-	groups = groupsUnder(all, cfg.StreamPrefix)
+	groups = groupsUnder(all, prefix)
 	tflog.Debug(ctx, "listed groups for a query", map[string]any{"listed": len(all), "matching": len(groups), "limit": req.Limit})
-	return groups, cfg.StreamPrefix, nil
-}
-
-// noGroupsWarning: a misspelt prefix must not look like an empty coordinator.
-func noGroupsWarning(prefix types.String) list.ListResult {
-	var diags diag.Diagnostics
-	diags.AddAttributeWarning(path.Root("stream_prefix"), fmt.Sprintf("No groups under stream prefix %q", prefix.ValueString()),
-		fmt.Sprintf("The coordinator has no group under stream prefix %q, so the query found nothing. Prefixes are case-sensitive; "+
-			"omit stream_prefix to list every group.", prefix.ValueString()))
-	return list.ListResult{Diagnostics: diags}
+	return groups, prefix, nil
 }
 
 // streamResults puts limitWarning on the last result: a result of its own
@@ -128,7 +113,7 @@ func streamResults(ctx context.Context, req list.ListRequest, groups []*client.G
 ) iter.Seq[list.ListResult] {
 	return func(push func(list.ListResult) bool) {
 		if len(groups) == 0 && !prefix.IsNull() {
-			push(noGroupsWarning(prefix))
+			push(list.ListResult{Diagnostics: diag.Diagnostics{noGroupsWarning(prefix.ValueString(), "the query found nothing")}})
 			return
 		}
 		for n, grp := range groups {

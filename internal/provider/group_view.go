@@ -36,21 +36,13 @@ func withGroupLookup(attrs map[string]schema.Attribute) map[string]schema.Attrib
 	return attrs
 }
 
-func readGroupLookup(ctx context.Context, req datasource.ReadRequest, diags *diag.Diagnostics) (p, g string) {
-	var prefix, group types.String
+func readGroupLookup(ctx context.Context, req datasource.ReadRequest, group bool, diags *diag.Diagnostics) (p, g string) {
+	var prefix, name types.String
 	diags.Append(req.Config.GetAttribute(ctx, path.Root("stream_prefix"), &prefix)...)
-	diags.Append(req.Config.GetAttribute(ctx, path.Root("consumer_group"), &group)...)
-	return prefix.ValueString(), group.ValueString()
-}
-
-type dataSourceBase struct{ pd *providerData }
-
-func (b *dataSourceBase) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
-	b.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
-}
-
-func (b *dataSourceBase) api(diags *diag.Diagnostics) *client.Client {
-	return b.pd.configuredAPI(diags, "this data source was read", "This data source is read while planning, but ")
+	if group {
+		diags.Append(req.Config.GetAttribute(ctx, path.Root("consumer_group"), &name)...)
+	}
+	return prefix.ValueString(), name.ValueString()
 }
 
 var _ datasource.DataSourceWithConfigure = &readDataSource{}
@@ -58,12 +50,17 @@ var _ datasource.DataSourceWithConfigure = &readDataSource{}
 // readDataSource reads one answer of the coordinator into its model; with
 // lookup, about the group its stream_prefix and consumer_group name.
 type readDataSource struct {
-	dataSourceBase
+	pd                *providerData
 	name, description string
-	lookup            bool
-	attrs             map[string]schema.Attribute
+	// filter: p is the data source's own optional stream_prefix, "" when unset.
+	lookup, filter bool
+	attrs          map[string]schema.Attribute
 	// read reports its failure in diags.
 	read func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any
+}
+
+func (d *readDataSource) Configure(_ context.Context, req datasource.ConfigureRequest, resp *datasource.ConfigureResponse) {
+	d.pd = providerDataFrom(req.ProviderData, &resp.Diagnostics)
 }
 
 func (d *readDataSource) Metadata(_ context.Context, req datasource.MetadataRequest, resp *datasource.MetadataResponse) {
@@ -80,16 +77,29 @@ func (d *readDataSource) Schema(_ context.Context, _ datasource.SchemaRequest, r
 
 func (d *readDataSource) Read(ctx context.Context, req datasource.ReadRequest, resp *datasource.ReadResponse) {
 	var p, g string
-	if d.lookup {
-		p, g = readGroupLookup(ctx, req, &resp.Diagnostics)
+	if d.lookup || d.filter {
+		p, g = readGroupLookup(ctx, req, d.lookup, &resp.Diagnostics)
 	}
-	api := d.api(&resp.Diagnostics)
+	api := d.pd.configuredAPI(&resp.Diagnostics, "this data source was read", "This data source is read while planning, but ")
 	if resp.Diagnostics.HasError() {
 		return
 	}
 	if model := d.read(ctx, api, p, g, &resp.Diagnostics); !resp.Diagnostics.HasError() {
 		resp.Diagnostics.Append(resp.State.Set(ctx, model)...)
 	}
+}
+
+// Every attribute a data source reads is computed; these build the plain ones.
+func computedString(desc string) schema.StringAttribute {
+	return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedInt64(desc string) schema.Int64Attribute {
+	return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
+}
+
+func computedBool(desc string) schema.BoolAttribute {
+	return schema.BoolAttribute{MarkdownDescription: desc, Computed: true}
 }
 
 // A missing group is an error: a typo must not make a postcondition or a
@@ -173,30 +183,12 @@ func newMigrationModel(m *client.Migration) *migrationModel {
 
 func migrationAttributes() map[string]schema.Attribute {
 	return map[string]schema.Attribute{
-		"resharding_id": schema.StringAttribute{
-			MarkdownDescription: "Migration id, `reshard-<uuid>`.",
-			Computed:            true,
-		},
-		"from_shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Shard count before the migration.",
-			Computed:            true,
-		},
-		"to_shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Shard count the migration moves to; producers already route with it.",
-			Computed:            true,
-		},
-		"state": schema.StringAttribute{
-			MarkdownDescription: "`PREPARING`, `ACTIVE`, `DRAINING`, `DEPRECATED` (finished) or `ROLLED_BACK`.",
-			Computed:            true,
-		},
-		"created_at": schema.StringAttribute{
-			MarkdownDescription: "When the migration was created (RFC 3339, UTC).",
-			Computed:            true,
-		},
-		"updated_at": schema.StringAttribute{
-			MarkdownDescription: "When the migration last changed state (RFC 3339, UTC).",
-			Computed:            true,
-		},
+		"resharding_id":    computedString("Migration id, `reshard-<uuid>`."),
+		"from_shard_count": computedInt64("Shard count before the migration."),
+		"to_shard_count":   computedInt64("Shard count the migration moves to; producers already route with it."),
+		"state":            computedString("`PREPARING`, `ACTIVE`, `DRAINING`, `DEPRECATED` (finished) or `ROLLED_BACK`."),
+		"created_at":       computedString("When the migration was created (RFC 3339, UTC)."),
+		"updated_at":       computedString("When the migration last changed state (RFC 3339, UTC)."),
 	}
 }
 
@@ -240,48 +232,25 @@ func countMap(m map[string]int32) map[string]int64 {
 
 // groupViewAttributes: the group data source replaces the names with its lookup.
 func groupViewAttributes() map[string]schema.Attribute {
+	summary := func(desc string) schema.MapAttribute {
+		return schema.MapAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
+	}
 	attrs := map[string]schema.Attribute{
-		"id": schema.StringAttribute{
-			MarkdownDescription: "`{stream_prefix}/{consumer_group}`.",
-			Computed:            true,
-		},
-		"shard_count": schema.Int64Attribute{
-			MarkdownDescription: "Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route.",
-			Computed:            true,
-		},
-		"state": schema.StringAttribute{
-			MarkdownDescription: "`EMPTY` (no members), `RECONCILING` (members moving to the target assignment) or `STABLE`.",
-			Computed:            true,
-		},
-		"group_epoch": schema.Int64Attribute{
-			MarkdownDescription: "Group epoch; bumped by every membership or metadata change.",
-			Computed:            true,
-		},
-		"assignment_epoch": schema.Int64Attribute{
-			MarkdownDescription: "Epoch of the current target assignment.",
-			Computed:            true,
-		},
-		"metadata_version": schema.Int64Attribute{
-			MarkdownDescription: "Version of the group's metadata; it rises with every change of the group, consumers joining and leaving included.",
-			Computed:            true,
-		},
+		"id":               computedString("`{stream_prefix}/{consumer_group}`."),
+		"shard_count":      computedInt64("Current shard count, what producers route with; it switches when a scale is accepted, before the migration finishes. `0`: drained, no route."),
+		"state":            computedString("`EMPTY` (no members), `RECONCILING` (members moving to the target assignment) or `STABLE`."),
+		"group_epoch":      computedInt64("Group epoch; bumped by every membership or metadata change."),
+		"assignment_epoch": computedInt64("Epoch of the current target assignment."),
+		"metadata_version": computedInt64("Version of the group's metadata; it rises with every change of the group, consumers joining and leaving included."),
 		"active_migration": schema.SingleNestedAttribute{
 			MarkdownDescription: "The migration in progress, or null: a scale is finished only when this is null.",
 			Computed:            true,
 			Attributes:          migrationAttributes(),
 		},
-		"target_assignment_summary": schema.MapAttribute{
-			MarkdownDescription: "Member id → number of shards the coordinator wants that member to own.",
-			Computed:            true,
-			ElementType:         types.Int64Type,
-		},
-		"current_assignment_summary": schema.MapAttribute{
-			MarkdownDescription: "Member id → number of shards that member reports owning now.",
-			Computed:            true,
-			ElementType:         types.Int64Type,
-		},
+		"target_assignment_summary":  summary("Member id → number of shards the coordinator wants that member to own."),
+		"current_assignment_summary": summary("Member id → number of shards that member reports owning now."),
 	}
-	attrs["stream_prefix"] = schema.StringAttribute{MarkdownDescription: "Stream prefix of the group.", Computed: true}
-	attrs["consumer_group"] = schema.StringAttribute{MarkdownDescription: "Consumer group name.", Computed: true}
+	attrs["stream_prefix"] = computedString("Stream prefix of the group.")
+	attrs["consumer_group"] = computedString("Consumer group name.")
 	return attrs
 }

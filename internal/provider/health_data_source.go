@@ -23,23 +23,11 @@ func NewHealthDataSource() datasource.DataSource {
 		name:        "health",
 		description: "Reads the coordinator's health (`READ` role). Test `status` in a `check` block (to warn) or a `postcondition` (to fail a plan).",
 		attrs: map[string]schema.Attribute{
-			"status": schema.StringAttribute{
-				MarkdownDescription: "`UP`, or `DEGRADED` when Redis is `DOWN`. The coordinator never reports `DOWN` as its status: " +
-					"an unreachable coordinator fails the read instead.",
-				Computed: true,
-			},
-			"coordinator_id": schema.StringAttribute{
-				MarkdownDescription: "Id of the coordinator instance that answered (`COORDINATOR_ID`, default `local-coordinator`).",
-				Computed:            true,
-			},
-			"redis": schema.StringAttribute{
-				MarkdownDescription: "`UP`, `DOWN`, `UNKNOWN` (not checked yet; may read so on the first call) or `NOT_CONFIGURED` (no Redis).",
-				Computed:            true,
-			},
-			"loop": schema.StringAttribute{
-				MarkdownDescription: "State of the coordinator's background loop (leases, revokes, migrations): `UP`.",
-				Computed:            true,
-			},
+			"status": computedString("`UP`, or `DEGRADED` when Redis is `DOWN`. The coordinator never reports `DOWN` as its status: " +
+				"an unreachable coordinator fails the read instead."),
+			"coordinator_id": computedString("Id of the coordinator instance that answered (`COORDINATOR_ID`, default `local-coordinator`)."),
+			"redis":          computedString("`UP`, `DOWN`, `UNKNOWN` (not checked yet; may read so on the first call) or `NOT_CONFIGURED` (no Redis)."),
+			"loop":           computedString("State of the coordinator's background loop (leases, revokes, migrations): `UP`."),
 		},
 		read: func(ctx context.Context, api *client.Client, _, _ string, diags *diag.Diagnostics) any {
 			h, err := api.Health(ctx)

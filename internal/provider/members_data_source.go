@@ -72,39 +72,30 @@ func NewMembersDataSource() datasource.DataSource {
 	shards := func(desc string) schema.ListAttribute {
 		return schema.ListAttribute{MarkdownDescription: desc, Computed: true, ElementType: types.Int64Type}
 	}
-	str := func(desc string) schema.StringAttribute {
-		return schema.StringAttribute{MarkdownDescription: desc, Computed: true}
-	}
-	num := func(desc string) schema.Int64Attribute {
-		return schema.Int64Attribute{MarkdownDescription: desc, Computed: true}
-	}
 	return &readDataSource{
 		name: "members", lookup: true,
 		description: "Reads a group's members, the consumers that heartbeat to the coordinator (`READ` role).",
 		attrs: map[string]schema.Attribute{
-			"live_count": num("Number of live members; a scale-out cannot finish while it is 0."),
+			"live_count": computedInt64("Number of live members; a scale-out cannot finish while it is 0."),
 			"members": schema.ListNestedAttribute{
 				MarkdownDescription: "Every member the coordinator lists (gone ones for 10 minutes after their last heartbeat), by `member_id`.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"member_id":   str("Member id the consumer chose."),
-					"member_name": str("Human-readable member name the consumer reported."),
-					"state":       str("`STARTING`, `ACTIVE`, `LEAVING`, `EXPIRED` or `FENCED`."),
-					"live": schema.BoolAttribute{
-						MarkdownDescription: "`ACTIVE` or `STARTING` with an unexpired lease, when read. Live members block a non-forced delete and let scale-outs finish.",
-						Computed:            true,
-					},
-					"member_epoch":            num("Member epoch; bumped whenever the coordinator gives the member a new assignment."),
-					"metadata_version":        num("Routing metadata version the member last acknowledged."),
-					"runtime_max_concurrency": num("Maximum concurrency the member declared."),
-					"active_consumer_workers": num("Consumer workers the member reports running."),
+					"member_id":               computedString("Member id the consumer chose."),
+					"member_name":             computedString("Human-readable member name the consumer reported."),
+					"state":                   computedString("`STARTING`, `ACTIVE`, `LEAVING`, `EXPIRED` or `FENCED`."),
+					"live":                    computedBool("`ACTIVE` or `STARTING` with an unexpired lease, when read. Live members block a non-forced delete and let scale-outs finish."),
+					"member_epoch":            computedInt64("Member epoch; bumped whenever the coordinator gives the member a new assignment."),
+					"metadata_version":        computedInt64("Routing metadata version the member last acknowledged."),
+					"runtime_max_concurrency": computedInt64("Maximum concurrency the member declared."),
+					"active_consumer_workers": computedInt64("Consumer workers the member reports running."),
 					"current_assignment":      shards("Shard indexes (ascending) the member reports owning."),
 					"granted_assignment":      shards("Shard indexes (ascending) the coordinator has granted the member."),
 					"revoking":                shards("Shard indexes (ascending) the member is giving up."),
-					"last_heartbeat_at":       str("Time of the member's last heartbeat (RFC 3339, UTC)."),
-					"member_lease_expires_at": str("When the member's lease runs out without another heartbeat (RFC 3339, UTC)."),
-					"rebalance_timeout_ms":    num("How long the member may take to revoke shards before it is fenced, in milliseconds."),
-					"rebalance_deadline_at":   str("Deadline of the revoke in progress (RFC 3339, UTC), or null."),
+					"last_heartbeat_at":       computedString("Time of the member's last heartbeat (RFC 3339, UTC)."),
+					"member_lease_expires_at": computedString("When the member's lease runs out without another heartbeat (RFC 3339, UTC)."),
+					"rebalance_timeout_ms":    computedInt64("How long the member may take to revoke shards before it is fenced, in milliseconds."),
+					"rebalance_deadline_at":   computedString("Deadline of the revoke in progress (RFC 3339, UTC), or null."),
 				}},
 			},
 		},

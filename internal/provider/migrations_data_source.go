@@ -29,11 +29,8 @@ func NewMigrationsDataSource() datasource.DataSource {
 				Computed:            true,
 				NestedObject:        schema.NestedAttributeObject{Attributes: migrationAttributes()},
 			},
-			"active_resharding_id": schema.StringAttribute{
-				MarkdownDescription: "`resharding_id` of the migration in progress, or null when none is. Further scales of the " +
-					"stream prefix are refused (`409 ACTIVE_MIGRATION_EXISTS`) until it finishes.",
-				Computed: true,
-			},
+			"active_resharding_id": computedString("`resharding_id` of the migration in progress, or null when none is. Further scales of the " +
+				"stream prefix are refused (`409 ACTIVE_MIGRATION_EXISTS`) until it finishes."),
 		},
 		read: readMigrations,
 	}

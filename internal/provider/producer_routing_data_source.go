@@ -31,34 +31,16 @@ func NewProducerRoutingDataSource() datasource.DataSource {
 		name: "producer_routing", lookup: true, read: readProducerRouting,
 		description: "Reads the routing producers publish with (`READ` role). With stream provisioning on, the read re-creates missing shard streams and may fail with `503 REDIS_*`.",
 		attrs: map[string]schema.Attribute{
-			"shard_count": schema.Int64Attribute{
-				MarkdownDescription: "Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish.",
-				Computed:            true,
-			},
-			"stream_key_pattern": schema.StringAttribute{
-				MarkdownDescription: "`<stream_prefix>:{shardIndex}`: substitute the decimal shard index for the literal `{shardIndex}`.",
-				Computed:            true,
-			},
-			"metadata_version": schema.Int64Attribute{
-				MarkdownDescription: "Version of the routing metadata; producers compare it to detect a changed shard count.",
-				Computed:            true,
-			},
+			"shard_count":        computedInt64("Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish."),
+			"stream_key_pattern": computedString("`<stream_prefix>:{shardIndex}`: substitute the decimal shard index for the literal `{shardIndex}`."),
+			"metadata_version":   computedInt64("Version of the routing metadata; producers compare it to detect a changed shard count."),
 			"shards": schema.ListNestedAttribute{
 				MarkdownDescription: "Every shard, by index from 0 to `shard_count - 1`; empty when `shard_count` is 0.",
 				Computed:            true,
 				NestedObject: schema.NestedAttributeObject{Attributes: map[string]schema.Attribute{
-					"shard_index": schema.Int64Attribute{
-						MarkdownDescription: "Shard index.",
-						Computed:            true,
-					},
-					"stream_key": schema.StringAttribute{
-						MarkdownDescription: "Redis stream key of the shard, `<stream_prefix>:<shard_index>` (no hash tag).",
-						Computed:            true,
-					},
-					"redis_slot": schema.Int64Attribute{
-						MarkdownDescription: "Redis Cluster hash slot of `stream_key` (CRC16/XMODEM mod 16384).",
-						Computed:            true,
-					},
+					"shard_index": computedInt64("Shard index."),
+					"stream_key":  computedString("Redis stream key of the shard, `<stream_prefix>:<shard_index>` (no hash tag)."),
+					"redis_slot":  computedInt64("Redis Cluster hash slot of `stream_key` (CRC16/XMODEM mod 16384)."),
 				}},
 			},
 		},

@@ -41,22 +41,27 @@ func (s *settingSource) lookup(name string, v attr.Value) (string, bool) {
 				"a variable, or the %s environment variable, or apply the resources it depends on first (-target).", name, envName(name)))
 		return "", false
 	}
-	switch tv := v.(type) {
-	case types.String:
-		if !tv.IsNull() {
-			return tv.ValueString(), true
-		}
-	case types.Bool:
-		if !tv.IsNull() {
-			return strconv.FormatBool(tv.ValueBool()), true
-		}
-	case types.Int64:
-		if !tv.IsNull() {
-			return strconv.FormatInt(tv.ValueInt64(), 10), true
-		}
+	if val, ok := literal(v); ok {
+		return val, true
 	}
 	if e := s.getenv(envName(name)); e != "" {
 		return e, true
+	}
+	return "", false
+}
+
+// literal is the value the provider block sets; not ok when it is null or unknown.
+func literal(v attr.Value) (string, bool) {
+	if v.IsNull() || v.IsUnknown() {
+		return "", false
+	}
+	switch tv := v.(type) {
+	case types.String:
+		return tv.ValueString(), true
+	case types.Bool:
+		return strconv.FormatBool(tv.ValueBool()), true
+	case types.Int64:
+		return strconv.FormatInt(tv.ValueInt64(), 10), true
 	}
 	return "", false
 }
@@ -71,6 +76,11 @@ func (s *settingSource) boolean(name string, v attr.Value) bool {
 	if !ok {
 		return false
 	}
+	return s.parseBool(name, val)
+}
+
+// parseBool: only the environment can hold a value that is no boolean.
+func (s *settingSource) parseBool(name, val string) bool {
 	b, err := strconv.ParseBool(val)
 	if err != nil {
 		s.diags.AddAttributeError(path.Root(name), "Invalid "+name, fmt.Sprintf("%s=%q is not a boolean: use true or false.", envName(name), val))
@@ -143,10 +153,8 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	if cfg.Endpoint == "" {
 		s.diags.AddAttributeError(path.Root("endpoint"), "Missing coordinator endpoint",
 			"Set endpoint in the provider block or the "+envName("endpoint")+" environment variable, e.g. https://coordinator.internal:8080.")
-	} else if client.EndpointHasUserInfo(cfg.Endpoint) {
-		s.diags.Append(endpointUserInfoError(cfg.Endpoint, from))
-	} else if err := checkEndpoint(cfg.Endpoint); err != nil {
-		s.diags.AddAttributeError(path.Root("endpoint"), "Invalid coordinator endpoint", err.Error())
+	} else {
+		s.diags.Append(endpointErrors(cfg.Endpoint, from)...)
 	}
 	creds.check(&s.diags)
 	if cfg.CACertPEM != "" && cfg.InsecureSkipVerify {
@@ -157,13 +165,9 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 		s.diags.AddAttributeError(path.Root("retry_wait_min"), "Invalid retry waits",
 			fmt.Sprintf("retry_wait_min (%s) is longer than retry_wait_max (%s).", cfg.RetryWaitMin, cfg.RetryWaitMax))
 	}
-	for _, name := range []string{"request_id_prefix", "run_id"} {
-		v := cfg.RequestIDPrefix
-		if name == "run_id" {
-			v = cfg.RunID
-		}
-		if v != "" && !requestIDPart.MatchString(v) {
-			s.diags.AddAttributeError(path.Root(name), "Invalid "+name, requestIDPartMessage(v))
+	for _, part := range [][2]string{{"request_id_prefix", cfg.RequestIDPrefix}, {"run_id", cfg.RunID}} {
+		if name, v := part[0], part[1]; v != "" && !requestIDPart.MatchString(v) {
+			s.diags.AddAttributeError(path.Root(name), "Invalid "+name, fmt.Sprintf("%q %s.", v, requestIDPartRule))
 		}
 	}
 	if cfg.InsecureSkipVerify {
@@ -176,38 +180,34 @@ func resolveConfig(m providerModel, getenv func(string) string) (client.Config, 
 	return cfg, s.diags
 }
 
-// No attribute path: Terraform would print the source line, showing the password.
-func endpointUserInfoError(raw, from string) diag.Diagnostic {
-	return diag.NewErrorDiagnostic("Invalid coordinator endpoint",
-		fmt.Sprintf("The endpoint (%s) contains user info; put credentials in username/password or token. "+
-			"Without the user info it is %q. (The endpoint is not repeated here, as it would show the password.)",
-			from, client.RedactEndpoint(raw)))
-}
-
-// checkEndpoint quotes the endpoint redacted all the same.
-func checkEndpoint(raw string) error {
+// endpointErrors quotes the endpoint redacted. User info gets no attribute
+// path: Terraform would print the source line, showing the password.
+func endpointErrors(raw, from string) diag.Diagnostics {
 	shown := client.RedactEndpoint(raw)
 	if client.EndpointHasUserInfo(raw) {
-		return fmt.Errorf("the endpoint contains user info; put credentials in username/password or token (without it: %q)", shown)
+		return diag.Diagnostics{diag.NewErrorDiagnostic("Invalid coordinator endpoint",
+			fmt.Sprintf("The endpoint (%s) contains user info; put credentials in username/password or token. "+
+				"Without the user info it is %q. (The endpoint is not repeated here, as it would show the password.)", from, shown))}
 	}
+	var why string
 	u, err := url.Parse(raw)
-	if err != nil {
+	switch {
+	case err != nil:
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err // url.Error quotes the whole string
 		}
-		return fmt.Errorf("%q is not a URL: %v", shown, err)
+		why = fmt.Sprintf("%q is not a URL: %v", shown, err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		why = fmt.Sprintf("%q must start with http:// or https://", shown)
+	case u.Host == "":
+		why = fmt.Sprintf("%q has no host", shown)
+	case u.RawQuery != "" || u.ForceQuery || u.Fragment != "":
+		why = fmt.Sprintf("%q must be a plain base URL without a query or fragment", shown)
+	default:
+		return nil
 	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return fmt.Errorf("%q must start with http:// or https://", shown)
-	}
-	if u.Host == "" {
-		return fmt.Errorf("%q has no host", shown)
-	}
-	if u.RawQuery != "" || u.ForceQuery || u.Fragment != "" {
-		return fmt.Errorf("%q must be a plain base URL without a query or fragment", shown)
-	}
-	return nil
+	return diag.Diagnostics{diag.NewAttributeErrorDiagnostic(path.Root("endpoint"), "Invalid coordinator endpoint", why)}
 }
 
 func parsePositiveDuration(v string) (time.Duration, error) {
@@ -224,10 +224,6 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 var requestIDPart = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
 
 const requestIDPartRule = "must be 1 to 64 letters, digits, '.', '_', ':' or '-', so that request ids stay one clean token in the audit log"
-
-func requestIDPartMessage(v string) string {
-	return fmt.Sprintf("%q %s.", v, requestIDPartRule)
-}
 
 // Null and unknown pass; Configure checks environment values.
 var requestIDPartValidator = stringvalidator.RegexMatches(requestIDPart, requestIDPartRule)
@@ -257,10 +253,5 @@ func (endpointValidator) ValidateString(_ context.Context, req validator.StringR
 	if req.ConfigValue.IsNull() || req.ConfigValue.IsUnknown() {
 		return
 	}
-	v := req.ConfigValue.ValueString()
-	if client.EndpointHasUserInfo(v) {
-		resp.Diagnostics.Append(endpointUserInfoError(v, "the provider block's endpoint"))
-	} else if err := checkEndpoint(v); err != nil {
-		resp.Diagnostics.AddAttributeError(req.Path, "Invalid coordinator endpoint", err.Error())
-	}
+	resp.Diagnostics.Append(endpointErrors(req.ConfigValue.ValueString(), "the provider block's endpoint")...)
 }

@@ -5,14 +5,11 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
-	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/provider"
-	"github.com/hashicorp/terraform-plugin-framework/types"
 )
 
 // The credential rule is documented in templates/index.md.tmpl
@@ -36,36 +33,15 @@ const (
 	kindEnvironment   = "environment"
 )
 
-func blockSetting(s *settingSource, name string, v attr.Value) (val string, set bool) {
-	if v.IsUnknown() {
-		s.lookup(name, v) // reports it
-		return "", true
-	}
-	if v.IsNull() {
-		return "", false
-	}
-	switch tv := v.(type) {
-	case types.String:
-		return tv.ValueString(), true
-	case types.Bool:
-		return strconv.FormatBool(tv.ValueBool()), true
-	}
-	return "", false
-}
-
 func resolveCredentials(m providerModel, s *settingSource) credentials {
 	values := map[string]attr.Value{"username": m.Username, "password": m.Password, "token": m.Token, "login": m.Login}
-	block := map[string]string{}
-	inBlock := map[string]bool{}
-	for _, name := range credentialNames {
-		block[name], inBlock[name] = blockSetting(s, name, values[name])
-	}
+	inBlock := func(name string) bool { return !values[name].IsNull() } // unknown too: it is reported below
 	c := credentials{from: map[string]string{}}
 	var fromEnv []string
 	switch {
-	case inBlock["token"]:
+	case inBlock("token"):
 		c.kind = kindBlockToken
-	case inBlock["username"] || inBlock["password"] || inBlock["login"]:
+	case inBlock("username") || inBlock("password") || inBlock("login"):
 		c.kind = kindBlockPassword
 		fromEnv = []string{"username", "password", "login"}
 	default:
@@ -75,9 +51,10 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 	got := map[string]string{}
 	for _, name := range credentialNames {
 		switch {
-		case inBlock[name]:
-			got[name] = block[name]
-			if block[name] != "" {
+		case values[name].IsUnknown():
+			s.lookup(name, values[name]) // reports it
+		case inBlock(name):
+			if got[name], _ = literal(values[name]); got[name] != "" {
 				c.from[name] = "`" + name + "` in the provider block"
 			}
 		case s.getenv(envName(name)) != "":
@@ -91,11 +68,7 @@ func resolveCredentials(m providerModel, s *settingSource) credentials {
 	}
 	c.username, c.password, c.token = got["username"], got["password"], got["token"]
 	if v := got["login"]; v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			s.diags.AddAttributeError(path.Root("login"), "Invalid login", fmt.Sprintf("%s=%q is not a boolean: use true or false.", envName("login"), v))
-		}
-		c.login = b
+		c.login = s.parseBool("login", v)
 	}
 	if !c.login {
 		delete(c.from, "login") // login = false is no credential

@@ -92,52 +92,30 @@ func call[Req, Resp any](ctx context.Context, s *releasingServer, fn func(contex
 	return fn(rc, req)
 }
 
-// releasableContext forwards to its parent until release, then is a canceled
-// context that no longer references it.
+// releasableContext forwards to its parent until release, then to a canceled
+// context that references nothing.
 type releasableContext struct {
-	parent atomic.Pointer[parentContext]
+	parent atomic.Pointer[context.Context]
 }
-
-type parentContext struct{ ctx context.Context }
 
 func newReleasableContext(ctx context.Context) *releasableContext {
 	rc := &releasableContext{}
-	rc.parent.Store(&parentContext{ctx: ctx})
+	rc.parent.Store(&ctx)
 	return rc
 }
 
 func (c *releasableContext) release() { c.parent.Store(nil) }
 
-var closedDone = func() chan struct{} {
-	ch := make(chan struct{})
-	close(ch)
-	return ch
-}()
-
-func (c *releasableContext) Deadline() (time.Time, bool) {
+func (c *releasableContext) current() context.Context {
 	if p := c.parent.Load(); p != nil {
-		return p.ctx.Deadline()
+		return *p
 	}
-	return time.Time{}, false
+	released, cancel := context.WithCancel(context.Background())
+	cancel()
+	return released
 }
 
-func (c *releasableContext) Done() <-chan struct{} {
-	if p := c.parent.Load(); p != nil {
-		return p.ctx.Done()
-	}
-	return closedDone
-}
-
-func (c *releasableContext) Err() error {
-	if p := c.parent.Load(); p != nil {
-		return p.ctx.Err()
-	}
-	return context.Canceled
-}
-
-func (c *releasableContext) Value(key any) any {
-	if p := c.parent.Load(); p != nil {
-		return p.ctx.Value(key)
-	}
-	return nil
-}
+func (c *releasableContext) Deadline() (time.Time, bool) { return c.current().Deadline() }
+func (c *releasableContext) Done() <-chan struct{}       { return c.current().Done() }
+func (c *releasableContext) Err() error                  { return c.current().Err() }
+func (c *releasableContext) Value(key any) any           { return c.current().Value(key) }
