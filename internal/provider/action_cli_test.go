@@ -103,7 +103,8 @@ func (a *actionCLI) run(creds acctest.Credentials, args ...string) (int, string)
 	a.tf.Stdout, a.tf.Stderr = w, w
 	defer func() { a.tf.Stdout, a.tf.Stderr = log, log }()
 	ctx := ctxTimeout(a.t, 3*time.Minute)
-	code, err := a.tf.Run(ctx, append(args, "-no-color", "-input=false")...)
+	// The flags go before the arguments: a saved plan file must come last.
+	code, err := a.tf.Run(ctx, append([]string{args[0], "-no-color", "-input=false"}, args[1:]...)...)
 	if err != nil {
 		a.t.Fatalf("terraform %s: %v", args[0], err)
 	}

@@ -176,8 +176,9 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 	return grp
 }
 
-// deletedWithListed adds the listing's migration and liveness to a group about to
-// be deleted: the re-plan during apply puts it back and must agree. Best effort.
+// deletedWithListed takes the listing's count, migration and liveness for a group
+// about to be deleted: the re-plan during apply puts it back and must describe it
+// as the plan's listing did (its state's count may predate a stream scale). Best effort.
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)
 	if err != nil {
@@ -185,7 +186,7 @@ func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group)
 	}
 	for _, gi := range all {
 		if gi.StreamPrefix == grp.StreamPrefix && gi.ConsumerGroup == grp.ConsumerGroup {
-			grp.ActiveMigration, grp.State = gi.ActiveMigration, gi.State
+			grp.ShardCount, grp.ActiveMigration, grp.State = gi.ShardCount, gi.ActiveMigration, gi.State
 			break
 		}
 	}
