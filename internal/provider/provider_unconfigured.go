@@ -26,7 +26,7 @@ func (pd *providerData) configuredAPI(diags *diag.Diagnostics, attempt, blocked 
 		diags.AddError("Provider not configured", "The redisstreamcoordinator provider was not configured before "+attempt+". Check the "+
 			"provider block (endpoint and credentials), or the REDIS_STREAM_COORDINATOR_* environment variables.")
 	case len(pd.configUnknown) > 0:
-		diags.AddError("Provider configuration unknown until apply", blocked+pd.unknownConfigDetail())
+		diags.AddError("Provider configuration unknown", blocked+pd.unknownConfigDetail())
 	default:
 		return pd.api
 	}

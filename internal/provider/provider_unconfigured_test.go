@@ -78,12 +78,12 @@ func TestAccUnconfiguredProvider_dataSources(t *testing.T) {
 		ProtoV6ProviderFactories: a.factories(),
 		Steps: []resource.TestStep{{
 			Config:      config.String(),
-			ExpectError: regexp.MustCompile(`Provider configuration unknown until apply`),
+			ExpectError: regexp.MustCompile(`Provider configuration unknown`),
 		}},
 	})
 	unknown := 0
 	for _, e := range a.diags.Errors() {
-		if strings.HasPrefix(e, "Provider configuration unknown until apply: ") && strings.Contains(e, "endpoint") {
+		if strings.HasPrefix(e, "Provider configuration unknown: ") && strings.Contains(e, "endpoint") {
 			unknown++
 		}
 	}
@@ -112,7 +112,7 @@ resource "echo" "token" {}
 		ProtoV6ProviderFactories: tokenFactories(),
 		Steps: []resource.TestStep{{
 			Config:      config,
-			ExpectError: diagRe("Provider configuration unknown until apply", "A token is requested now", "endpoint"),
+			ExpectError: diagRe("Provider configuration unknown", "A token is requested now", "endpoint"),
 		}},
 	})
 }
