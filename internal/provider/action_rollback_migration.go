@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
@@ -195,7 +196,8 @@ func rolledSoFar(done []groupMigration) string {
 func waitRolledBack(ctx context.Context, api *client.Client, p string, ms []groupMigration, say progressReporter, diags *diag.Diagnostics) bool {
 	confirmed := map[string]bool{}
 	reported := map[string]client.MigrationState{}
-	err := client.Poll(ctx, migrationPoll, func(ctx context.Context) (bool, error) {
+	poll := client.PollOptions{Initial: 250 * time.Millisecond, Max: 500 * time.Millisecond, Factor: 1.5, MaxConsecutiveErrors: 5}
+	err := client.Poll(ctx, poll, func(ctx context.Context) (bool, error) {
 		for _, gm := range ms {
 			if confirmed[gm.group] {
 				continue

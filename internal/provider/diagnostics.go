@@ -67,7 +67,8 @@ func apiErrorDetail(err error, next string) string {
 		if apiErr.Attempts > 1 {
 			fmt.Fprintf(&b, "Attempts: %d\n", apiErr.Attempts)
 		}
-		if !notRetried || apiErr.HTTPStatus != 429 { // not "still exceeded after retrying": the retries did not run
+		// A 429 that was not retried is not "still exceeded after retrying".
+		if !notRetried || apiErr.HTTPStatus != 429 {
 			next = joinHints(statusHint(apiErr), next)
 		}
 	} else if notSent == nil {

@@ -16,9 +16,6 @@ import (
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/routing"
 )
 
-// migrationPoll is the schedule of a rollback's confirmation (waitRolledBack).
-var migrationPoll = client.PollOptions{Initial: 250 * time.Millisecond, Max: 500 * time.Millisecond, Factor: 1.5, MaxConsecutiveErrors: 5}
-
 // errMigrationEnded ends a wait at once: waiting longer cannot help.
 var errMigrationEnded = errors.New("migration ended without completing")
 
