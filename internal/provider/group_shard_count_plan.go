@@ -75,7 +75,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		switch {
 		case importing && importPlansNothing(ctx, resp.Plan, &plan, req.State):
 			warnUnderWayAtImport(plan, seen, resp)
-		case seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), prior, resp):
+		case seen != nil && r.planKeep(ctx, &plan, seen, pending, prior, resp):
 			pending = false // the update planned shows the wait
 		}
 		if pending {
