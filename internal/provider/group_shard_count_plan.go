@@ -204,9 +204,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// Created at a count known only at apply: a scale-out of it may wait for a consumer.
 		d.NoConsumer = append(d.NoConsumer, g)
 	}
-	if from == target && (self == nil || self.ActiveMigration.Finished()) && d.AdoptsOnly() {
+	if from == target && d.AdoptsOnly() {
 		// Nothing will be sent (siblings at another count would be, and take the
-		// preview below). A sibling's migration to the count is taken over by the
+		// preview below; a migration of this group heading elsewhere is waited for
+		// or rolled back). A sibling's migration to the count is taken over by the
 		// apply, which alone learns its ids and state.
 		if seen == nil {
 			// A new resource (below): the apply may find a change to make.
