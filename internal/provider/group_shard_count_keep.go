@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/types"
@@ -18,8 +19,9 @@ const planCheckSplit = "the stream prefix is split (read from the coordinator at
 
 // planKeep plans a kept count while the prefix is not at it: a wait for the
 // group's migration or a split prefix's repair, decided on the refresh's record
-// (which the re-plan during apply sees too). It reports whether it planned an update.
-func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, resumed map[string]string, prior privateRecord, resp *resource.ModifyPlanResponse) bool {
+// (which the re-plan during apply sees too). It reports whether it planned an
+// update. A pending wait resumes the migrations of plan.MigrationIDs (the state's).
+func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShardCountModel, seen *client.Group, pending bool, prior privateRecord, resp *resource.ModifyPlanResponse) bool {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
 	target := int32(plan.ShardCount.ValueInt64())
 	am := underWayMigration(seen)
@@ -42,7 +44,10 @@ func (r *groupShardCountResource) planKeep(ctx context.Context, plan *groupShard
 		rec = prefix.Record{Prefix: p}
 	}
 	in := prefix.Input{Record: rec.With(*seen), Self: g, Target: target, RollbackOnRevert: plan.RollbackOnRevert.ValueBool()}
-	in.Known = prefix.ResumedWait(in.Record, target, resumed)
+	if pending {
+		resumed, _ := migrationIDs(ctx, plan.MigrationIDs)
+		in.Known = prefix.ResumedWait(in.Record, target, resumed)
+	}
 	d, wait := prefix.Keep(in)
 	in.WaitOnly = wait
 	switch {
@@ -111,15 +116,13 @@ func planUpdate(plan *groupShardCountModel, resharding types.Object) {
 	plan.MigrationIDs, plan.MigrationState = types.MapUnknown(types.StringType), types.StringUnknown()
 }
 
-func resumedIDs(ctx context.Context, pending bool, state *groupShardCountModel) map[string]string {
-	if !pending || state == nil || state.MigrationIDs.IsNull() || state.MigrationIDs.IsUnknown() {
-		return nil
-	}
+// migrationIDs reads migration_ids (group → migration id); null or unknown is none.
+func migrationIDs(ctx context.Context, v types.Map) (map[string]string, diag.Diagnostics) {
 	ids := map[string]string{}
-	if state.MigrationIDs.ElementsAs(ctx, &ids, false).HasError() {
-		return nil
+	if v.IsNull() || v.IsUnknown() {
+		return ids, nil
 	}
-	return ids
+	return ids, v.ElementsAs(ctx, &ids, false)
 }
 
 // planRecreated plans a group this run re-creates: a new lifecycle at

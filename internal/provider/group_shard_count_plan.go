@@ -71,11 +71,11 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		if same && r.planRecreated(ctx, &plan, &seen, prior, resp) {
 			pending = false
 		}
-		if importing && importPlansNothing(ctx, resp.Plan, &plan, req.State) {
+		switch {
+		case importing && importPlansNothing(ctx, resp.Plan, &plan, req.State):
 			warnUnderWayAtImport(plan, seen, resp)
-		} else if seen != nil && r.planKeep(ctx, &plan, seen, pending, resumedIDs(ctx, pending, state), prior, resp) {
-			resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-			return
+		case seen != nil && r.planKeep(ctx, &plan, seen, pending, prior, resp):
+			pending = false // the update planned shows the wait
 		}
 		if pending {
 			// The apply records the migrations as it finds them, which may differ from the refresh's.
@@ -91,31 +91,26 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 			plan.MetadataVersion = types.Int64Unknown()
 			plan.Resharding = withOutcomeUnknown(plan.Resharding)
 		}
-		resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
-		return
-	}
-
-	plan.ID = types.StringUnknown()
-	if known {
-		plan.ID = types.StringValue(groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()))
-	}
-	planUpdate(&plan, types.ObjectUnknown(reshardingAttrTypes))
-	plan.PreviousShardCount = types.Int64Unknown()
-	switch {
-	case r.pd != nil && len(r.pd.configUnknown) > 0:
-		// Terraform re-plans during apply with the provider configured: a value
-		// known now would have to match that plan's.
-		resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
-			groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
-	case r.pd != nil && known:
-		var refreshed *prefix.Record
-		if rec, ok := prior.prefix(plan.StreamPrefix.ValueString()); same && ok {
-			refreshed = &rec
+	} else {
+		plan.ID = types.StringUnknown()
+		if known {
+			plan.ID = types.StringValue(groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()))
 		}
-		r.preview(ctx, &plan, seen, refreshed, resp)
-	}
-	if resp.Diagnostics.HasError() {
-		return
+		planUpdate(&plan, types.ObjectUnknown(reshardingAttrTypes))
+		plan.PreviousShardCount = types.Int64Unknown()
+		switch {
+		case r.pd != nil && len(r.pd.configUnknown) > 0:
+			// Terraform re-plans during apply with the provider configured: a value
+			// known now would have to match that plan's.
+			resp.Diagnostics.AddWarning("Shard count change not checked at plan time", "The resharding preview of "+
+				groupID(plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString())+" is known only after apply. "+r.pd.unknownConfigDetail())
+		case r.pd != nil && known:
+			var refreshed *prefix.Record
+			if rec, ok := prior.prefix(plan.StreamPrefix.ValueString()); same && ok {
+				refreshed = &rec
+			}
+			r.preview(ctx, &plan, seen, refreshed, resp)
+		}
 	}
 	resp.Diagnostics.Append(setPlan(ctx, &resp.Plan, &plan)...)
 }
@@ -205,9 +200,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		// Created at a count known only at apply: a scale-out of it may wait for a consumer.
 		d.NoConsumer = append(d.NoConsumer, g)
 	}
-	if from == target && (self == nil || self.ActiveMigration.Finished()) && d.AdoptsOnly() {
+	if from == target && d.AdoptsOnly() {
 		// Nothing will be sent (siblings at another count would be, and take the
-		// preview below). A sibling's migration to the count is taken over by the
+		// preview below; a migration of this group heading elsewhere is waited for
+		// or rolled back). A sibling's migration to the count is taken over by the
 		// apply, which alone learns its ids and state.
 		if seen == nil {
 			// A new resource (below): the apply may find a change to make.

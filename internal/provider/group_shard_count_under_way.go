@@ -79,10 +79,8 @@ func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *cli
 	if am == nil {
 		return
 	}
-	ids := map[string]string{}
-	if !state.MigrationIDs.IsNull() && !state.MigrationIDs.IsUnknown() {
-		diags.Append(state.MigrationIDs.ElementsAs(ctx, &ids, false)...)
-	}
+	ids, d := migrationIDs(ctx, state.MigrationIDs)
+	diags.Append(d...)
 	if ids[group.ConsumerGroup] != am.ReshardingID {
 		v, d := types.MapValueFrom(ctx, types.StringType, map[string]string{group.ConsumerGroup: am.ReshardingID})
 		diags.Append(d...)

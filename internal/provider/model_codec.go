@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/attr/xattr"
@@ -38,44 +37,15 @@ type schemaTyper interface {
 
 // codecs is keyed by model type, then by schema type: a model used with a
 // second schema must not be converted with the first one's type.
-var codecs sync.Map // reflect.Type → *codecSet
-
-// codecSet lookups read without locking; mu guards copy-on-write appends.
-type codecSet struct {
-	mu      sync.Mutex
-	entries atomic.Pointer[[]codecEntry]
+var codecs struct {
+	sync.Mutex
+	m map[reflect.Type][]codecEntry
 }
 
 type codecEntry struct {
 	tfType tftypes.Type
 	codec  *modelCodec
 	err    error
-}
-
-func (cs *codecSet) find(t tftypes.Type) (codecEntry, bool) {
-	if p := cs.entries.Load(); p != nil {
-		for _, e := range *p {
-			if e.tfType.Equal(t) {
-				return e, true
-			}
-		}
-	}
-	return codecEntry{}, false
-}
-
-func (cs *codecSet) add(e codecEntry) codecEntry {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	if old, ok := cs.find(e.tfType); ok { // built meanwhile by another call
-		return old
-	}
-	var entries []codecEntry
-	if p := cs.entries.Load(); p != nil {
-		entries = append(entries, *p...)
-	}
-	entries = append(entries, e)
-	cs.entries.Store(&entries)
-	return e
 }
 
 // errCodecTypeMismatch leaves the check and its report to the framework.
@@ -93,26 +63,26 @@ func codecFor(ctx context.Context, dst any, s schemaTyper, dataType tftypes.Type
 		return nil, errCodecTypeMismatch
 	}
 	rt = rt.Elem()
-	v, ok := codecs.Load(rt)
-	if !ok {
-		v, _ = codecs.LoadOrStore(rt, &codecSet{})
-	}
-	cs, ok := v.(*codecSet)
-	if !ok {
-		return nil, fmt.Errorf("codec cache holds %T", v)
-	}
-	if e, ok := cs.find(dataType); ok {
-		return e.codec, e.err
+	codecs.Lock()
+	defer codecs.Unlock()
+	for _, e := range codecs.m[rt] {
+		if e.tfType.Equal(dataType) {
+			return e.codec, e.err
+		}
 	}
 	tfType, c, err := newModelCodec(ctx, rt, s)
 	if tfType == nil { // the schema's type is not an object
 		return nil, err
 	}
-	e := cs.add(codecEntry{tfType: tfType, codec: c, err: err})
 	if !tfType.Equal(dataType) {
+		// Not cached: a schema's own data always finds its entry above.
 		return nil, errCodecTypeMismatch
 	}
-	return e.codec, e.err
+	if codecs.m == nil {
+		codecs.m = map[reflect.Type][]codecEntry{}
+	}
+	codecs.m[rt] = append(codecs.m[rt], codecEntry{tfType: tfType, codec: c, err: err})
+	return c, err
 }
 
 func newModelCodec(ctx context.Context, rt reflect.Type, s schemaTyper) (tftypes.Type, *modelCodec, error) {

@@ -2,6 +2,7 @@ package provider
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/path"
@@ -30,19 +31,9 @@ func drainedPrefixWarning(p, g string, want int32, siblings string) diag.Diagnos
 }
 
 func drainedSiblings(siblings []client.Group) bool {
-	for _, s := range siblings {
-		if s.ShardCount != 0 {
-			return false
-		}
-	}
-	return len(siblings) > 0
+	return len(siblings) > 0 && !slices.ContainsFunc(siblings, func(s client.Group) bool { return s.ShardCount != 0 })
 }
 
 func siblingHasCount(siblings []client.Group, n int32) bool {
-	for _, s := range siblings {
-		if s.ShardCount == n {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(siblings, func(s client.Group) bool { return s.ShardCount == n })
 }
