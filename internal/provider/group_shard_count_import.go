@@ -52,6 +52,7 @@ func warnUnderWayAtImport(plan groupShardCountModel, seen *client.Group, resp *r
 				"apply (a scale to its own target resumes the provisioning).", g, p, am.ReshardingID, am.FromShardCount, am.ToShardCount,
 			underWaySince(am), seen.ShardCount, am.FromShardCount, am.ToShardCount))
 	case underWayMigration(seen) == nil || int64(am.ToShardCount) != plan.ShardCount.ValueInt64():
+		// Heading elsewhere: the plan's preview says what the apply does with it.
 	case prefix.Stalled(seen):
 		resp.Diagnostics.AddWarning(fmt.Sprintf("Importing the shard count of stream prefix %q while a scale-out waits for a consumer", p), fmt.Sprintf(
 			"Group %q under stream prefix %q has migration %s (%d→%d shards), ACTIVE since %s, and no live consumer: a scale-out stays "+

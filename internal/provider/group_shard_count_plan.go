@@ -228,6 +228,9 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 		return
 	}
 	pv := previewOf(in, d, from, basis, check)
+	if createdHere && slices.Contains(d.NoConsumer, g) {
+		pv.blockedBy += fmt.Sprintf(" (group %q is created in this apply: create it first, start its consumers, then scale)", g)
+	}
 	if seen == nil {
 		// A new resource is re-planned during apply from a fresh read, with no prior
 		// state or private data, so the preview stays unknown; the warning shows the

@@ -231,7 +231,7 @@ func previewFatal(diags *diag.Diagnostics, p string, target int32, rollbackOnRev
 	diags.AddAttributeError(path.Root("shard_count"), summary, before+detail+"\n\nNothing was sent to the coordinator.")
 }
 
-func reshardingHasUnknowns(_ context.Context, v types.Object) bool {
+func reshardingHasUnknowns(v types.Object) bool {
 	return v.IsUnknown() || slices.ContainsFunc(slices.Collect(maps.Values(v.Attributes())), attr.Value.IsUnknown)
 }
 
@@ -274,9 +274,4 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 // setGroupSeen records the group the refresh read: the next plan's basis.
 func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
 	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupSeen = g })
-}
-
-func readGroupSeen(ctx context.Context, private privateGetter) (*client.Group, diag.Diagnostics) {
-	rec, diags := readPrivateRecord(ctx, private)
-	return rec.GroupSeen, diags
 }

@@ -359,7 +359,7 @@ func (r *groupShardCountResource) settleComputed(ctx context.Context, s *scaler,
 	if group != nil && plan.MetadataVersion.IsUnknown() {
 		plan.MetadataVersion = types.Int64Value(group.MetadataVersion)
 	}
-	if plan.Resharding.IsUnknown() || reshardingHasUnknowns(ctx, plan.Resharding) {
+	if plan.Resharding.IsUnknown() || reshardingHasUnknowns(plan.Resharding) {
 		plan.Resharding = r.reshardingAtApply(ctx, plan.Resharding, s, out)
 	}
 }

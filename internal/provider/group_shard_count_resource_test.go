@@ -1037,3 +1037,21 @@ func siblingScalingOutTo5(t *testing.T, name string) (*accTest, string) {
 	scaleOutOfBand(t, a, p, 5)
 	return a, p
 }
+
+// A scale-out of a group the same apply creates waits for a consumer the group
+// cannot have yet: the plan's warning says how to order the work.
+func TestAccGroupShardCount_scaleOutOfAGroupCreatedInTheSameApplyAdvises(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p := acctest.RandomName("createdscale")
+	config := a.env.ProviderConfig() + groupHCL("g1", p, "g1", "initial_shard_count = 2") +
+		shardCountHCL("test", p, "g1", 4, `wait_for = "ACCEPTED"`, "depends_on = [redisstreamcoordinator_group.g1]")
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{{
+			Config:            config,
+			ConfigStateChecks: expectShardCountState(4, "ACTIVE"),
+			Check: a.diags.ExpectWarning(`(?s)Group "g1" under stream prefix "` + p + `" goes from 2 to 4 shards.*which have no live consumer.*` +
+				`\(group "g1" is created in this apply: create it first, start its consumers, then scale\)`),
+		}},
+	})
+}

@@ -32,8 +32,8 @@ func TestPrivateRecordOneKey(t *testing.T) {
 	if rec, _ := readPrivateRecord(ctx, priv); !rec.PendingWait {
 		t.Error("setting group_seen lost pending_wait")
 	}
-	if g, _ := readGroupSeen(ctx, priv); g == nil || g.ShardCount != 4 {
-		t.Errorf("group_seen read back %+v", g)
+	if rec, _ := readPrivateRecord(ctx, priv); rec.GroupSeen == nil || rec.GroupSeen.ShardCount != 4 {
+		t.Errorf("group_seen read back %+v", rec.GroupSeen)
 	}
 	_ = setPendingWait(ctx, priv, false)
 	_ = setGroupSeen(ctx, priv, nil)
