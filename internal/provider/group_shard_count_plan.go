@@ -75,7 +75,7 @@ func (r *groupShardCountResource) ModifyPlan(ctx context.Context, req resource.M
 		case importing && importPlansNothing(ctx, resp.Plan, &plan, req.State):
 			warnUnderWayAtImport(plan, seen, resp)
 		case seen != nil && r.planKeep(ctx, &plan, seen, pending, prior, resp):
-			pending = false // the update planned shows the wait
+			pending = false // planKeep planned the update (a resumed wait among them): no second warning
 		}
 		if pending {
 			// The apply records the migrations as it finds them, which may differ from the refresh's.

@@ -270,8 +270,3 @@ func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned
 	}
 	return types.ObjectValueMust(reshardingAttrTypes, merged)
 }
-
-// setGroupSeen records the group the refresh read: the next plan's basis.
-func setGroupSeen(ctx context.Context, private privateSetter, g *client.Group) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.GroupSeen = g })
-}

@@ -23,7 +23,9 @@ func TestPrivateRecordOneKey(t *testing.T) {
 	if d := setPendingWait(ctx, priv, true); d.HasError() {
 		t.Fatal(d)
 	}
-	if d := setGroupSeen(ctx, priv, &client.Group{StreamPrefix: "p", ConsumerGroup: "g", ShardCount: 4}); d.HasError() {
+	if d := updatePrivateRecord(ctx, priv, func(r *privateRecord) {
+		r.GroupSeen = &client.Group{StreamPrefix: "p", ConsumerGroup: "g", ShardCount: 4}
+	}); d.HasError() {
 		t.Fatal(d)
 	}
 	if keys := slices.Sorted(maps.Keys(priv)); !slices.Equal(keys, []string{privateRecordKey}) {
@@ -36,7 +38,7 @@ func TestPrivateRecordOneKey(t *testing.T) {
 		t.Errorf("group_seen read back %+v", rec.GroupSeen)
 	}
 	_ = setPendingWait(ctx, priv, false)
-	_ = setGroupSeen(ctx, priv, nil)
+	_ = updatePrivateRecord(ctx, priv, func(r *privateRecord) { r.GroupSeen = nil })
 	if len(priv) != 0 {
 		t.Errorf("an empty record must remove the key, have %q", priv[privateRecordKey])
 	}
