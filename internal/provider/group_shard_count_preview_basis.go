@@ -12,7 +12,9 @@ import (
 // asPlanned is the prefix as this run's plan sees it, so the re-plan during
 // apply describes it the same way: the groups other than g this run creates
 // are left out (but a replacement not deleted yet: it exists when the scale
-// is sent), and the groups it deleted are put back as its refresh saw them.
+// is sent), and the groups it deleted are put back as its refresh saw them
+// (a move of a group after the plan that then deletes it changes nothing the
+// apply does).
 func asPlanned(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix.Record) prefix.Record {
 	var planned []string
 	for _, gi := range rec.Groups {
@@ -29,7 +31,7 @@ func asPlanned(reg *planRegistry, rec prefix.Record, g string, refreshed *prefix
 		}
 		if refreshed != nil {
 			if was := refreshed.Group(grp.ConsumerGroup); was != nil {
-				grp.ActiveMigration, grp.State = was.ActiveMigration, was.State
+				grp.ShardCount, grp.ActiveMigration, grp.State = was.ShardCount, was.ActiveMigration, was.State
 			}
 		}
 		all = append(all, grp)
