@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -41,12 +38,7 @@ func NewAssignmentsDataSource() datasource.DataSource {
 				ElementType: types.StringType,
 			},
 		},
-		read: func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
-			a, err := api.Assignments(ctx, p, g)
-			if err != nil {
-				addGroupReadError(diags, "assignments", p, g, err)
-				return nil
-			}
+		read: lookupRead("assignments", (*client.Client).Assignments, func(p, g string, a *client.Assignments) any {
 			return assignmentsModel{
 				StreamPrefix:        p,
 				ConsumerGroup:       g,
@@ -55,6 +47,6 @@ func NewAssignmentsDataSource() datasource.DataSource {
 				RevokeProgress:      shardIndexMap(a.RevokeProgress),
 				InvariantViolations: append([]string{}, a.InvariantViolations...),
 			}
-		},
+		}),
 	}
 }

@@ -31,7 +31,16 @@ func (r *groupResource) createCount(ctx context.Context, p, g string, configured
 	}
 	want := configured
 	if c := int64Ptr(configured); c != nil {
-		if moved, ok := r.movedByRun(p, siblings, int32(*c)); ok {
+		// Siblings at another count: all moved to one count by this run's own scale.
+		moved, byRun := int32(0), true
+		for _, grp := range siblings.Groups {
+			if grp.ShardCount != int32(*c) {
+				byRun = byRun && (moved == 0 || moved == grp.ShardCount) &&
+					r.pd.plans.explains(p, grp.ConsumerGroup, *c, int64(grp.ShardCount))
+				moved = grp.ShardCount
+			}
+		}
+		if byRun && moved != 0 {
 			want = types.Int64Value(int64(moved))
 			diags.AddWarning(fmt.Sprintf("Group %s/%s created at its stream prefix's new shard count", p, g), fmt.Sprintf(
 				"This apply scaled stream prefix %q from %d to %d shards (redisstreamcoordinator_group_shard_count) before it created "+
@@ -42,19 +51,4 @@ func (r *groupResource) createCount(ctx context.Context, p, g string, configured
 	count, d := resolveInitialShardCount(ctx, siblings.Groups, p, g, want, sentBefore(&r.pd.plans, p))
 	diags.Append(d...)
 	return count, types.MapValueMust(types.Int64Type, basis), !d.HasError()
-}
-
-// movedByRun reports the count this run's own scale moved the siblings to.
-func (r *groupResource) movedByRun(p string, siblings prefix.Record, configured int32) (int32, bool) {
-	var moved int32
-	for _, grp := range siblings.Groups {
-		if grp.ShardCount == configured {
-			continue
-		}
-		if !r.pd.plans.explains(p, grp.ConsumerGroup, int64(configured), int64(grp.ShardCount)) || (moved != 0 && moved != grp.ShardCount) {
-			return 0, false
-		}
-		moved = grp.ShardCount
-	}
-	return moved, moved != 0
 }

@@ -171,14 +171,8 @@ func (r *groupResource) confirmSettled(ctx context.Context, p, g string, seen *c
 		return nil, err
 	}
 	group, err := r.pd.api.GetGroup(ctx, p, g)
-	if client.IsNotFound(err) {
-		return nil, nil
+	if client.IsNotFound(err) || err == nil && group.MetadataVersion < seen.MetadataVersion {
+		return nil, nil // deleted again (and maybe re-created since): not this create's group
 	}
-	if err != nil {
-		return nil, err
-	}
-	if group.MetadataVersion < seen.MetadataVersion {
-		return nil, nil
-	}
-	return group, nil
+	return group, err
 }

@@ -70,7 +70,8 @@ func importGroup(ctx context.Context, req resource.ImportStateRequest, resp *res
 	}
 	p, g, _ := parseGroupID(id)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, types.StringValue(p), types.StringValue(g))...)
-	resp.Diagnostics.Append(markImported(ctx, resp.Private)...) // an import never creates
+	// An import never creates (group_import.go).
+	resp.Diagnostics.Append(updatePrivateRecord(ctx, resp.Private, func(r *privateRecord) { r.ImportedNotRead = true })...)
 }
 
 var (

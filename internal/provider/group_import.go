@@ -10,10 +10,6 @@ import (
 // is set removes the resource, so Terraform fails the import instead of
 // planning a create.
 
-func markImported(ctx context.Context, private privateSetter) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.ImportedNotRead = true })
-}
-
 func importedNotRead(ctx context.Context, private privateGetter) bool {
 	rec, diags := readPrivateRecord(ctx, private)
 	return !diags.HasError() && rec.ImportedNotRead

@@ -167,7 +167,6 @@ func fillImportedGroup(ctx context.Context, res *tfsdk.Resource, grp *client.Gro
 	m.StreamPrefix, m.ConsumerGroup = types.StringValue(grp.StreamPrefix), types.StringValue(grp.ConsumerGroup)
 	m.DeletionPolicy, m.ForceDelete = types.StringValue(deletionPolicyAbandon), types.BoolValue(false)
 	m.fill(grp)
-	m.MetadataVersion = types.Int64Value(grp.MetadataVersion)
 	m.Recreation = recreationNull()
 	diags.Append(writeModel(ctx, res.Schema, &res.Raw, &m, res.Set)...)
 	return diags

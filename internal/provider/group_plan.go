@@ -266,8 +266,8 @@ func resolveInitialShardCount(ctx context.Context, siblings []client.Group, p, g
 	var diags diag.Diagnostics
 	counts := countsOf(siblings)
 	siblingList := describeSiblings(counts)
-	if !configured.IsNull() && !configured.IsUnknown() {
-		want := int32(configured.ValueInt64())
+	if c := int64Ptr(configured); c != nil {
+		want := int32(*c)
 		if len(counts) == 0 || (len(counts) == 1 && len(counts[want]) > 0) {
 			return &want, diags
 		}

@@ -116,6 +116,21 @@ func addGroupReadError(diags *diag.Diagnostics, what, p, g string, err error) {
 	addAPIError(diags, fmt.Sprintf("Failed to read the %s of group %q under stream prefix %q", what, g, p), err, "")
 }
 
+// lookupRead is a group data source's read: get the answer about group p/g,
+// report a failure with addGroupReadError, else build the model from it.
+func lookupRead[T any](what string, get func(*client.Client, context.Context, string, string) (T, error),
+	model func(p, g string, v T) any,
+) func(context.Context, *client.Client, string, string, *diag.Diagnostics) any {
+	return func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
+		v, err := get(api, ctx, p, g)
+		if err != nil {
+			addGroupReadError(diags, what, p, g, err)
+			return nil
+		}
+		return model(p, g, v)
+	}
+}
+
 // groupsUnder keeps the groups of prefix (every group when it is null),
 // ordered by stream prefix, then consumer group.
 func groupsUnder(all []client.Group, prefix types.String) []*client.Group {

@@ -1,13 +1,11 @@
 package provider
 
 import (
-	"context"
 	"sort"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -99,13 +97,8 @@ func NewMembersDataSource() datasource.DataSource {
 				}},
 			},
 		},
-		read: func(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
-			members, err := api.Members(ctx, p, g)
-			if err != nil {
-				addGroupReadError(diags, "members", p, g, err)
-				return nil
-			}
+		read: lookupRead("members", (*client.Client).Members, func(p, g string, members []client.Member) any {
 			return newMembersModel(p, g, members, time.Now())
-		},
+		}),
 	}
 }

@@ -37,10 +37,6 @@ func observeMetadataVersion(seen types.Int64, reported int64) (store types.Int64
 	return types.Int64Value(reported), false
 }
 
-func setMetadataRegression(ctx context.Context, private privateSetter, reg *metadataRegression) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.MetadataRegression = reg })
-}
-
 // An unreadable record is an error: the plan fails closed.
 func readMetadataRegression(ctx context.Context, private privateGetter) (*metadataRegression, diag.Diagnostics) {
 	rec, diags := readPrivateRecord(ctx, private)

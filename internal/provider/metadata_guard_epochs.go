@@ -55,10 +55,6 @@ func acknowledgedMark(reg *metadataRegression) *epochMark {
 	return &epochMark{MetadataVersion: reg.Reported, GroupEpoch: reg.Epochs.ReportedGroupEpoch, AssignmentEpoch: reg.Epochs.ReportedAssignmentEpoch}
 }
 
-func setEpochsSeen(ctx context.Context, private privateSetter, m *epochMark) diag.Diagnostics {
-	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.EpochsSeen = m })
-}
-
 func epochsRegressionDetail(resourceType, p, g string, reg *metadataRegression) string {
 	e := reg.Epochs
 	return fmt.Sprintf("%s %q: the coordinator reports metadataVersion %d for group %q of stream prefix %q, the version this resource "+
@@ -79,6 +75,6 @@ func observeGroupEpochs(ctx context.Context, prior privateGetter, private privat
 			"assignment_epoch_seen": reg.Epochs.SeenAssignmentEpoch, "assignment_epoch_reported": reg.Epochs.ReportedAssignmentEpoch,
 		})
 	}
-	diags.Append(setEpochsSeen(ctx, private, &mark)...)
+	diags.Append(updatePrivateRecord(ctx, private, func(r *privateRecord) { r.EpochsSeen = &mark })...)
 	return reg
 }

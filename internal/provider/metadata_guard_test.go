@@ -53,6 +53,9 @@ func TestObserveMetadataVersion(t *testing.T) {
 func TestMetadataRegressionPrivateRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	priv := fakePrivate{}
+	setMetadataRegression := func(ctx context.Context, private privateSetter, reg *metadataRegression) diag.Diagnostics {
+		return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.MetadataRegression = reg })
+	}
 	reg, diags := readMetadataRegression(ctx, priv)
 	if reg != nil || diags.HasError() {
 		t.Fatalf("empty private state: got %v %v", reg, diags)

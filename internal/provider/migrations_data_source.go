@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -32,16 +29,11 @@ func NewMigrationsDataSource() datasource.DataSource {
 			"active_resharding_id": computedString("`resharding_id` of the migration in progress, or null when none is. Further scales of the " +
 				"stream prefix are refused (`409 ACTIVE_MIGRATION_EXISTS`) until it finishes."),
 		},
-		read: readMigrations,
+		read: lookupRead("migrations", (*client.Client).Migrations, migrationsOf),
 	}
 }
 
-func readMigrations(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
-	h, err := api.Migrations(ctx, p, g)
-	if err != nil {
-		addGroupReadError(diags, "migrations", p, g, err)
-		return nil
-	}
+func migrationsOf(p, g string, h *client.MigrationHistory) any {
 	model := migrationsModel{
 		StreamPrefix:       p,
 		ConsumerGroup:      g,

@@ -1,11 +1,8 @@
 package provider
 
 import (
-	"context"
-
 	"github.com/hashicorp/terraform-plugin-framework/datasource"
 	"github.com/hashicorp/terraform-plugin-framework/datasource/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
 )
@@ -28,7 +25,7 @@ type shardModel struct {
 // NewProducerRoutingDataSource is the redisstreamcoordinator_producer_routing data source.
 func NewProducerRoutingDataSource() datasource.DataSource {
 	return &readDataSource{
-		name: "producer_routing", lookup: true, read: readProducerRouting,
+		name: "producer_routing", lookup: true, read: lookupRead("producer routing", (*client.Client).ProducerRouting, producerRoutingOf),
 		description: "Reads the routing producers publish with (`READ` role). With stream provisioning on, the read re-creates missing shard streams and may fail with `503 REDIS_*`.",
 		attrs: map[string]schema.Attribute{
 			"shard_count":        computedInt64("Number of shards producers route to, switched when a scale is accepted. `0`: drained; producers refuse to publish."),
@@ -47,12 +44,7 @@ func NewProducerRoutingDataSource() datasource.DataSource {
 	}
 }
 
-func readProducerRouting(ctx context.Context, api *client.Client, p, g string, diags *diag.Diagnostics) any {
-	routing, err := api.ProducerRouting(ctx, p, g)
-	if err != nil {
-		addGroupReadError(diags, "producer routing", p, g, err)
-		return nil
-	}
+func producerRoutingOf(p, g string, routing *client.ProducerRouting) any {
 	model := producerRoutingModel{
 		StreamPrefix:     p,
 		ConsumerGroup:    g,
