@@ -96,22 +96,15 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() || cfg.Force.IsUnknown() {
-		resp.Diagnostics.AddWarning(deleteGroupTypeName+": cannot show what the invocation will do",
-			"stream_prefix, consumer_group or force is known only after apply, so the plan cannot read the group. The invocation "+
-				"reads it itself before it sends anything.")
-		return
-	}
-	api := a.planAPI(&resp.Diagnostics, deleteGroupTypeName)
+	api := a.planAPI(&resp.Diagnostics, deleteGroupTypeName, cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() || cfg.Force.IsUnknown(),
+		"stream_prefix, consumer_group or force")
 	if api == nil {
 		return
 	}
 	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
 	grp, live, err := surveyGroup(ctx, api, p, g)
 	if err != nil {
-		addAPIError(&resp.Diagnostics, deleteGroupTypeName+": the plan cannot show what the invocation will do", err,
-			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
-				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
+		planReadFailed(&resp.Diagnostics, deleteGroupTypeName, err)
 		return
 	}
 	footer := fmt.Sprintf("\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+

@@ -64,21 +64,14 @@ func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() {
-		resp.Diagnostics.AddWarning(rollbackMigrationTypeName+": cannot show what the invocation will do",
-			"stream_prefix or consumer_group is known only after apply, so the plan cannot read which migrations the invocation will "+
-				"roll back. The invocation reads them itself before it sends anything.")
-		return
-	}
-	api := a.planAPI(&resp.Diagnostics, rollbackMigrationTypeName)
+	api := a.planAPI(&resp.Diagnostics, rollbackMigrationTypeName, cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown(),
+		"stream_prefix or consumer_group")
 	if api == nil {
 		return
 	}
 	s, err := surveyRollback(ctx, api, cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString())
 	if err != nil {
-		addAPIError(&resp.Diagnostics, rollbackMigrationTypeName+": the plan cannot show what the invocation will do", err,
-			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
-				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
+		planReadFailed(&resp.Diagnostics, rollbackMigrationTypeName, err)
 		return
 	}
 	summary, detail := s.preview(cfg.requestedBy(api))
