@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -161,12 +160,7 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 	m := cfg.mutation(api, "delete-group")
 	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, describeGroup(grp), force, m.RequestID)
-	deleteGroupOnce(ctx, a.pd.timing, api, p, g, force, m, say, &resp.Diagnostics)
-}
-
-// deleteGroupOnce sends the delete, settling a lost answer (deleteGroupSettled).
-func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
-	settledBy, err := deleteGroupSettled(ctx, timing, api, p, g, force, m)
+	settledBy, err := deleteGroupSettled(ctx, a.pd.timing, api, p, g, force, m)
 	if settledBy != nil {
 		say.say("The answer to the delete (request id %s) was lost (%s); reading the group back found it gone, so the delete was applied.",
 			m.RequestID, lostAnswerCause(settledBy))
@@ -179,12 +173,12 @@ func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Clien
 	case client.IsNotFound(err):
 		say.say("Group %q under stream prefix %q is gone (404 to the delete): deleted in the meantime.", g, p)
 	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
-		addAPIError(diags, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
 			liveMembersHint(ctx, api, p, g)+"Stop those consumers (they must leave or let their lease expire), or set force = true in "+
 				"the action's config and invoke it again, accepting that they fail their next heartbeat. Nothing was deleted.")
 	case client.IsForbidden(err):
-		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role. Nothing was deleted.")
+		addAPIError(&resp.Diagnostics, summary, err, "Plan with any principal, but invoke with one that has the WRITE role. Nothing was deleted.")
 	default:
-		addAPIError(diags, summary, err, "Invoking the action again is safe: a group that is already gone counts as deleted.")
+		addAPIError(&resp.Diagnostics, summary, err, "Invoking the action again is safe: a group that is already gone counts as deleted.")
 	}
 }

@@ -126,7 +126,14 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 		m := cfg.mutation(api, "rollback-migration")
 		say.say("Rolling back migration %s of group %q (%d→%d shards, %s since %s); request id %s.",
 			t.m.ReshardingID, t.group, t.m.FromShardCount, t.m.ToShardCount, t.m.State, formatSince(t.m.UpdatedAt), m.RequestID)
-		if !rollbackOne(ctx, a.pd.timing, api, p, t, m, say, &resp.Diagnostics, rolled) {
+		id := t.m.ReshardingID
+		_, settledBy, err := rollbackSettled(ctx, a.pd.timing, api, p, t.group, id, m)
+		switch {
+		case settledBy != nil:
+			say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
+				id, m.RequestID, lostAnswerCause(settledBy))
+		case err != nil:
+			rollbackFailed(&resp.Diagnostics, p, t, err, rolled)
 			return
 		}
 		rolled = append(rolled, t)
@@ -145,34 +152,21 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	}
 }
 
-// rollbackOne reports false after adding an error.
-func rollbackOne(ctx context.Context, timing settleTiming, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
-	diags *diag.Diagnostics, soFar []groupMigration) bool {
+func rollbackFailed(diags *diag.Diagnostics, p string, t groupMigration, err error, soFar []groupMigration) {
 	id := t.m.ReshardingID
-	_, settledBy, err := rollbackSettled(ctx, timing, api, p, t.group, id, m)
-	if settledBy != nil {
-		say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
-			id, m.RequestID, lostAnswerCause(settledBy))
-		return true
-	}
-	if err == nil {
-		return true
-	}
 	summary := fmt.Sprintf("Failed to roll back migration %s of group %q under stream prefix %q", id, t.group, p)
+	next := "A rollback is idempotent: invoking the action again is safe."
 	switch {
 	case client.ErrorCode(err) == client.CodeRollbackNotAllowed:
 		advice := notActiveAdvice(t.m)
 		if t.m.State == client.MigrationActive {
 			advice = "ACTIVE when the action read it, and changed state since: read it with the redisstreamcoordinator_migrations data source"
 		}
-		addAPIError(diags, fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), err,
-			"It was "+advice+"."+rolledSoFar(soFar))
+		summary, next = fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), "It was "+advice+"."
 	case client.IsForbidden(err):
-		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role."+rolledSoFar(soFar))
-	default:
-		addAPIError(diags, summary, err, "A rollback is idempotent: invoking the action again is safe."+rolledSoFar(soFar))
+		next = "Plan with any principal, but invoke with one that has the WRITE role."
 	}
-	return false
+	addAPIError(diags, summary, err, next+rolledSoFar(soFar))
 }
 
 func rolledSoFar(done []groupMigration) string {

@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -276,10 +277,12 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 		return "could not read its members: " + err.Error()
 	}
 	scaleIn := m.ToShardCount < m.FromShardCount
-	if len(live) == 0 {
-		if scaleIn {
-			return fmt.Sprintf("no live consumers; removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
-		}
+	undrained := fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish",
+		shardRange(s.p, m.ToShardCount, m.FromShardCount))
+	switch {
+	case len(live) == 0 && scaleIn:
+		return "no live consumers; " + undrained
+	case len(live) == 0:
 		return "no live consumers: a scale-out only completes once a consumer joins and converges"
 	}
 	if a, err := s.api.Assignments(ctx, s.p, name); err == nil && len(a.RevokeProgress) > 0 {
@@ -288,7 +291,7 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 		})
 	}
 	if m.State == client.MigrationDraining && scaleIn {
-		return fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
+		return undrained
 	}
 	return fmt.Sprintf("%d live consumer(s) have not yet converged to the new assignment", len(live))
 }
@@ -313,14 +316,7 @@ func joinEach[T any](items []T, sep string, f func(T) string) string {
 	return strings.Join(out, sep)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // roundReader names the Watcher's listings as the waits' poll rounds.
 type roundReader struct{ *client.Client }
