@@ -61,18 +61,6 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	}
 }
 
-// surveyGroup reads the group (nil when absent) and its live members.
-func surveyGroup(ctx context.Context, api *client.Client, p, g string) (*client.Group, []client.Member, error) {
-	grp, err := api.GetGroup(ctx, p, g)
-	if client.IsNotFound(err) {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	live, err := liveMembers(ctx, api, p, g)
-	return grp, live, err
-}
-
 func describeGroup(grp *client.Group) string {
 	d := fmt.Sprintf("%d shards, state %s, metadataVersion %d", grp.ShardCount, grp.State, grp.MetadataVersion)
 	if am := grp.ActiveMigration; am != nil && !am.Finished() {
@@ -101,7 +89,14 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 		return
 	}
 	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
-	grp, live, err := surveyGroup(ctx, api, p, g)
+	grp, err := api.GetGroup(ctx, p, g)
+	var live []client.Member
+	switch {
+	case client.IsNotFound(err):
+		grp, err = nil, nil
+	case err == nil:
+		live, err = liveMembers(ctx, api, p, g)
+	}
 	if err != nil {
 		planReadFailed(&resp.Diagnostics, deleteGroupTypeName, err)
 		return

@@ -287,7 +287,7 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 	}
 	if a, err := s.api.Assignments(ctx, s.p, name); err == nil && len(a.RevokeProgress) > 0 {
 		return "revoke in progress: " + joinEach(sortedKeys(a.RevokeProgress), ", ", func(member string) string {
-			return fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member]))
+			return fmt.Sprintf("%s revoking [%s]", member, joinEach(a.RevokeProgress[member], ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }))
 		})
 	}
 	if m.State == client.MigrationDraining && scaleIn {
@@ -301,10 +301,6 @@ func shardRange(p string, from, to int32) string {
 		return routing.StreamKey(p, int(from))
 	}
 	return routing.StreamKey(p, int(from)) + ".." + routing.StreamKey(p, int(to-1))
-}
-
-func shardList(ids []client.ShardID) string {
-	return "[" + joinEach(ids, ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }) + "]"
 }
 
 // joinEach joins f of each item with sep.
