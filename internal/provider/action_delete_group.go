@@ -8,7 +8,6 @@ import (
 
 	"github.com/hashicorp/terraform-plugin-framework/action"
 	"github.com/hashicorp/terraform-plugin-framework/action/schema"
-	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/schema/validator"
 	"github.com/hashicorp/terraform-plugin-framework/types"
 
@@ -62,18 +61,6 @@ func (a *deleteGroupAction) Schema(_ context.Context, _ action.SchemaRequest, re
 	}
 }
 
-// surveyGroup reads the group (nil when absent) and its live members.
-func surveyGroup(ctx context.Context, api *client.Client, p, g string) (*client.Group, []client.Member, error) {
-	grp, err := api.GetGroup(ctx, p, g)
-	if client.IsNotFound(err) {
-		return nil, nil, nil
-	} else if err != nil {
-		return nil, nil, err
-	}
-	live, err := liveMembers(ctx, api, p, g)
-	return grp, live, err
-}
-
 func describeGroup(grp *client.Group) string {
 	d := fmt.Sprintf("%d shards, state %s, metadataVersion %d", grp.ShardCount, grp.State, grp.MetadataVersion)
 	if am := grp.ActiveMigration; am != nil && !am.Finished() {
@@ -96,22 +83,22 @@ func (a *deleteGroupAction) ModifyPlan(ctx context.Context, req action.ModifyPla
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() || cfg.Force.IsUnknown() {
-		resp.Diagnostics.AddWarning(deleteGroupTypeName+": cannot show what the invocation will do",
-			"stream_prefix, consumer_group or force is known only after apply, so the plan cannot read the group. The invocation "+
-				"reads it itself before it sends anything.")
-		return
-	}
-	api := a.planAPI(&resp.Diagnostics, deleteGroupTypeName)
+	api := a.planAPI(&resp.Diagnostics, deleteGroupTypeName, cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() || cfg.Force.IsUnknown(),
+		"stream_prefix, consumer_group or force")
 	if api == nil {
 		return
 	}
 	p, g, force := cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString(), cfg.Force.ValueBool()
-	grp, live, err := surveyGroup(ctx, api, p, g)
+	grp, err := api.GetGroup(ctx, p, g)
+	var live []client.Member
+	switch {
+	case client.IsNotFound(err):
+		grp, err = nil, nil
+	case err == nil:
+		live, err = liveMembers(ctx, api, p, g)
+	}
 	if err != nil {
-		addAPIError(&resp.Diagnostics, deleteGroupTypeName+": the plan cannot show what the invocation will do", err,
-			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
-				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
+		planReadFailed(&resp.Diagnostics, deleteGroupTypeName, err)
 		return
 	}
 	footer := fmt.Sprintf("\n\nRead from the coordinator at plan time; the invocation reads again before it sends anything. It needs a "+
@@ -168,12 +155,7 @@ func (a *deleteGroupAction) Invoke(ctx context.Context, req action.InvokeRequest
 	}
 	m := cfg.mutation(api, "delete-group")
 	say.say("Deleting group %q under stream prefix %q (%s) with force = %t; request id %s.", g, p, describeGroup(grp), force, m.RequestID)
-	deleteGroupOnce(ctx, a.pd.timing, api, p, g, force, m, say, &resp.Diagnostics)
-}
-
-// deleteGroupOnce sends the delete, settling a lost answer (deleteGroupSettled).
-func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Client, p, g string, force bool, m client.Mutation, say progressReporter, diags *diag.Diagnostics) {
-	settledBy, err := deleteGroupSettled(ctx, timing, api, p, g, force, m)
+	settledBy, err := deleteGroupSettled(ctx, a.pd.timing, api, p, g, force, m)
 	if settledBy != nil {
 		say.say("The answer to the delete (request id %s) was lost (%s); reading the group back found it gone, so the delete was applied.",
 			m.RequestID, lostAnswerCause(settledBy))
@@ -186,12 +168,12 @@ func deleteGroupOnce(ctx context.Context, timing settleTiming, api *client.Clien
 	case client.IsNotFound(err):
 		say.say("Group %q under stream prefix %q is gone (404 to the delete): deleted in the meantime.", g, p)
 	case client.IsConflict(err, client.CodeGroupHasActiveMembers):
-		addAPIError(diags, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
+		addAPIError(&resp.Diagnostics, fmt.Sprintf("Group %q under stream prefix %q still has live consumers", g, p), err,
 			liveMembersHint(ctx, api, p, g)+"Stop those consumers (they must leave or let their lease expire), or set force = true in "+
 				"the action's config and invoke it again, accepting that they fail their next heartbeat. Nothing was deleted.")
 	case client.IsForbidden(err):
-		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role. Nothing was deleted.")
+		addAPIError(&resp.Diagnostics, summary, err, "Plan with any principal, but invoke with one that has the WRITE role. Nothing was deleted.")
 	default:
-		addAPIError(diags, summary, err, "Invoking the action again is safe: a group that is already gone counts as deleted.")
+		addAPIError(&resp.Diagnostics, summary, err, "Invoking the action again is safe: a group that is already gone counts as deleted.")
 	}
 }

@@ -32,18 +32,32 @@ func (b *actionBase) invokeAPI(diags *diag.Diagnostics) *client.Client {
 	return b.pd.configuredAPI(diags, "this action was invoked", "The action cannot run: ")
 }
 
-// planAPI returns nil after a warning when the plan cannot preview the invocation.
-func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string) *client.Client {
+// planAPI returns nil after a warning when the plan cannot preview the
+// invocation: one of the fields it reads (named by fields) is unknown, or the
+// provider's configuration is.
+func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string, unknown bool, fields string) *client.Client {
+	var why string
 	switch {
+	case unknown:
+		why = fields + " is known only after apply."
 	case b.pd == nil:
 		return nil // validation before the provider is configured: nothing to preview yet
 	case len(b.pd.configUnknown) > 0:
-		diags.AddWarning(fmt.Sprintf("%s: cannot show what the invocation will do", typeName),
-			"The plan cannot read the coordinator, so it cannot preview this action: "+b.pd.unknownConfigDetail()+
-				"\n\nThe invocation reads the coordinator itself before it changes anything, and refuses what the coordinator would refuse.")
-		return nil
+		why = b.pd.unknownConfigDetail()
+	default:
+		return b.pd.api
 	}
-	return b.pd.api
+	diags.AddWarning(fmt.Sprintf("%s: cannot show what the invocation will do", typeName), "The plan cannot read the coordinator, so "+
+		"it cannot preview this action: "+why+"\n\nThe invocation reads the coordinator itself before it changes anything, and "+
+		"refuses what the coordinator would refuse.")
+	return nil
+}
+
+// planReadFailed fails the plan, as the resources' plans fail, when it cannot read what it previews.
+func planReadFailed(diags *diag.Diagnostics, typeName string, err error) {
+	addAPIError(diags, typeName+": the plan cannot show what the invocation will do", err,
+		"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
+			"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
 }
 
 func auditAttributes(what string) map[string]schema.Attribute {

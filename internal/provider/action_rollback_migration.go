@@ -64,21 +64,14 @@ func (a *rollbackMigrationAction) ModifyPlan(ctx context.Context, req action.Mod
 	if resp.Diagnostics.HasError() {
 		return
 	}
-	if cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown() {
-		resp.Diagnostics.AddWarning(rollbackMigrationTypeName+": cannot show what the invocation will do",
-			"stream_prefix or consumer_group is known only after apply, so the plan cannot read which migrations the invocation will "+
-				"roll back. The invocation reads them itself before it sends anything.")
-		return
-	}
-	api := a.planAPI(&resp.Diagnostics, rollbackMigrationTypeName)
+	api := a.planAPI(&resp.Diagnostics, rollbackMigrationTypeName, cfg.StreamPrefix.IsUnknown() || cfg.ConsumerGroup.IsUnknown(),
+		"stream_prefix or consumer_group")
 	if api == nil {
 		return
 	}
 	s, err := surveyRollback(ctx, api, cfg.StreamPrefix.ValueString(), cfg.ConsumerGroup.ValueString())
 	if err != nil {
-		addAPIError(&resp.Diagnostics, rollbackMigrationTypeName+": the plan cannot show what the invocation will do", err,
-			"The plan reads the coordinator (a READ principal is enough) to show what the invocation will do, and fails when it "+
-				"cannot, as the resources' plans do. Fix the cause above and plan again. Nothing was sent.")
+		planReadFailed(&resp.Diagnostics, rollbackMigrationTypeName, err)
 		return
 	}
 	summary, detail := s.preview(cfg.requestedBy(api))
@@ -133,7 +126,14 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 		m := cfg.mutation(api, "rollback-migration")
 		say.say("Rolling back migration %s of group %q (%d→%d shards, %s since %s); request id %s.",
 			t.m.ReshardingID, t.group, t.m.FromShardCount, t.m.ToShardCount, t.m.State, formatSince(t.m.UpdatedAt), m.RequestID)
-		if !rollbackOne(ctx, a.pd.timing, api, p, t, m, say, &resp.Diagnostics, rolled) {
+		id := t.m.ReshardingID
+		_, settledBy, err := rollbackSettled(ctx, a.pd.timing, api, p, t.group, id, m)
+		switch {
+		case settledBy != nil:
+			say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
+				id, m.RequestID, lostAnswerCause(settledBy))
+		case err != nil:
+			rollbackFailed(&resp.Diagnostics, p, t, err, rolled)
 			return
 		}
 		rolled = append(rolled, t)
@@ -152,34 +152,21 @@ func (a *rollbackMigrationAction) Invoke(ctx context.Context, req action.InvokeR
 	}
 }
 
-// rollbackOne reports false after adding an error.
-func rollbackOne(ctx context.Context, timing settleTiming, api *client.Client, p string, t groupMigration, m client.Mutation, say progressReporter,
-	diags *diag.Diagnostics, soFar []groupMigration) bool {
+func rollbackFailed(diags *diag.Diagnostics, p string, t groupMigration, err error, soFar []groupMigration) {
 	id := t.m.ReshardingID
-	_, settledBy, err := rollbackSettled(ctx, timing, api, p, t.group, id, m)
-	if settledBy != nil {
-		say.say("The answer to the rollback of migration %s (request id %s) was lost (%s); reading it back found it ROLLED_BACK, so the rollback was applied.",
-			id, m.RequestID, lostAnswerCause(settledBy))
-		return true
-	}
-	if err == nil {
-		return true
-	}
 	summary := fmt.Sprintf("Failed to roll back migration %s of group %q under stream prefix %q", id, t.group, p)
+	next := "A rollback is idempotent: invoking the action again is safe."
 	switch {
 	case client.ErrorCode(err) == client.CodeRollbackNotAllowed:
 		advice := notActiveAdvice(t.m)
 		if t.m.State == client.MigrationActive {
 			advice = "ACTIVE when the action read it, and changed state since: read it with the redisstreamcoordinator_migrations data source"
 		}
-		addAPIError(diags, fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), err,
-			"It was "+advice+"."+rolledSoFar(soFar))
+		summary, next = fmt.Sprintf("The coordinator refused to roll back migration %s of group %q", id, t.group), "It was "+advice+"."
 	case client.IsForbidden(err):
-		addAPIError(diags, summary, err, "Plan with any principal, but invoke with one that has the WRITE role."+rolledSoFar(soFar))
-	default:
-		addAPIError(diags, summary, err, "A rollback is idempotent: invoking the action again is safe."+rolledSoFar(soFar))
+		next = "Plan with any principal, but invoke with one that has the WRITE role."
 	}
-	return false
+	addAPIError(diags, summary, err, next+rolledSoFar(soFar))
 }
 
 func rolledSoFar(done []groupMigration) string {

@@ -2,7 +2,6 @@ package provider
 
 import (
 	"fmt"
-	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -26,10 +25,7 @@ func (s *rollbackSurvey) countAfter(gm groupMigration) int32 {
 }
 
 func (s *rollbackSurvey) everyGroup() []groupMigration {
-	var all []groupMigration
-	for _, l := range [][]groupMigration{s.active, s.notActive, s.rolledBack, s.idle} {
-		all = append(all, l...)
-	}
+	all := slices.Concat(s.active, s.notActive, s.rolledBack, s.idle)
 	sort.Slice(all, func(i, j int) bool { return all[i].group < all[j].group })
 	return all
 }
@@ -68,17 +64,15 @@ func (s *rollbackSurvey) splitDetail() string {
 			completed = append(completed, gm.group)
 		}
 	}
-	counts := map[int32]bool{}
+	var froms []int32
 	for _, gm := range s.active {
-		counts[gm.m.FromShardCount] = true
+		froms = append(froms, gm.m.FromShardCount)
 	}
-	var froms []string
-	for _, c := range slices.Sorted(maps.Keys(counts)) {
-		froms = append(froms, fmt.Sprint(c))
-	}
-	old, count := froms[0], froms[0]
+	slices.Sort(froms)
+	froms = slices.Compact(froms)
+	old, count := fmt.Sprint(froms[0]), fmt.Sprint(froms[0])
 	if len(froms) > 1 {
-		old, count = "one of the old counts ("+strings.Join(froms, " or ")+")", "that count"
+		old, count = "one of the old counts ("+joinEach(froms, " or ", func(c int32) string { return fmt.Sprint(c) })+")", "that count"
 	}
 	b.WriteString("\n\nTo bring the prefix back to one shard count, either:")
 	fmt.Fprintf(&b, "\n  - keep the new count: let the ACTIVE migration(s) of %s complete (a scale-out completes once a consumer of the group "+

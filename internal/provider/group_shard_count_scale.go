@@ -226,9 +226,8 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		// with 409 on its client retry included) is recorded whatever stops
 		// the apply after it.
 		var landed *scaleOutcome
-		if out, _, found := s.landedIn(rec, known, false); s.before != nil && out.changed() {
-			landed = out
-			if s.landed == nil {
+		if m, found := s.landedIn(rec, known, false); s.before != nil {
+			if landed = merged(&scaleOutcome{migrations: m}, nil); landed != nil && s.landed == nil {
 				s.landed = found
 			}
 		}
@@ -310,8 +309,8 @@ func (s *scaler) readPrefix(ctx context.Context, first bool) (prefix.Record, boo
 // shows it: a migration known to be its own, or one to the target of a group
 // behind before the scale (any group's, for the read-back of a lost answer);
 // the read-back also takes a group behind before and at the target now.
-func (s *scaler) landedIn(rec prefix.Record, known map[string]client.Migration, readBack bool) (*scaleOutcome, map[string]client.Migration, []string) {
-	out, underWay := newScaleOutcome(), map[string]client.Migration{}
+func (s *scaler) landedIn(rec prefix.Record, known map[string]client.Migration, readBack bool) (map[string]client.Migration, []string) {
+	underWay := map[string]client.Migration{}
 	var found []string
 	for _, gi := range rec.Groups {
 		m, ok := known[gi.ConsumerGroup]
@@ -320,14 +319,13 @@ func (s *scaler) landedIn(rec prefix.Record, known map[string]client.Migration, 
 		}
 		switch {
 		case ok:
-			out.track(gi.ConsumerGroup, m)
 			underWay[gi.ConsumerGroup] = m
 			found = append(found, fmt.Sprintf("group %q has %s", gi.ConsumerGroup, prefix.Describe(&m)))
 		case readBack && gi.ShardCount == s.target && s.wasBehind(gi.ConsumerGroup):
 			found = append(found, fmt.Sprintf("group %q already has %d shards", gi.ConsumerGroup, s.target))
 		}
 	}
-	return out, underWay, found
+	return underWay, found
 }
 
 func (s *scaler) nothingSent() string {
@@ -556,7 +554,7 @@ func (s *scaler) scaleStream(ctx context.Context) (out *scaleOutcome, underWay m
 			if !ok {
 				return nil, false, errDiagnosed
 			}
-			_, underWay, found := s.landedIn(rec, nil, true)
+			underWay, found := s.landedIn(rec, nil, true)
 			if len(found) > 0 {
 				s.landed, landed = found, underWay
 			}

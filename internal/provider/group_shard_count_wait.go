@@ -4,7 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -276,19 +277,21 @@ func (s *scaler) blocker(ctx context.Context, name string, m client.Migration) s
 		return "could not read its members: " + err.Error()
 	}
 	scaleIn := m.ToShardCount < m.FromShardCount
-	if len(live) == 0 {
-		if scaleIn {
-			return fmt.Sprintf("no live consumers; removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
-		}
+	undrained := fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish",
+		shardRange(s.p, m.ToShardCount, m.FromShardCount))
+	switch {
+	case len(live) == 0 && scaleIn:
+		return "no live consumers; " + undrained
+	case len(live) == 0:
 		return "no live consumers: a scale-out only completes once a consumer joins and converges"
 	}
 	if a, err := s.api.Assignments(ctx, s.p, name); err == nil && len(a.RevokeProgress) > 0 {
 		return "revoke in progress: " + joinEach(sortedKeys(a.RevokeProgress), ", ", func(member string) string {
-			return fmt.Sprintf("%s revoking %s", member, shardList(a.RevokeProgress[member]))
+			return fmt.Sprintf("%s revoking [%s]", member, joinEach(a.RevokeProgress[member], ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }))
 		})
 	}
 	if m.State == client.MigrationDraining && scaleIn {
-		return fmt.Sprintf("removed shards %s still hold undrained entries (pending or lag in Redis): drain them to let the migration finish", shardRange(s.p, m.ToShardCount, m.FromShardCount))
+		return undrained
 	}
 	return fmt.Sprintf("%d live consumer(s) have not yet converged to the new assignment", len(live))
 }
@@ -300,10 +303,6 @@ func shardRange(p string, from, to int32) string {
 	return routing.StreamKey(p, int(from)) + ".." + routing.StreamKey(p, int(to-1))
 }
 
-func shardList(ids []client.ShardID) string {
-	return "[" + joinEach(ids, ",", func(id client.ShardID) string { return fmt.Sprint(id.ShardIndex) }) + "]"
-}
-
 // joinEach joins f of each item with sep.
 func joinEach[T any](items []T, sep string, f func(T) string) string {
 	out := make([]string, len(items))
@@ -313,14 +312,7 @@ func joinEach[T any](items []T, sep string, f func(T) string) string {
 	return strings.Join(out, sep)
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
 
 // roundReader names the Watcher's listings as the waits' poll rounds.
 type roundReader struct{ *client.Client }
