@@ -129,7 +129,7 @@ func importPlansNothing(ctx context.Context, planned tfsdk.Plan, plan *groupShar
 // checkOnePerPrefix fails the plan when two resources manage one stream prefix's shard count.
 func (r *groupShardCountResource) checkOnePerPrefix(plan groupShardCountModel, resp *resource.ModifyPlanResponse) {
 	p, g := plan.StreamPrefix.ValueString(), plan.ConsumerGroup.ValueString()
-	groups := slices.Compact(r.pd.plans.registerShardCount(p, g))
+	groups := r.pd.plans.registerShardCount(p, g) // distinct, sorted
 	if len(groups) < 2 {
 		return
 	}

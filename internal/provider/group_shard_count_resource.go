@@ -140,9 +140,6 @@ func (r *groupShardCountResource) Create(ctx context.Context, req resource.Creat
 	var plan groupShardCountModel
 	resp.Diagnostics.Append(getPlan(ctx, req.Plan, &plan)...)
 	resp.Diagnostics.Append(setGroupIdentity(ctx, resp.Identity, plan.StreamPrefix, plan.ConsumerGroup)...)
-	if resp.Diagnostics.HasError() {
-		return
-	}
 	timeout, diags := plan.Timeouts.Create(ctx, defaultScaleTimeout)
 	resp.Diagnostics.Append(diags...)
 	if resp.Diagnostics.HasError() {

@@ -35,7 +35,7 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 				"and further shard count changes of this prefix are refused (409 ACTIVE_MIGRATION_EXISTS) until it completes or is rolled back.",
 			name, s.p, m.ReshardingID, m.FromShardCount, m.ToShardCount, m.ToShardCount))
 	}
-	// Any other failure is reported as itself.
+	// A cut by the wait's own deadline is a timeout; any other failure is reported as itself.
 	expired := ctx.Err() != nil || deadlinePassed(ctx) && errors.Is(err, context.DeadlineExceeded)
 	switch {
 	case err == nil:

@@ -176,9 +176,9 @@ func deletedAsPlanned(ctx context.Context, private privateGetter, p, g string, s
 	return grp
 }
 
-// deletedWithListed takes the listing's count, migration and liveness for a group
-// about to be deleted: the re-plan during apply puts it back and must describe it
-// as the plan's listing did (its state's count may predate a stream scale). Best effort.
+// deletedWithListed takes this apply's listing's count, migration and liveness for
+// a group about to be deleted, which the re-plan during apply puts back (its state's
+// count may predate a stream scale; the refresh's record wins where it has one).
 func (pd *providerData) deletedWithListed(ctx context.Context, grp client.Group) client.Group {
 	all, err := pd.groupsForPlan(ctx)
 	if err != nil {
