@@ -47,8 +47,8 @@ func (b *actionBase) planAPI(diags *diag.Diagnostics, typeName string, unknown b
 	default:
 		return b.pd.api
 	}
-	diags.AddWarning(fmt.Sprintf("%s: cannot show what the invocation will do", typeName), "The plan cannot read the coordinator, so "+
-		"it cannot preview this action: "+why+"\n\nThe invocation reads the coordinator itself before it changes anything, and "+
+	diags.AddWarning(fmt.Sprintf("%s: cannot show what the invocation will do", typeName), "The plan cannot tell what to read on "+
+		"the coordinator, so it cannot preview this action: "+why+"\n\nThe invocation reads the coordinator itself before it changes anything, and "+
 		"refuses what the coordinator would refuse.")
 	return nil
 }

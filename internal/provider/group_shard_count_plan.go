@@ -164,9 +164,10 @@ func (r *groupShardCountResource) preview(ctx context.Context, plan *groupShardC
 			return
 		}
 		rec = rec.With(*seen)
-		if refreshed != nil && !r.pd.checkPrefixBasis(&resp.Diagnostics, p, g, target, *refreshed, rec) {
-			return
-		}
+	}
+	// Also when the group is replaced: deleted siblings are put back as the refresh read them.
+	if refreshed != nil && !r.pd.checkPrefixBasis(&resp.Diagnostics, p, g, target, *refreshed, rec) {
+		return
 	}
 	check, from, basis := planCheckRead, int32(-1), types.Int64Null()
 	self := rec.Group(g)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -468,8 +469,8 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		if o == nil {
 			continue
 		}
-		for g, m := range o.migrations {
-			out.track(g, m)
+		for _, g := range slices.Sorted(maps.Keys(o.migrations)) {
+			out.track(g, o.migrations[g]) // in name order: previous is the first group's, as the coordinator scales
 		}
 	}
 	if !out.changed() {
