@@ -149,7 +149,7 @@ func TestAccQueryImport_edgeGroups(t *testing.T) {
 	} else {
 		out := strings.Join(strings.Fields(log.String()), " ")
 		expectOutput(t, "plan of the generated configuration", out,
-			`Warning: Importing the shard count of stream prefix "draining" while a resharding is under way .*migration reshard-\S+ \(4→3 shards\) under way since \S+, now DRAINING`,
+			`Warning: Importing the shard count of stream prefix "draining" while a resharding is under way .*migration reshard-\S+ \(4→3 shards\) is already under way since \S+, now DRAINING`,
 			`Warning: Importing the shard count of stream prefix "preparing" while a migration is PREPARING .*set shard_count = 4 and apply`,
 			`Warning: Importing the shard count of stream prefix "active" while a scale-out waits for a consumer`)
 	}
