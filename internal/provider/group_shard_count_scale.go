@@ -365,17 +365,6 @@ func (s *scaler) refused(d prefix.Decision) bool {
 	return true
 }
 
-func scaleErrorHint(err error) string {
-	switch client.ErrorCode(err) {
-	case client.CodeStreamNotFound:
-		return "No group exists under this stream prefix any more."
-	case client.CodeRedisStreamProvisioningFailed:
-		return "The coordinator could not provision the new shards in Redis; the affected group's migration stays PREPARING. " +
-			"Run terraform apply again once Redis is healthy: the provider resumes it with the same target."
-	}
-	return ""
-}
-
 // runSteps runs a decision's per-group steps; a failed step's outcome keeps landed.
 func (s *scaler) runSteps(ctx context.Context, rec prefix.Record, d prefix.Decision, verb string, landed *scaleOutcome) *scaleOutcome {
 	revert := d.Revert
@@ -477,28 +466,6 @@ func merged(a, b *scaleOutcome) *scaleOutcome {
 		return nil
 	}
 	return out
-}
-
-func blockingMigrationsDetail(p string, target int32, groups []client.Group) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "A stream-level scale of %q to %d shards is refused (409 ACTIVE_MIGRATION_EXISTS) while these migrations are active:", p, target)
-	for _, gi := range groups {
-		am := gi.ActiveMigration
-		fmt.Fprintf(&b, "\n  - group %q: migration %s, %d→%d shards, state %s", gi.ConsumerGroup, am.ReshardingID, am.FromShardCount, am.ToShardCount, am.State)
-	}
-	return b.String()
-}
-
-func rollbackCalls(p string, groups []client.Group) string {
-	var b strings.Builder
-	for _, gi := range groups {
-		if gi.ActiveMigration.State != client.MigrationActive {
-			continue
-		}
-		fmt.Fprintf(&b, "  POST %s  body {\"requestedBy\":\"<you>\",\"reason\":\"<why>\"}\n",
-			client.RollbackPath(p, gi.ConsumerGroup, gi.ActiveMigration.ReshardingID))
-	}
-	return strings.TrimRight(b.String(), "\n")
 }
 
 func orNone(items []string) string {

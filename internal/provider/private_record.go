@@ -9,6 +9,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // A resource's private state is one versioned JSON document (privateRecord).
@@ -262,4 +263,28 @@ func legacySiblingsSeenRecord(b []byte) *prefixSeen {
 		seen.Groups[name] = prefixSeenGroup{Count: c}
 	}
 	return seen
+}
+
+func readPrefixSeen(ctx context.Context, private privateGetter, p string) (prefix.Record, bool, diag.Diagnostics) {
+	rec, diags := readPrivateRecord(ctx, private)
+	out, ok := rec.prefix(p)
+	return out, ok && !diags.HasError(), diags
+}
+
+// prefix is the record of stream prefix p as the refresh read it, if it did.
+func (rec privateRecord) prefix(p string) (prefix.Record, bool) {
+	if rec.PrefixSeen == nil {
+		return prefix.Record{}, false
+	}
+	var all []client.Group
+	for name, g := range rec.PrefixSeen.Groups {
+		state := client.GroupStable
+		if g.Empty {
+			state = client.GroupEmpty
+		}
+		all = append(all, client.Group{StreamPrefix: p, ConsumerGroup: name, ShardCount: g.Count, State: state, ActiveMigration: g.Migration})
+	}
+	out := prefix.FromListing(all, p)
+	out.CountsOnly = rec.PrefixSeen.CountsOnly
+	return out, true
 }
