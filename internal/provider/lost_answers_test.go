@@ -177,6 +177,9 @@ func TestAccGroupShardCount_refreshNeverReportsUnfinishedReshardingAsDone(t *tes
 				// with its answer lost).
 				PreConfig: func() {
 					scaleOutOfBand(t, a, p, 2)
+					// With no consumer the coordinator's next loop tick takes the
+					// migration to DRAINING, where the undrained shard holds it.
+					waitForGroup(t, a, p, g, migrationIn(client.MigrationDraining))
 					go drainOnceWaiting(t, c, p, g, 3)
 				},
 				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2),
