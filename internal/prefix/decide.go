@@ -2,6 +2,7 @@ package prefix
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -406,20 +407,11 @@ func (r Record) With(g client.Group) Record {
 func (r Record) Without(names ...string) Record {
 	out := Record{Prefix: r.Prefix}
 	for _, g := range r.Groups {
-		if !contains(names, g.ConsumerGroup) {
+		if !slices.Contains(names, g.ConsumerGroup) {
 			out.Groups = append(out.Groups, g)
 		}
 	}
 	return out
-}
-
-func contains(names []string, n string) bool {
-	for _, x := range names {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }
 
 // Unfinished is group g's migration while it is under way, or nil.
@@ -452,19 +444,6 @@ func (r Record) Split(target int32) []client.Group {
 		out = append(out, g)
 	}
 	return out
-}
-
-// Distinct reports whether the groups hold (or head to) more than one count.
-func (r Record) Distinct() bool {
-	seen := map[int32]bool{}
-	for _, g := range r.Groups {
-		c := g.ShardCount
-		if am := Unfinished(&g); am != nil {
-			c = am.ToShardCount
-		}
-		seen[c] = true
-	}
-	return len(seen) > 1
 }
 
 // Changes lists how now differs from the record, leaving out the groups ours

@@ -363,9 +363,6 @@ func TestRecordSplit(t *testing.T) {
 	if got := stuck.Split(4); len(got) != 2 {
 		t.Errorf("Split(4) of a prefix at 2 with a PREPARING 2→4 = %d groups, want 2", len(got))
 	}
-	if !r.Distinct() || rec(grp("a", 6), migrating("c", 4, 6, client.MigrationActive)).Distinct() {
-		t.Error("Distinct: a prefix heading to one count is not split")
-	}
 }
 
 // The executor's basis rule for every record after the first (review of

@@ -3,10 +3,9 @@ package provider
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
@@ -231,42 +230,40 @@ func previewFatal(diags *diag.Diagnostics, p string, target int32, rollbackOnRev
 	diags.AddAttributeError(path.Root("shard_count"), summary, before+detail+"\n\nNothing was sent to the coordinator.")
 }
 
-func reshardingHasUnknowns(v types.Object) bool {
-	return v.IsUnknown() || slices.ContainsFunc(slices.Collect(maps.Values(v.Attributes())), attr.Value.IsUnknown)
+const planCheckUnderWay = "a migration to this count is already under way (read from the coordinator at plan time): applying waits for it and sends no scale"
+
+// underWayMigration returns the group's migration under way to its own count, or nil.
+func underWayMigration(g *client.Group) *client.Migration {
+	if g == nil {
+		return nil
+	}
+	am := g.ActiveMigration
+	if am.Finished() || am.State == client.MigrationPreparing || am.ToShardCount != g.ShardCount {
+		return nil
+	}
+	return am
 }
 
-// reshardingAtApply fills in a preview the plan could not make, keeping what it knew.
-func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
-	if planned.IsUnknown() && !out.changed() {
-		return reshardingNull()
+func underWaySince(am *client.Migration) string {
+	if am.CreatedAt.IsZero() {
+		return "an unknown time (the coordinator sent no createdAt)"
 	}
-	m := reshardingModel{
-		FromShardCount: types.Int64Null(), ToShardCount: types.Int64Value(int64(s.target)),
-		AffectedGroups: types.MapValueMust(types.Int64Type, nil), MovedKeyPercent: types.Float64Null(),
-		CompletesByItself: types.BoolValue(len(out.waitingForConsumer) == 0), BlockedBy: types.StringNull(),
-		BasisMetadataVersion: types.Int64Null(), PlanCheck: types.StringValue("computed at apply"),
+	return am.CreatedAt.UTC().Format(time.RFC3339)
+}
+
+// underWay says, from the group record alone, since when its migration am is
+// under way and what it still waits for.
+func underWay(g *client.Group, am *client.Migration) string {
+	waits := "the consumers to release the shards they hand over"
+	switch {
+	case am.State == client.MigrationActive && !hasLiveConsumer(*g):
+		waits = "the coordinator's next loop tick (a scale-in with no live consumer skips the revoke)"
+	case am.State == client.MigrationActive:
+		waits = "the group's live consumers to converge to the new assignment"
+	case am.ToShardCount < am.FromShardCount:
+		waits = fmt.Sprintf("the removed shards %s to be released by the consumers and drained (no pending entries, no lag in Redis)",
+			shardRange(g.StreamPrefix, am.ToShardCount, am.FromShardCount))
 	}
-	if out.previous != nil {
-		m.FromShardCount = types.Int64Value(int64(*out.previous))
-		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(*out.previous, s.target))
-	}
-	affected := map[string]attr.Value{}
-	for name, mig := range out.migrations {
-		affected[name] = types.Int64Value(int64(mig.FromShardCount))
-	}
-	m.AffectedGroups = types.MapValueMust(types.Int64Type, affected)
-	if len(out.waitingForConsumer) > 0 {
-		m.BlockedBy = types.StringValue(fmt.Sprintf("scale-out of group(s) %s, which have no live consumer", strings.Join(sortedKeys(out.waitingForConsumer), ", ")))
-	}
-	if planned.IsUnknown() || planned.IsNull() {
-		return m.object()
-	}
-	// Keep what the plan knew: state must agree with it.
-	merged, computed := planned.Attributes(), m.object().Attributes()
-	for name, v := range merged {
-		if v.IsUnknown() {
-			merged[name] = computed[name]
-		}
-	}
-	return types.ObjectValueMust(reshardingAttrTypes, merged)
+	return fmt.Sprintf("migration %s (%d→%d shards) is already under way since %s, now %s: it waits for %s",
+		am.ReshardingID, am.FromShardCount, am.ToShardCount, underWaySince(am), am.State, waits)
 }

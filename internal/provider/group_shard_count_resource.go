@@ -3,11 +3,15 @@ package provider
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hashicorp/terraform-plugin-framework-timeouts/resource/timeouts"
 	"github.com/hashicorp/terraform-plugin-framework-validators/int64validator"
 	"github.com/hashicorp/terraform-plugin-framework-validators/stringvalidator"
+	"github.com/hashicorp/terraform-plugin-framework/attr"
 	"github.com/hashicorp/terraform-plugin-framework/diag"
 	"github.com/hashicorp/terraform-plugin-framework/resource"
 	"github.com/hashicorp/terraform-plugin-framework/resource/schema"
@@ -23,6 +27,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-log/tflog"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 var (
@@ -470,4 +475,84 @@ func plannedAffectedGroups(ctx context.Context, resharding types.Object) map[str
 		return nil
 	}
 	return out
+}
+
+// recordSiblingsSeen records the prefix as the refresh read it: Terraform's
+// re-plan during apply has no refresh and must compute the same values
+// however the prefix moved since.
+func (r *groupShardCountResource) recordSiblingsSeen(ctx context.Context, private privateSetter, group *client.Group) diag.Diagnostics {
+	all, err := r.pd.groupsForPlan(ctx)
+	if err != nil {
+		// The refresh stands, but must not let a split prefix plan "No changes".
+		diags := updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = nil })
+		addAPIWarning(&diags, fmt.Sprintf("Cannot check the other groups of stream prefix %q", group.StreamPrefix), err,
+			"The refresh read the group but not the groups listing (GET /coord/v1/monitoring/groups, which the READ role allows), so this "+
+				"plan cannot show whether every group of the prefix is at shard_count (a split prefix is drift). Fix the cause above and "+
+				"plan again; a change of shard_count still lists the prefix and fails if it cannot.")
+		return diags
+	}
+	seen := &prefixSeen{Groups: map[string]prefixSeenGroup{}}
+	for _, gi := range prefix.FromListing(all, group.StreamPrefix).Groups {
+		if gi.ConsumerGroup == group.ConsumerGroup {
+			gi = *group
+		}
+		seen.Groups[gi.ConsumerGroup] = prefixSeenGroup{Count: gi.ShardCount, Empty: !hasLiveConsumer(gi), Migration: prefix.Unfinished(&gi)}
+	}
+	return updatePrivateRecord(ctx, private, func(r *privateRecord) { r.PrefixSeen = seen })
+}
+
+func recordUnderWay(ctx context.Context, state *groupShardCountModel, group *client.Group, diags *diag.Diagnostics) {
+	am := underWayMigration(group)
+	if am == nil {
+		return
+	}
+	ids, d := migrationIDs(ctx, state.MigrationIDs)
+	diags.Append(d...)
+	if ids[group.ConsumerGroup] != am.ReshardingID {
+		v, d := types.MapValueFrom(ctx, types.StringType, map[string]string{group.ConsumerGroup: am.ReshardingID})
+		diags.Append(d...)
+		state.MigrationIDs = v
+		state.PreviousShardCount = types.Int64Value(int64(am.FromShardCount))
+	}
+	state.MigrationState = types.StringValue(string(am.State))
+}
+
+func reshardingHasUnknowns(v types.Object) bool {
+	return v.IsUnknown() || slices.ContainsFunc(slices.Collect(maps.Values(v.Attributes())), attr.Value.IsUnknown)
+}
+
+// reshardingAtApply fills in a preview the plan could not make, keeping what it knew.
+func (r *groupShardCountResource) reshardingAtApply(ctx context.Context, planned types.Object, s *scaler, out *scaleOutcome) types.Object {
+	if planned.IsUnknown() && !out.changed() {
+		return reshardingNull()
+	}
+	m := reshardingModel{
+		FromShardCount: types.Int64Null(), ToShardCount: types.Int64Value(int64(s.target)),
+		AffectedGroups: types.MapValueMust(types.Int64Type, nil), MovedKeyPercent: types.Float64Null(),
+		CompletesByItself: types.BoolValue(len(out.waitingForConsumer) == 0), BlockedBy: types.StringNull(),
+		BasisMetadataVersion: types.Int64Null(), PlanCheck: types.StringValue("computed at apply"),
+	}
+	if out.previous != nil {
+		m.FromShardCount = types.Int64Value(int64(*out.previous))
+		m.MovedKeyPercent = types.Float64Value(movedKeyPercent(*out.previous, s.target))
+	}
+	affected := map[string]attr.Value{}
+	for name, mig := range out.migrations {
+		affected[name] = types.Int64Value(int64(mig.FromShardCount))
+	}
+	m.AffectedGroups = types.MapValueMust(types.Int64Type, affected)
+	if len(out.waitingForConsumer) > 0 {
+		m.BlockedBy = types.StringValue(fmt.Sprintf("scale-out of group(s) %s, which have no live consumer", strings.Join(sortedKeys(out.waitingForConsumer), ", ")))
+	}
+	if planned.IsUnknown() || planned.IsNull() {
+		return m.object()
+	}
+	// Keep what the plan knew: state must agree with it.
+	merged, computed := planned.Attributes(), m.object().Attributes()
+	for name, v := range merged {
+		if v.IsUnknown() {
+			merged[name] = computed[name]
+		}
+	}
+	return types.ObjectValueMust(reshardingAttrTypes, merged)
 }
