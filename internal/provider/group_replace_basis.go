@@ -50,7 +50,7 @@ func (r *groupResource) refuseStaleReplacement(ctx context.Context, rec privateR
 	// when the replacement takes it; gone, it is what the delete does. A
 	// rename's old name is a sibling.
 	now := prefix.FromListing(slices.Collect(maps.Values(basis)), sp)
-	ours := r.pd.ours(sp, now)
+	ours := r.pd.ours(sp, seen, now)
 	self := func(n string) bool {
 		return ours(n) || sp == p && n == g && (seen.Group(g) == nil || now.Group(g) == nil)
 	}

@@ -345,7 +345,7 @@ func (s *scaler) basisHolds(rec prefix.Record) bool {
 	}
 	return refuseStale(s.diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed during the apply", s.p), fmt.Sprintf(
 		"The apply checked the plan's basis against the prefix (%s), then read it again before its next request, and since then", s.first),
-		s.first.Moved(rec, s.target, s.ours(s.p, rec)), "Sending more now would make a change nobody reviewed. "+s.nothingSent())
+		s.first.Moved(rec, s.target, s.ours(s.p, *s.first, rec)), "Sending more now would make a change nobody reviewed. "+s.nothingSent())
 }
 
 func (s *scaler) refused(d prefix.Decision) bool {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
+	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/prefix"
 )
 
 // consumerChurnBeforeApply is a rolling restart between plan and apply: a
@@ -221,6 +222,26 @@ func TestBasisChanges(t *testing.T) {
 	failing := lookup("", errors.New("connection reset"))
 	if _, _, err := basisChanges(context.Background(), failing, grp(3, 8, mig("reshard-a", client.MigrationActive)), grp(6, 8, nil)); err == nil {
 		t.Error("a failed migration read must be an error, not a verdict")
+	}
+}
+
+// TestOursTellsTheRunsOwnMoves: a basis comparison leaves out the counts
+// this run's own scale sent (a replace's delete that lists the prefix after
+// the same apply's stream scale is no stale plan), and keeps another actor's.
+func TestOursTellsTheRunsOwnMoves(t *testing.T) {
+	at := func(c1, c2 int32) prefix.Record {
+		return prefix.FromListing([]client.Group{{StreamPrefix: "p", ConsumerGroup: "g1", ShardCount: c1}, {StreamPrefix: "p", ConsumerGroup: "g2", ShardCount: c2}}, "p")
+	}
+	pd := &providerData{}
+	if pd.ours("p", at(4, 4), at(2, 4))("g1") {
+		t.Error("g1 moved 4→2 before this run scaled: another actor's")
+	}
+	pd.plans.noteScale("p", 2, map[string]int64{"g1": 4, "g2": 4})
+	if ours := pd.ours("p", at(4, 4), at(2, 2)); !ours("g1") || !ours("g2") {
+		t.Error("g1 and g2 moved 4→2 by this run's scale to 2: the run's own")
+	}
+	if pd.ours("p", at(4, 4), at(3, 4))("g1") {
+		t.Error("g1 at 3 is not where this run's scale to 2 took it")
 	}
 }
 

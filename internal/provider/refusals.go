@@ -103,13 +103,16 @@ func revertRefusedDetail(p string, target int32, rollbackOnRevert bool, active [
 // consumer churn included, so a saved plan's basis is what the reviewer saw:
 // the count, the migration under way and the prefix's counts.
 
-// ours tells this run's own changes of prefix p from another actor's: a group
-// the run created (or is creating) has the run's count, and one it deleted is
-// gone by its hand. Whatever else moved since the plan is not the run's.
-func (pd *providerData) ours(p string, now prefix.Record) func(string) bool {
+// ours tells this run's own changes of prefix p, from basis to now, from
+// another actor's: a group the run created (or is creating) has the run's
+// count, one it deleted is gone by its hand, and one its scale moved has the
+// count that scale sent. Whatever else moved since the plan is not the run's.
+func (pd *providerData) ours(p string, basis, now prefix.Record) func(string) bool {
 	return func(g string) bool {
 		rg := pd.plans.of(p, g)
-		return rg.created != nil || rg.creating || rg.deleted != nil && now.Group(g) == nil
+		was, is := basis.Group(g), now.Group(g)
+		return rg.created != nil || rg.creating || rg.deleted != nil && is == nil ||
+			was != nil && is != nil && pd.plans.explains(p, g, int64(was.ShardCount), int64(is.ShardCount))
 	}
 }
 
@@ -174,7 +177,7 @@ func (pd *providerData) checkGroupBasis(ctx context.Context, diags *diag.Diagnos
 // checkPrefixBasis refuses a plan whose preview listed the groups the
 // stream-level scale rescales (basis) when they moved other than by this run.
 func (pd *providerData) checkPrefixBasis(diags *diag.Diagnostics, p, self string, target int32, basis, now prefix.Record) bool {
-	ours := pd.ours(p, now)
+	ours := pd.ours(p, basis, now)
 	return refuseStale(diags, fmt.Sprintf("Stale plan: the groups of stream prefix %q changed since the plan was made", p), fmt.Sprintf(
 		"The resharding preview of stream prefix %q (to %d shards) lists the groups the stream-level scale rescales as the plan "+
 			"read them, and since then", p, target),
