@@ -166,18 +166,17 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	if r.pd.unconfigured() {
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
 			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
-				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before anything is sent. "+
+				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before the create is sent (when it "+
+				"replaces a group, that group is deleted first, unchecked). "+
 				"This plan is not reviewed against the coordinator. %s", g, p, r.pd.unconfiguredDetail()))
 		r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		return
 	}
+	// A count known only after apply is resolved then; its siblings are still
+	// the basis that a replacement's delete re-checks before it is sent.
+	var configured types.Int64
 	if plan.InitialShardCount.IsUnknown() && !req.Config.Raw.IsNull() {
-		var configured types.Int64
 		resp.Diagnostics.Append(req.Config.GetAttribute(ctx, path.Root("initial_shard_count"), &configured)...)
-		if configured.IsUnknown() {
-			r.pd.plans.registerGroupCreate(p, g, nil)
-			return
-		}
 	}
 
 	groups, err := r.pd.groupsForPlan(ctx)
@@ -201,13 +200,17 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	}
 	basis := slices.Collect(maps.Values(prefix))
 	recorded := basis
-	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && self.ShardCount >= 1 {
+	if replacedSelf && len(basis) == 0 && int64Ptr(plan.InitialShardCount) == nil && !configured.IsUnknown() && self.ShardCount >= 1 {
 		// The replacement takes the count of the group it replaces: that
 		// group is its basis too, checked before the delete.
 		plan.InitialShardCount = types.Int64Value(int64(self.ShardCount))
 		recorded = []client.Group{self}
 	}
 	resp.Diagnostics.Append(recordCreateBasis(ctx, resp.Private, p, recorded)...)
+	if configured.IsUnknown() {
+		r.pd.plans.registerGroupCreate(p, g, nil)
+		return
+	}
 	if !r.checkPrefixKeptByReplacement(ctx, p, g, basis, self, replacedSelf && !deletedSelf, &resp.Diagnostics) {
 		return
 	}

@@ -79,6 +79,8 @@ func TestAccGroup_staleReplaceRefusedBeforeDelete(t *testing.T) {
 	for _, tc := range []staleReplaceCase{
 		{name: "replace_group_scale", count: "initial_shard_count = 4"},
 		{name: "rename_stream_scale", rename: true, streamScale: true, count: "initial_shard_count = 4"},
+		// 4 once applied, unknown in the plan that replaces terraform_data.replace.
+		{name: "replace_count_known_after_apply", count: "initial_shard_count = terraform_data.replace.output * 0 + 4"},
 	} {
 		t.Run(tc.name, func(t *testing.T) { testStaleReplace(t, tc) })
 	}
