@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/hashicorp/terraform-plugin-testing/helper/resource"
@@ -99,5 +100,38 @@ provider "redisstreamcoordinator" {
 	}
 	if grp, err := a.group(t, p, g); err != nil || grp.ShardCount != 3 || grp.ActiveMigration != nil {
 		t.Errorf("after the resumed wait: %+v, %v; want 3 shards and nothing under way", grp, err)
+	}
+}
+
+// A wait whose listing is refused (403: the credentials lost the READ role
+// mid-apply) says what the coordinator answered and what to do; it does not
+// blame the coordinator's availability or point at max_retries, as it did
+// for every failure of a wait.
+func TestAccGroupShardCount_waitRefusedSaysSo(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	c := a.env.RequireInRepo(t, "refuses the listings from the wait's first round on")
+	p, g := acctest.RandomName("waitref"), "svc"
+	a.createGroupOutOfBand(t, p, g, 4)
+	cfg := func(n int) string { return a.env.ProviderConfig() + shardCountHCL("test", p, g, n) }
+	cli := newActionCLI(t, a.env, cfg(4))
+	if code, out := cli.run(a.env.Writer, "apply", "-auto-approve"); code != 0 {
+		t.Fatalf("first apply exited %d:\n%s", code, out)
+	}
+	c.SetUndrainedShard(p, g, 3, true)
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
+		OnMatch: func() {
+			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20, Kind: coordinator.FaultRespond, Status: 403})
+		}})
+	cli.write(cfg(3))
+	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
+	c.ClearFaults()
+	if code == 0 {
+		t.Fatalf("the apply whose wait was refused succeeded:\n%s", out)
+	}
+	expectOutput(t, "the apply whose wait was refused", out,
+		`Error: Failed while waiting for the resharding of stream prefix "`+p+`" to 3 shards`, `403`,
+		`The scale was accepted, and the next terraform apply resumes waiting without sending another scale, once the cause above is fixed`)
+	if flat := strings.Join(strings.Fields(out), " "); strings.Contains(flat, "stayed unavailable") {
+		t.Errorf("a refused listing was blamed on availability:\n%s", out)
 	}
 }

@@ -56,9 +56,12 @@ func (s *scaler) wait(ctx context.Context, out *scaleOutcome) bool {
 				"timeouts.")
 		return false
 	default:
-		addAPIError(s.diags, fmt.Sprintf("Failed while waiting for the resharding of stream prefix %q to %d shards", s.p, s.target), err,
-			"The scale was accepted. The coordinator stayed unavailable through the provider's retries (max_retries, retry_wait_max): "+
-				"once it answers again, the next terraform apply resumes waiting without sending another scale.")
+		next := "The scale was accepted, and the next terraform apply resumes waiting without sending another scale, once the cause above is fixed."
+		if client.IsTransient(err) || client.IsUnreachable(err) || client.IsRateLimited(err) {
+			next = "The scale was accepted. The coordinator stayed unavailable through the provider's retries (max_retries, retry_wait_max): " +
+				"once it answers again, the next terraform apply resumes waiting without sending another scale."
+		}
+		addAPIError(s.diags, fmt.Sprintf("Failed while waiting for the resharding of stream prefix %q to %d shards", s.p, s.target), err, next)
 		return false
 	}
 }
