@@ -340,8 +340,10 @@ func refuse(k RefusalKind, g client.Group) Decision {
 // MovesByItself names the groups whose migration or liveness may change
 // between a plan of in and its apply without making the plan stale: a
 // sibling's migration under way (a PREPARING one only when resumed as a
-// scale-out), a sibling that finished below the target, and Self's ACTIVE
-// scale-out. What a decision tells of them is known only at apply.
+// scale-out), any group at rest below the target (whether a scale-out
+// completes by itself depends on a live consumer, which joins or leaves at
+// any time), and Self's ACTIVE scale-out. What a decision tells of them is
+// known only at apply.
 func MovesByItself(in Input) []string {
 	var names []string
 	for _, g := range in.Record.Groups {
@@ -351,7 +353,7 @@ func MovesByItself(in Input) []string {
 		switch {
 		case own && !am.Finished() && am.State == client.MigrationActive && am.ToShardCount > am.FromShardCount,
 			!own && !am.Finished() && (am.State != client.MigrationPreparing || resumed),
-			!own && am.Finished() && g.ShardCount < in.Target:
+			am.Finished() && g.ShardCount < in.Target:
 			names = append(names, g.ConsumerGroup)
 		}
 	}

@@ -473,10 +473,11 @@ func TestMovesByItself(t *testing.T) {
 		want   string
 	}{
 		{"every group at the target", []client.Group{grp("a", 6), grp("b", 6)}, ""},
-		{"a sibling's migration elsewhere", []client.Group{grp("a", 4), migrating("b", 4, 3, client.MigrationDraining)}, "b"},
-		{"a sibling PREPARING elsewhere keeps its count", []client.Group{grp("a", 4), migrating("b", 4, 8, client.MigrationPreparing)}, ""},
-		{"a sibling PREPARING a scale-out to the target is resumed", []client.Group{grp("a", 4), migrating("b", 4, 6, client.MigrationPreparing)}, "b"},
-		{"a sibling below the target", []client.Group{grp("a", 4), grp("b", 2)}, "b"},
+		{"a sibling's migration elsewhere", []client.Group{grp("a", 6), migrating("b", 4, 3, client.MigrationDraining)}, "b"},
+		{"a sibling PREPARING elsewhere keeps its count", []client.Group{grp("a", 6), migrating("b", 4, 8, client.MigrationPreparing)}, ""},
+		{"a sibling PREPARING a scale-out to the target is resumed", []client.Group{grp("a", 6), migrating("b", 4, 6, client.MigrationPreparing)}, "b"},
+		{"a sibling below the target", []client.Group{grp("a", 6), grp("b", 2)}, "b"},
+		{"its own scale-out from rest: its consumers come and go", []client.Group{grp("a", 4)}, "a"},
 		{"its own ACTIVE scale-out", []client.Group{migrating("a", 4, 6, client.MigrationActive)}, "a"},
 		{"its own scale-in", []client.Group{migrating("a", 8, 6, client.MigrationDraining)}, ""},
 	} {
