@@ -174,7 +174,7 @@ func TestAccDemo(t *testing.T) {
 			`    redisstreamcoordinator_group_shard_count\.orders \(update\): stream orders, 4 → 8 shards\n` +
 			`      moved keys:          50% of partition keys change shard\n` +
 			`      affected groups:     order-service \(4 shards\)\n` +
-			`      completes by itself: yes\n` +
+			`      completes by itself: known after apply \(it depends on consumers; the plan's warning has it as read at plan time\)\n` +
 			`      based on:            metadataVersion [1-9][0-9]* \([^)\n]+\)\n` +
 			`.*==> terraform apply tfplan \(exactly the reviewed plan\)`),
 		regexp.MustCompile(`Apply complete! Resources: 0 added, 1 changed, 0 destroyed\.`),

@@ -72,9 +72,13 @@ func printReshardingPreview(w io.Writer, planJSON []byte) (int, error) {
 		fmt.Fprintf(w, "    %s (%s): stream %v, %d → %d shards\n", rc.Address, actionWord(rc.Change.Actions), after["stream_prefix"], *r.FromShardCount, *r.ToShardCount)
 		fmt.Fprintf(w, "      moved keys:          %s%% of partition keys change shard\n", strconv.FormatFloat(*r.MovedKeyPercent, 'f', -1, 64))
 		fmt.Fprintf(w, "      affected groups:     %s\n", groupList(r.AffectedGroups))
-		if *r.CompletesByItself {
+		switch {
+		case r.CompletesByItself == nil:
+			// A scale-out's outcome depends on consumers, which join and leave before the apply.
+			fmt.Fprintf(w, "      completes by itself: known after apply (it depends on consumers; the plan's warning has it as read at plan time)\n")
+		case *r.CompletesByItself:
 			fmt.Fprintf(w, "      completes by itself: yes\n")
-		} else {
+		default:
 			fmt.Fprintf(w, "      completes by itself: no: %s\n", deref(r.BlockedBy))
 		}
 		basis := "unknown"
@@ -99,7 +103,6 @@ func (r reshardingPreview) complete() error {
 	}{
 		{"from_shard_count", r.FromShardCount == nil}, {"to_shard_count", r.ToShardCount == nil},
 		{"affected_groups", r.AffectedGroups == nil}, {"moved_key_percent", r.MovedKeyPercent == nil},
-		{"completes_by_itself", r.CompletesByItself == nil},
 	} {
 		if f.missing {
 			return fmt.Errorf("resharding.%s is not known in the saved plan (plan check: %s)", f.name, deref(r.PlanCheck))
