@@ -167,7 +167,7 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 		resp.Diagnostics.AddWarning("Plan-time checks skipped: the provider configuration is unknown until apply", fmt.Sprintf(
 			"The create of group %q under stream prefix %q was planned without reading the prefix's other groups: initial_shard_count "+
 				"is (known after apply) unless set, and the sibling shard-count check runs at apply instead, before the create is sent (when it "+
-				"replaces a group, that group is deleted first, unchecked). "+
+				"replaces a group with deletion_policy = \"DELETE\", that group is deleted first, unchecked). "+
 				"This plan is not reviewed against the coordinator. %s", g, p, r.pd.unconfiguredDetail()))
 		r.pd.plans.registerGroupCreate(p, g, int64Ptr(plan.InitialShardCount))
 		return
@@ -182,7 +182,8 @@ func (r *groupResource) planCreate(ctx context.Context, req resource.ModifyPlanR
 	groups, err := r.pd.groupsForPlan(ctx)
 	if err != nil {
 		addAPIError(&resp.Diagnostics, fmt.Sprintf("Cannot plan group %q under stream prefix %q: listing the coordinator's groups failed", g, p), err,
-			"The plan reads the prefix's existing groups to resolve the new group's shard count, and fails rather than pass unchecked. "+
+			"The plan reads the prefix's existing groups to check the new group's shard count against them (and, for a replacement, to "+
+				"record what its delete re-checks), and fails rather than pass unchecked. "+
 				"A READ principal is enough to plan (the listing is GET /monitoring/groups).")
 		return
 	}

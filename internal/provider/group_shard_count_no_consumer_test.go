@@ -7,6 +7,7 @@ import (
 	"github.com/hashicorp/terraform-plugin-testing/knownvalue"
 	"github.com/hashicorp/terraform-plugin-testing/plancheck"
 	"github.com/hashicorp/terraform-plugin-testing/statecheck"
+	"github.com/hashicorp/terraform-plugin-testing/tfjsonpath"
 
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/acctest"
 	"github.com/ghkdqhrbals/terraform-provider-redisstreamcoordinator/internal/client"
@@ -73,6 +74,31 @@ func TestAccGroupShardCount_consumerLeftAfterThePlanRecordedBlocked(t *testing.T
 						knownvalue.StringExact("scale-out of group(s) svc, which have no live consumer")),
 				),
 				Check: a.diags.ExpectWarning(`Scale-out of group "svc" waits for a consumer`),
+			},
+		},
+	})
+}
+
+// With wait_for = "ACCEPTED" the apply does not wait, so what it records of
+// a scale-out with no consumer is its own decision's reading of the prefix:
+// the migration does not complete by itself. Before, only the wait said so,
+// and an apply that skipped it recorded completes_by_itself = true.
+func TestAccGroupShardCount_acceptedScaleOutWithoutConsumerRecordBlocked(t *testing.T) {
+	a := newAccTest(t, acctest.Options{})
+	p, g := acctest.RandomName("idleacc"), "svc"
+	a.createGroupOutOfBand(t, p, g, 2)
+	resource.ParallelTest(t, resource.TestCase{
+		ProtoV6ProviderFactories: a.factories(),
+		Steps: []resource.TestStep{
+			{Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 2, `wait_for = "ACCEPTED"`)},
+			{
+				Config: a.env.ProviderConfig() + shardCountHCL("test", p, g, 4, `wait_for = "ACCEPTED"`),
+				ConfigStateChecks: []statecheck.StateCheck{
+					statecheck.ExpectKnownValue(shardCountAddr, tfjsonpath.New("migration_state"), knownvalue.StringExact("ACTIVE")),
+					statecheck.ExpectKnownValue(shardCountAddr, reshardingPath("completes_by_itself"), knownvalue.Bool(false)),
+					statecheck.ExpectKnownValue(shardCountAddr, reshardingPath("blocked_by"),
+						knownvalue.StringExact("scale-out of group(s) svc, which have no live consumer")),
+				},
 			},
 		},
 	})

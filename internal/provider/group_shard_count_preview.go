@@ -69,7 +69,7 @@ func reshardingSchema() schema.SingleNestedAttribute {
 				Computed:            true,
 			},
 			"completes_by_itself": schema.BoolAttribute{
-				MarkdownDescription: "Whether the migration completes without anyone acting: `false` for a scale-out of a group with no live consumer. Sometimes known only after apply ([when](../guides/how-it-works#what-a-plan-reads)).",
+				MarkdownDescription: "Whether the migration completes without anyone acting: `false` for a scale-out of a group with no live consumer. Known only after apply for a scale-out (consumers join and leave before it) and when other groups' migrations decide it ([when](../guides/how-it-works#what-a-plan-reads)).",
 				Computed:            true,
 			},
 			"blocked_by": schema.StringAttribute{

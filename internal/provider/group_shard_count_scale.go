@@ -45,6 +45,9 @@ type scaler struct {
 	first  *prefix.Record
 	landed []string
 	before *prefix.Record
+	// noConsumer: the last decision's groups reaching the target by a
+	// scale-out with no live consumer, what an apply that does not wait records.
+	noConsumer []string
 }
 
 // note journals a step before it is sent; the caller holds the prefix lock.
@@ -155,7 +158,13 @@ func (s *scaler) start(ctx context.Context) *scaleOutcome {
 		}
 		s.first = &rec
 	}
-	return s.execute(ctx)
+	out := s.execute(ctx)
+	for i := 0; out != nil && i < len(s.noConsumer); i++ {
+		if m, ok := out.migrations[s.noConsumer[i]]; ok && !m.Finished() {
+			out.waitingForConsumer[s.noConsumer[i]] = true // a wait reads it again
+		}
+	}
+	return out
 }
 
 // confirmMissing GETs a group the listing lacks, so the error reports the
@@ -223,6 +232,7 @@ func (s *scaler) execute(ctx context.Context) *scaleOutcome {
 		}
 		d := prefix.Decide(prefix.Input{Record: rec, Self: s.g, Target: s.target, RollbackOnRevert: s.rollbackOnRevert, WaitOnly: s.waitOnly,
 			Known: mine, TakeOver: takeOver, Waited: waited})
+		s.noConsumer = d.NoConsumer
 		// What this apply's stream scale started (a part-way scale refused
 		// with 409 on its client retry included) is recorded whatever stops
 		// the apply after it.
