@@ -168,7 +168,7 @@ func (s *scaler) observe(ctx context.Context, out *scaleOutcome, name string, o 
 	if violationsCheckDue(o.Waited, seenViolations, name) {
 		s.reportViolations(ctx, name, seenViolations)
 	}
-	if m.State == client.MigrationActive && m.ToShardCount > m.FromShardCount && !hasLiveConsumer(*o.Group) {
+	if prefix.Stalled(o.Group) {
 		out.waitingForConsumer[name] = true
 		return true, nil
 	}
