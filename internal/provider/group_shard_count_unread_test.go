@@ -51,13 +51,9 @@ provider "redisstreamcoordinator" {
 		t.Fatal(err)
 	}
 	c.SetUndrainedShard(p, g, 3, true)
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
-		OnMatch: func() {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20, Kind: coordinator.FaultRespond, Status: 500, Body: "down",
-				OnMatch: func() {
-					c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Times: 1 << 20, Kind: coordinator.FaultRespond, Status: 500, Body: "down"})
-				}})
-		}})
+	failListingsOnceScaled(c, coordinator.Fault{Status: 500, Body: "down", OnMatch: func() {
+		c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteGroup, Times: 1 << 20, Kind: coordinator.FaultRespond, Status: 500, Body: "down"})
+	}})
 	cli.write(cfg(3))
 	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
 	c.ClearFaults()
@@ -118,10 +114,7 @@ func TestAccGroupShardCount_waitRefusedSaysSo(t *testing.T) {
 		t.Fatalf("first apply exited %d:\n%s", code, out)
 	}
 	c.SetUndrainedShard(p, g, 3, true)
-	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
-		OnMatch: func() {
-			c.InjectFault(coordinator.Fault{Method: "GET", Route: coordinator.RouteMonitoringGroups, Times: 1 << 20, Kind: coordinator.FaultRespond, Status: 403})
-		}})
+	failListingsOnceScaled(c, coordinator.Fault{Status: 403})
 	cli.write(cfg(3))
 	code, out := cli.run(a.env.Writer, "apply", "-auto-approve")
 	c.ClearFaults()
@@ -134,4 +127,13 @@ func TestAccGroupShardCount_waitRefusedSaysSo(t *testing.T) {
 	if flat := strings.Join(strings.Fields(out), " "); strings.Contains(flat, "stayed unavailable") {
 		t.Errorf("a refused listing was blamed on availability:\n%s", out)
 	}
+}
+
+// failListingsOnceScaled answers every listing with listing (its status,
+// body and hook) from the arrival of the stream scale on: the wait's rounds
+// and every read after them fail, the executor's reading before it does not.
+func failListingsOnceScaled(c *coordinator.Coordinator, listing coordinator.Fault) {
+	listing.Method, listing.Route, listing.Times, listing.Kind = "GET", coordinator.RouteMonitoringGroups, 1<<20, coordinator.FaultRespond
+	c.InjectFault(coordinator.Fault{Method: "POST", Route: coordinator.RouteStreamScale, Kind: coordinator.FaultDelay,
+		OnMatch: func() { c.InjectFault(listing) }})
 }
